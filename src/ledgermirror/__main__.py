@@ -1,0 +1,3 @@
+from ledgermirror.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The REST query service: parse -> plan -> query -> render."""

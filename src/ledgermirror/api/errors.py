@@ -1,0 +1,65 @@
+"""Every error the API can answer with, and the one function that builds every error body.
+
+Exception tree (status on the class)::
+
+    ApiError
+    ├── BadRequest            400  invalid or unknown parameters, conflicting filters
+    ├── NotFound              404  unknown route or resource
+    ├── UnsupportedMediaType  415
+    ├── PayloadTooLarge       413
+    ├── InternalError         500  never shows internals
+    └── ServiceUnavailable    503  the database is down or a query ran out of time
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import orjson
+
+
+def error_body(*messages: str) -> bytes:
+    """``{"_status":{"messages":[{"message": ...}, ...]}}``, the reference's error envelope."""
+    return orjson.dumps({"_status": {"messages": [{"message": message} for message in messages]}})
+
+
+class ApiError(Exception):
+    status: ClassVar[int] = 500
+    default_message: ClassVar[str] = "Internal error"
+
+    def __init__(self, *messages: str) -> None:
+        self.messages = messages or (self.default_message,)
+        super().__init__("; ".join(self.messages))
+
+    def body(self) -> bytes:
+        return error_body(*self.messages)
+
+
+class BadRequest(ApiError):
+    status = 400
+    default_message = "Bad request"
+
+
+class NotFound(ApiError):
+    status = 404
+    default_message = "Not found"
+
+
+class PayloadTooLarge(ApiError):
+    status = 413
+    default_message = "Payload too large"
+
+
+class UnsupportedMediaType(ApiError):
+    status = 415
+    default_message = "Unsupported media type"
+
+
+class InternalError(ApiError):
+    status = 500
+    default_message = "Internal error"
+
+
+class ServiceUnavailable(ApiError):
+    status = 503
+    default_message = "Service unavailable"

@@ -1,0 +1,133 @@
+"""The parameter registry: one :class:`ParamSpec` per public parameter, one :class:`ParamSet` per endpoint.
+
+A spec says which operators a parameter takes, how its value parses, and whether it repeats. Parsing a request
+against a ``ParamSet`` yields a :class:`ParsedQuery` of typed filters or raises :class:`QueryError` with every
+problem at once, in the reference's order: repeat-count problems, then invalid values, then unknown keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.querystring.grammar import ALL_OPS, BadOperator, Op, RawQuery, split_operator, split_query
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@dataclass(frozen=True, slots=True)
+class ParseContext:
+    """What value parsers need from the settings."""
+
+    shard: int = 0
+    realm: int = 0
+    limit_default: int = 25
+    limit_max: int = 100
+    max_repeats: int = 100
+
+
+class InvalidValue(ValueError):
+    """A parser's way of saying "Invalid parameter"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Filter(Generic[T]):
+    key: str
+    op: Op
+    value: T
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec(Generic[T]):
+    """One public query parameter.
+
+    ``ops`` empty means the value takes no ``op:`` prefix at all (``limit``, ``order``).
+    ``repeatable`` False means the last value wins.
+    """
+
+    name: str
+    parse: Callable[[str, ParseContext], T]
+    description: str
+    ops: frozenset[Op] = ALL_OPS
+    repeatable: bool = True
+    schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
+    example: str | None = None
+
+    def parse_one(self, text: str, ctx: ParseContext) -> Filter[T]:
+        try:
+            op, value = split_operator(text) if self.ops else (None, text)
+        except BadOperator:
+            raise InvalidValue(text) from None
+        if op is None:
+            op = Op.EQ
+        elif op not in self.ops:
+            raise InvalidValue(text)
+        return Filter(self.name, op, self.parse(value, ctx))
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    raw: RawQuery
+    values: dict[str, list[Filter[Any]]]
+
+    def filters(self, spec: ParamSpec[T]) -> list[Filter[T]]:
+        return self.values.get(spec.name, [])
+
+    def last(self, spec: ParamSpec[T], default: U) -> T | U:
+        found = self.values.get(spec.name)
+        return found[-1].value if found else default
+
+    def has(self, spec: ParamSpec[Any]) -> bool:
+        return spec.name in self.values
+
+
+Check = Callable[[RawQuery], None]
+"""An endpoint rule that runs before value validation (e.g. "name and token.id can not be used together")."""
+
+
+class ParamSet:
+    """The parameters of one endpoint, in documentation order."""
+
+    def __init__(self, specs: Sequence[ParamSpec[Any]], checks: Iterable[Check] = ()) -> None:
+        self.specs = tuple(specs)
+        self.checks = tuple(checks)
+        self._by_name = {spec.name: spec for spec in self.specs}
+
+    def parse(self, query_string: str, ctx: ParseContext) -> ParsedQuery:
+        raw = split_query(query_string)
+        for key, count in raw.exact_counts.items():
+            if count > ctx.max_repeats:
+                raise BadRequest(f"Array limit exceeded. Only {ctx.max_repeats} elements allowed in an array.")
+        for check in self.checks:
+            check(raw)
+        too_many: list[str] = []
+        invalid: list[str] = []
+        unknown: list[str] = []
+        values: dict[str, list[Filter[Any]]] = {}
+        for key, texts in raw.items.items():
+            spec = self._by_name.get(key)
+            if spec is None:
+                unknown.append(f"Unknown query parameter: {key}")
+                continue
+            if len(texts) > ctx.max_repeats:
+                too_many.append(
+                    f"Parameter values count exceeds maximum number allowed: {key} "
+                    f"count: {len(texts)} max: {ctx.max_repeats}"
+                )
+                continue
+            try:
+                parsed = [spec.parse_one(text, ctx) for text in texts]
+            except InvalidValue:
+                invalid.append(f"Invalid parameter: {key}")
+                continue
+            values[key] = parsed if spec.repeatable else parsed[-1:]
+        messages = too_many + invalid + unknown
+        if messages:
+            raise BadRequest(*messages)
+        return ParsedQuery(raw, values)
+
+    def names(self) -> list[str]:
+        return [spec.name for spec in self.specs]

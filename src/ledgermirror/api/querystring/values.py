@@ -1,0 +1,91 @@
+"""Value parsers shared by many parameters. Each takes the text after the operator and raises InvalidValue."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ledgermirror.api.querystring.grammar import Order
+from ledgermirror.api.querystring.params import InvalidValue, ParseContext
+from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, parse_entity_ref
+from ledgermirror.ledger.keys import normalize_public_key
+from ledgermirror.ledger.timestamps import InvalidTimestamp, parse_timestamp
+
+_LIMIT = re.compile(r"^\d{1,19}$")
+_PUBLIC_KEY = re.compile(r"^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{66}|[0-9a-fA-F]{88})$")
+_INT64_MAX = (1 << 63) - 1
+
+
+def limit(text: str, ctx: ParseContext) -> int:
+    """A positive integer; values above the maximum are capped, as the reference does."""
+    if not _LIMIT.match(text):
+        raise InvalidValue(text)
+    value = int(text)
+    if value <= 0 or value > _INT64_MAX:
+        raise InvalidValue(text)
+    return min(value, ctx.limit_max)
+
+
+def order(text: str, ctx: ParseContext) -> Order:
+    try:
+        return Order(text.lower())
+    except ValueError:
+        raise InvalidValue(text) from None
+
+
+def entity_id(evm: EvmForm = EvmForm.NONE) -> Callable[[str, ParseContext], EntityId | EvmAddress]:
+    def parse(text: str, ctx: ParseContext) -> EntityId | EvmAddress:
+        try:
+            return parse_entity_ref(text, shard=ctx.shard, realm=ctx.realm, evm=evm)
+        except InvalidEntityId:
+            raise InvalidValue(text) from None
+
+    return parse
+
+
+def numeric_entity_id(evm: EvmForm = EvmForm.LONG_ZERO) -> Callable[[str, ParseContext], EntityId]:
+    """An id that is never an opaque EVM address (long-zero addresses are fine)."""
+    inner = entity_id(evm)
+
+    def parse(text: str, ctx: ParseContext) -> EntityId:
+        value = inner(text, ctx)
+        if not isinstance(value, EntityId):
+            raise InvalidValue(text)
+        return value
+
+    return parse
+
+
+def timestamp(text: str, ctx: ParseContext) -> int:
+    try:
+        return parse_timestamp(text)
+    except InvalidTimestamp:
+        raise InvalidValue(text) from None
+
+
+def public_key(text: str, ctx: ParseContext) -> str:
+    if not _PUBLIC_KEY.match(text):
+        raise InvalidValue(text)
+    return normalize_public_key(text)
+
+
+def choice(*allowed: str) -> Callable[[str, ParseContext], str]:
+    """Case-insensitive choice; the value comes back upper-cased."""
+    upper = frozenset(value.upper() for value in allowed)
+
+    def parse(text: str, ctx: ParseContext) -> str:
+        value = text.upper()
+        if value not in upper:
+            raise InvalidValue(text)
+        return value
+
+    return parse
+
+
+def utf8_length(low: int, high: int) -> Callable[[str, ParseContext], str]:
+    def parse(text: str, ctx: ParseContext) -> str:
+        if not low <= len(text.encode()) <= high:
+            raise InvalidValue(text)
+        return text
+
+    return parse

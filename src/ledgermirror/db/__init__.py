@@ -1,0 +1,1 @@
+"""PostgreSQL: the embedded server, migrations, roles, the pool, and the one SQL composer."""

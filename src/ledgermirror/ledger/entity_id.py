@@ -1,0 +1,112 @@
+"""Entity ids: ``shard.realm.num`` values and their encoded 64-bit form.
+
+The database stores every id as one signed 64-bit integer laid out as
+``shard`` (10 bits) | ``realm`` (16 bits) | ``num`` (38 bits).
+
+>>> EntityId.parse("0.0.1001", shard=0, realm=0).encoded
+1001
+>>> str(EntityId.decode(274877906949))
+'0.1.5'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+MAX_SHARD = 1023
+MAX_REALM = 65535
+MAX_NUM = (1 << 38) - 1
+
+_SHARD_REALM_NUM = re.compile(r"^(?:(\d{1,4})\.)?(?:(\d{1,5})\.)?(\d{1,19})$")
+_EVM = re.compile(r"^(?:(\d{1,4})\.(\d{1,5})\.)?(0x)?([0-9a-fA-F]{40})$")
+_LONG_ZERO_PREFIX = "0" * 24
+
+
+class EvmForm(Enum):
+    """Which EVM-address forms a parameter accepts."""
+
+    NONE = "none"
+    LONG_ZERO = "long_zero"  # only addresses whose first 12 bytes are zero
+    ANY = "any"  # opaque addresses too (they need a lookup and may match nothing)
+
+
+class InvalidEntityId(ValueError):
+    """The text is not an entity id in any accepted form."""
+
+
+@dataclass(frozen=True, slots=True)
+class EntityId:
+    shard: int
+    realm: int
+    num: int
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.shard <= MAX_SHARD and 0 <= self.realm <= MAX_REALM and 0 <= self.num <= MAX_NUM):
+            raise InvalidEntityId(f"{self.shard}.{self.realm}.{self.num} is out of range")
+
+    @property
+    def encoded(self) -> int:
+        value = (self.shard << 54) | (self.realm << 38) | self.num
+        return value - (1 << 64) if value >= (1 << 63) else value
+
+    @classmethod
+    def decode(cls, encoded: int) -> EntityId:
+        unsigned = encoded & ((1 << 64) - 1)
+        return cls((unsigned >> 54) & MAX_SHARD, (unsigned >> 38) & MAX_REALM, unsigned & MAX_NUM)
+
+    @classmethod
+    def parse(cls, text: str, *, shard: int, realm: int) -> EntityId:
+        """Parse ``shard.realm.num``, ``realm.num`` or a bare ``num`` (no EVM forms)."""
+        match = _SHARD_REALM_NUM.match(text)
+        if match is None:
+            raise InvalidEntityId(text)
+        first, second, num_text = match.groups()
+        if first is not None and second is None:  # "realm.num"
+            first, second = None, first
+        if (first is not None or second is not None) and len(num_text) > 12:
+            raise InvalidEntityId(text)
+        return cls(
+            shard if first is None else int(first),
+            realm if second is None else int(second),
+            int(num_text),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.shard}.{self.realm}.{self.num}"
+
+
+@dataclass(frozen=True, slots=True)
+class EvmAddress:
+    """An opaque 20-byte EVM address that must be looked up to find its entity."""
+
+    address: bytes
+
+
+def parse_entity_ref(text: str, *, shard: int, realm: int, evm: EvmForm) -> EntityId | EvmAddress:
+    """Parse an id in any form the parameter allows; long-zero EVM addresses become ids."""
+    evm_match = _EVM.match(text) if evm is not EvmForm.NONE else None
+    if evm_match is None:
+        return EntityId.parse(text, shard=shard, realm=realm)
+    prefix_shard, prefix_realm, has_0x, hex_text = evm_match.groups()
+    if prefix_shard is not None and (has_0x or int(prefix_shard) != shard or int(prefix_realm) != realm):
+        raise InvalidEntityId(text)
+    if hex_text.startswith(_LONG_ZERO_PREFIX):
+        num = int(hex_text[24:], 16)
+        if num <= MAX_NUM:
+            return EntityId(shard, realm, num)
+    if evm is EvmForm.LONG_ZERO:
+        raise InvalidEntityId(text)
+    return EvmAddress(bytes.fromhex(hex_text))
+
+
+def format_encoded(encoded: int | None) -> str | None:
+    """Render an encoded id as ``shard.realm.num``; ``None`` for null or num 0, as the reference does."""
+    if encoded is None:
+        return None
+    unsigned = encoded & ((1 << 64) - 1)
+    num = unsigned & MAX_NUM
+    if num == 0:
+        return None
+    return f"{(unsigned >> 54) & MAX_SHARD}.{(unsigned >> 38) & MAX_REALM}.{num}"

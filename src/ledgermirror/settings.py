@@ -1,0 +1,84 @@
+"""Typed settings, read once from ``LEDGERMIRROR_*`` environment variables.
+
+Nothing reads the environment after :func:`Settings.from_env`; tests and the conformance runner build their own
+``Settings`` (``dataclasses.replace``) instead of mutating shared state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+PREFIX = "LEDGERMIRROR_"
+
+
+class SettingsError(ValueError):
+    """A setting has a value of the wrong shape."""
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("ledgermirror", appauthor=False))
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every knob of the service. The docstring of each field is the configuration table in the README."""
+
+    db_url: str | None = None
+    """Owner connection (migrations, importer, demo data). Unset: an embedded PostgreSQL in ``data_dir``."""
+    api_db_url: str | None = None
+    """Read-only connection used by the API. Unset: ``db_url`` with the user replaced by ``api_role``."""
+    data_dir: Path = field(default_factory=default_data_dir)
+    api_role: str = "mirror_api"
+    host: str = "127.0.0.1"
+    port: int = 5551
+    workers: int = 1
+    shard: int = 0
+    realm: int = 0
+    limit_default: int = 25
+    limit_max: int = 100
+    max_repeated_query_parameters: int = 100
+    statement_timeout_ms: int = 5000
+    pool_max_size: int = 10
+    statement_cache_size: int = 256
+    response_cache_entries: int = 4096
+    enable_delegation_address: bool = False
+    pagination_probe: bool = True
+    """Fetch ``limit + 1`` rows so a page that ends the data carries no ``next`` link."""
+    log_level: str = "INFO"
+    log_format: str = "json"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        source = os.environ if env is None else env
+        values: dict[str, object] = {}
+        for item in dataclasses.fields(cls):
+            raw = source.get(PREFIX + item.name.upper())
+            if raw is None or raw == "":
+                continue
+            values[item.name] = _convert(item.name, item.type, raw)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _convert(name: str, kind: object, raw: str) -> object:
+    text = str(kind)
+    if text == "bool":
+        lowered = raw.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise SettingsError(f"{PREFIX}{name.upper()} must be true or false, not {raw!r}")
+    if text == "int":
+        try:
+            return int(raw)
+        except ValueError:
+            raise SettingsError(f"{PREFIX}{name.upper()} must be an integer, not {raw!r}") from None
+    if text == "Path":
+        return Path(raw).expanduser()
+    return raw
