@@ -7,11 +7,10 @@ users, and stops when the process that started it exits.
 from __future__ import annotations
 
 import logging
+import warnings
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
-
-import pgserver
 
 _log = logging.getLogger(__name__)
 
@@ -25,7 +24,7 @@ class EmbeddedPostgres:
         """Start (or join) the server and return the owner connection URL."""
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         _log.info("starting embedded PostgreSQL", extra={"pgdata": str(self.pgdata)})
-        self._server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+        self._server = _pgserver().get_server(self.pgdata, cleanup_mode="stop")
         return str(self._server.get_uri())
 
     def stop(self) -> None:
@@ -35,19 +34,24 @@ class EmbeddedPostgres:
 
     def restart_postmaster(self) -> None:
         """Stop and start the server process in place (used by recovery tests)."""
-        from pgserver import _commands
-
-        server = self._server
-        _commands.pg_ctl(["-w", "stop"], pgdata=self.pgdata, user=server.system_user)
-        server.ensure_postgres_running()
+        self.stop_postmaster()
+        self.start_postmaster()
 
     def stop_postmaster(self) -> None:
-        from pgserver import _commands
-
-        _commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=self._server.system_user)
+        _pgserver()._commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=self._server.system_user)
 
     def start_postmaster(self) -> None:
         self._server.ensure_postgres_running()
+
+
+def _pgserver() -> Any:
+    """Import pgserver lazily: importing it probes the runtime folder (and warns when XDG_RUNTIME_DIR is unset)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+        import pgserver._commands
+
+    return pgserver
 
 
 def with_user(url: str, user: str) -> str:

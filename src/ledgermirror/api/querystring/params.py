@@ -40,7 +40,7 @@ class Filter(Generic[T]):
     value: T
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ParamSpec(Generic[T]):
     """One public query parameter.
 

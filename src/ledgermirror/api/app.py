@@ -1,0 +1,78 @@
+"""``create_app(settings, dsn)``: the ASGI application and its single route table."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ledgermirror.api import docs_page, openapi
+from ledgermirror.api.context import AppContext
+from ledgermirror.api.endpoint import Endpoint
+from ledgermirror.api.errors import NotFound
+from ledgermirror.api.resources import health, tokens
+from ledgermirror.api.responses import error_response
+from ledgermirror.clock import Clock, SystemClock
+from ledgermirror.db.pool import Database, create_pool
+from ledgermirror.settings import Settings
+
+_log = logging.getLogger(__name__)
+
+ENDPOINTS: tuple[Endpoint, ...] = (tokens.ENDPOINT,)
+
+_CORS_PREFLIGHT = {
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "GET,HEAD",
+    "access-control-allow-headers": "*",
+    "access-control-max-age": "86400",
+}
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    if request.method == "OPTIONS":
+        return Response(status_code=204, headers=_CORS_PREFLIGHT)
+    return error_response(NotFound())
+
+
+def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> Starlette:
+    ctx = AppContext(settings, clock or SystemClock())
+    document = openapi.build_document(ENDPOINTS, limit_default=settings.limit_default, limit_max=settings.limit_max)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        ctx.db = Database(await create_pool(dsn, settings))
+        try:
+            yield
+        finally:
+            await ctx.db.close()
+
+    routes = [endpoint.route() for endpoint in ENDPOINTS] + health.ROUTES + docs_page.routes(document)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(StripTrailingSlash)],
+        exception_handlers={404: _not_found, 405: _not_found},
+    )
+    app.router.redirect_slashes = False
+    app.state.ctx = ctx
+    app.state.openapi = document
+    return app
+
+
+class StripTrailingSlash:
+    """``/api/v1/tokens/`` is ``/api/v1/tokens``, as in the reference."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+            scope = dict(scope, path=path.rstrip("/") or "/")
+        await self.app(scope, receive, send)

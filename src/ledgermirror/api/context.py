@@ -1,0 +1,53 @@
+"""What every request handler can reach: settings, clock, database and response cache (on app state)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from starlette.requests import Request
+
+from ledgermirror.api.cache import TtlCache
+from ledgermirror.api.querystring.params import ParseContext
+from ledgermirror.api.responses import Rendered
+from ledgermirror.clock import Clock, SystemClock
+from ledgermirror.db.pool import Database
+from ledgermirror.settings import Settings
+
+
+@dataclass(slots=True)
+class AppContext:
+    settings: Settings
+    clock: Clock = field(default_factory=SystemClock)
+    db: Database | None = None
+    cache: TtlCache[Rendered] = field(init=False)
+    parse_ctx: ParseContext = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.cache = TtlCache(self.settings.response_cache_entries)
+        self.parse_ctx = _parse_context(self.settings)
+
+    def reconfigure(self, settings: Settings) -> None:
+        """Swap settings (the conformance runner's per-spec config); clears the response cache."""
+        self.settings = settings
+        self.parse_ctx = _parse_context(settings)
+        self.cache = TtlCache(settings.response_cache_entries)
+
+    @property
+    def database(self) -> Database:
+        assert self.db is not None, "the database is opened by the application lifespan"
+        return self.db
+
+
+def _parse_context(settings: Settings) -> ParseContext:
+    return ParseContext(
+        shard=settings.shard,
+        realm=settings.realm,
+        limit_default=settings.limit_default,
+        limit_max=settings.limit_max,
+        max_repeats=settings.max_repeated_query_parameters,
+    )
+
+
+def context_of(request: Request) -> AppContext:
+    ctx: AppContext = request.app.state.ctx
+    return ctx

@@ -1,0 +1,62 @@
+"""The OpenAPI 3.1 document, generated from the endpoint registry (parameters and response schemas)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ledgermirror import __version__
+from ledgermirror.api.endpoint import Endpoint
+from ledgermirror.api.resources import schemas
+
+
+def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_max: int) -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for endpoint in endpoints:
+        parameters: list[dict[str, Any]] = list(endpoint.path_params)
+        for spec in endpoint.params.specs:
+            schema = dict(spec.schema)
+            if spec.name == "limit":
+                schema.update({"default": limit_default, "maximum": limit_max})
+            parameter: dict[str, Any] = {
+                "name": spec.name,
+                "in": "query",
+                "description": spec.description,
+                "schema": {"type": "array", "items": schema} if spec.repeatable else schema,
+                "explode": True,
+            }
+            if spec.example is not None:
+                parameter["example"] = spec.example
+            parameters.append(parameter)
+        error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        paths[endpoint.path] = {
+            "get": {
+                "summary": endpoint.summary,
+                "description": endpoint.description,
+                "operationId": endpoint.path.strip("/").replace("/", "_").replace("{", "").replace("}", ""),
+                "tags": [endpoint.tag],
+                "parameters": parameters,
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "headers": {"Cache-Control": {"schema": {"type": "string"}, "example": endpoint.cache_control}},
+                        "content": {"application/json": {"schema": endpoint.response_schema}},
+                    },
+                    "400": {"description": "Invalid or unknown parameter", **error},
+                    "404": {"description": "Not found", **error},
+                    "503": {"description": "Database unavailable or query time budget exceeded", **error},
+                },
+            }
+        }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Ledger Mirror REST API",
+            "version": __version__,
+            "description": "A mirror node API, wire-compatible with the Hiero mirror node's /api/v1.",
+            "license": {"name": "Apache-2.0"},
+        },
+        "servers": [{"url": "/"}],
+        "paths": paths,
+        "components": {"schemas": {"Error": schemas.ERROR}},
+    }

@@ -1,0 +1,1 @@
+"""One module per resource: its parameters, plan (SQL), and renderer, kept together."""

@@ -1,0 +1,160 @@
+"""The ``ledgermirror`` command: serve, demo, db migrate, db url (and the tools later issues add)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import asyncpg
+
+from ledgermirror import __version__, log
+from ledgermirror.db.embedded import mask_password
+from ledgermirror.runtime import DatabaseUnreachable, Prepared, check_reachable, prepare
+from ledgermirror.settings import Settings, SettingsError
+
+EXIT_USAGE = 2
+EXIT_DATABASE = 3
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ledgermirror",
+        description="A fast, honest mirror for Hiero/Hedera-style ledgers. Settings come from LEDGERMIRROR_* "
+        "environment variables (see the README); with no LEDGERMIRROR_DB_URL an embedded PostgreSQL is used.",
+    )
+    parser.add_argument("--version", action="version", version=f"ledgermirror {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="run the REST API", description="Run the REST API (/api/v1).")
+    _server_options(serve)
+    serve.add_argument("--workers", type=_positive, default=None, help="worker processes (default 1)")
+
+    demo = commands.add_parser(
+        "demo",
+        help="embedded database + demo data + the REST API",
+        description="Start an embedded PostgreSQL in its own demo folder, load a small synthetic ledger "
+        "once, and serve the REST API on it.",
+    )
+    _server_options(demo)
+
+    db = commands.add_parser("db", help="database tools", description="Database tools.")
+    db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
+    db_commands.add_parser("migrate", help="apply the schema migrations", description="Apply migrations.")
+    db_commands.add_parser("url", help="print the connection URL in use (password masked)", description=(
+        "Print the owner connection URL in use, password masked. For the embedded server this starts it."
+    ))
+    return parser
+
+
+def _server_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    command.add_argument("--port", type=_port, default=None, help="port to listen on (default 5551)")
+
+
+def _positive(text: str) -> int:
+    value = int(text) if text.isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text) if text.isdigit() else -1
+    if not 0 < value < 65536:
+        raise argparse.ArgumentTypeError(f"expected a port number 1-65535, got {text!r}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except SettingsError as error:
+        print(f"ledgermirror: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    log.configure(settings.log_level, settings.log_format)
+    settings = dataclasses.replace(
+        settings,
+        host=args.host if getattr(args, "host", None) else settings.host,
+        port=args.port if getattr(args, "port", None) else settings.port,
+        workers=args.workers if getattr(args, "workers", None) else settings.workers,
+    )
+    try:
+        if args.command == "db":
+            return _db(args.db_command, settings)
+        if args.command == "demo":
+            return _demo(settings)
+        return _serve(settings)
+    except DatabaseUnreachable as error:
+        print(f"ledgermirror: {error}", file=sys.stderr)
+        return EXIT_DATABASE
+
+
+def _db(command: str, settings: Settings) -> int:
+    prepared = prepare(settings, run_migrations=command == "migrate")
+    try:
+        if command == "url":
+            print(mask_password(prepared.owner_url))
+        else:
+            print("migrations applied")
+    finally:
+        prepared.stop()
+    return 0
+
+
+def _serve(settings: Settings, prepared: Prepared | None = None) -> int:
+    prepared = prepared or prepare(settings)
+    try:
+        check_reachable(prepared.api_url)
+        _run_uvicorn(settings, prepared.api_url)
+    finally:
+        prepared.stop()
+    return 0
+
+
+def _demo(settings: Settings) -> int:
+    from ledgermirror import dataset
+
+    if settings.db_url:
+        print("ledgermirror: demo always uses its own embedded database; unset LEDGERMIRROR_DB_URL",
+              file=sys.stderr)
+        return EXIT_USAGE
+    prepared = prepare(settings, data_dir=settings.data_dir / "demo")
+
+    async def load() -> None:
+        conn = await asyncpg.connect(prepared.owner_url)
+        try:
+            if not await dataset.is_loaded(conn):
+                counts = await dataset.load(conn, "small")
+                print(f"demo data loaded: {sum(counts.values())} rows", file=sys.stderr)
+        finally:
+            await conn.close()
+
+    asyncio.run(load())
+    base = f"http://{settings.host}:{settings.port}"
+    print(f"Ledger Mirror demo on {base}/api/v1/tokens?limit=2 (docs: {base}/api/v1/docs)", file=sys.stderr)
+    return _serve(settings, prepared)
+
+
+def _run_uvicorn(settings: Settings, api_url: str) -> None:
+    import uvicorn
+
+    os.environ["LEDGERMIRROR_API_DB_URL"] = api_url
+    uvicorn.run(
+        "ledgermirror.api.asgi:app_from_env",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        loop="uvloop",
+        http="httptools",
+        access_log=False,
+        log_config=None,
+        server_header=False,
+        app_dir=str(Path(__file__).parent.parent),
+    )
