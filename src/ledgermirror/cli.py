@@ -45,9 +45,30 @@ def build_parser() -> argparse.ArgumentParser:
     db = commands.add_parser("db", help="database tools", description="Database tools.")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
     db_commands.add_parser("migrate", help="apply the schema migrations", description="Apply migrations.")
-    db_commands.add_parser("url", help="print the connection URL in use (password masked)", description=(
-        "Print the owner connection URL in use, password masked. For the embedded server this starts it."
-    ))
+    db_commands.add_parser(
+        "url",
+        help="print the connection URL in use (password masked)",
+        description=(
+            "Print the owner connection URL in use, password masked. For the embedded server this starts it."
+        ),
+    )
+    conformance = commands.add_parser(
+        "conformance",
+        help="run the reference's JSON spec tests against our API",
+        description="Run the reference mirror node's JSON spec tests through the in-process API on a "
+        "throwaway embedded database, and compare status, body and headers of every URL check.",
+    )
+    conformance.add_argument("--specs", type=Path, required=True, help="the specs folder")
+    conformance.add_argument("--only", nargs="+", default=[], metavar="GLOB",
+                             help="only spec files whose path (relative to --specs) matches a glob")
+    conformance.add_argument("--json", type=Path, default=None, metavar="FILE", help="write a JSON report")
+    conformance.add_argument("--expected", type=Path, default=None, metavar="FILE",
+                             help="the expected-failures list (default: the bundled one)")
+    conformance.add_argument("--update-expected", action="store_true",
+                             help="rewrite the expected-failures list to the current failures (keeps reasons)")
+    conformance.add_argument("--reason", default="endpoint not built yet",
+                             help="reason for new entries written by --update-expected")
+    conformance.add_argument("--verbose", action="store_true", help="show the diffs of expected failures too")
     return parser
 
 
@@ -89,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _db(args.db_command, settings)
         if args.command == "demo":
             return _demo(settings)
+        if args.command == "conformance":
+            return _conformance(args)
         return _serve(settings)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
@@ -121,8 +144,10 @@ def _demo(settings: Settings) -> int:
     from ledgermirror import dataset
 
     if settings.db_url:
-        print("ledgermirror: demo always uses its own embedded database; unset LEDGERMIRROR_DB_URL",
-              file=sys.stderr)
+        print(
+            "ledgermirror: demo always uses its own embedded database; unset LEDGERMIRROR_DB_URL",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     prepared = prepare(settings, data_dir=settings.data_dir / "demo")
 
@@ -139,6 +164,24 @@ def _demo(settings: Settings) -> int:
     base = f"http://{settings.host}:{settings.port}"
     print(f"Ledger Mirror demo on {base}/api/v1/tokens?limit=2 (docs: {base}/api/v1/docs)", file=sys.stderr)
     return _serve(settings, prepared)
+
+
+def _conformance(args: argparse.Namespace) -> int:
+    from ledgermirror.conformance import expected, runner
+
+    if not args.specs.is_dir():
+        print(f"ledgermirror: no specs folder at {args.specs}", file=sys.stderr)
+        return EXIT_USAGE
+    report = runner.run(args.specs, only=args.only, expected_file=args.expected, out=sys.stdout,
+                        verbose=args.verbose)
+    if args.json is not None:
+        runner.write_json(report, args.json)
+    if args.update_expected:
+        path = args.expected or expected.bundled_path()
+        count = runner.update_expected(report, path, args.reason)
+        print(f"wrote {count} expected failures to {path}")
+        return 0
+    return 0 if report.ok else 1
 
 
 def _run_uvicorn(settings: Settings, api_url: str) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-import time
 import sys
+import time
 from typing import Any
 
 import orjson

@@ -52,9 +52,7 @@ def prepare(settings: Settings, *, data_dir: Path | None = None, run_migrations:
     elif embedded is not None and role_ready:
         api_url = with_user(owner_url, settings.api_role)
     else:
-        _log.warning(
-            "LEDGERMIRROR_API_DB_URL is not set: the API uses the owner connection in read-only sessions"
-        )
+        _log.warning("LEDGERMIRROR_API_DB_URL is not set: the API uses the owner connection in read-only sessions")
         api_url = owner_url
     return Prepared(owner_url, api_url, embedded)
 

@@ -42,7 +42,9 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 
 def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> Starlette:
     ctx = AppContext(settings, clock or SystemClock())
-    document = openapi.build_document(ENDPOINTS, limit_default=settings.limit_default, limit_max=settings.limit_max)
+    document = openapi.build_document(
+        ENDPOINTS, limit_default=settings.limit_default, limit_max=settings.limit_max
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -39,7 +39,9 @@ def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_m
                 "responses": {
                     "200": {
                         "description": "OK",
-                        "headers": {"Cache-Control": {"schema": {"type": "string"}, "example": endpoint.cache_control}},
+                        "headers": {
+                            "Cache-Control": {"schema": {"type": "string"}, "example": endpoint.cache_control}
+                        },
                         "content": {"application/json": {"schema": endpoint.response_schema}},
                     },
                     "400": {"description": "Invalid or unknown parameter", **error},

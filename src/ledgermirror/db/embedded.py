@@ -38,7 +38,9 @@ class EmbeddedPostgres:
         self.start_postmaster()
 
     def stop_postmaster(self) -> None:
-        _pgserver()._commands.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=self._server.system_user)
+        _pgserver()._commands.pg_ctl(
+            ["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=self._server.system_user
+        )
 
     def start_postmaster(self) -> None:
         self._server.ensure_postgres_running()

@@ -15,9 +15,7 @@ async def ensure_api_role(conn: asyncpg.Connection, role: str) -> bool:
     """Create the role if missing and grant it read access to the public schema. False when not permitted."""
     quoted = quote_identifier(role)
     exists = await conn.fetchval("select true from pg_roles where rolname = $1", role)
-    can_create = await conn.fetchval(
-        "select rolsuper or rolcreaterole from pg_roles where rolname = current_user"
-    )
+    can_create = await conn.fetchval("select rolsuper or rolcreaterole from pg_roles where rolname = current_user")
     if not exists:
         if not can_create:
             _log.warning("cannot create the read-only API role", extra={"role": role})

@@ -5,8 +5,16 @@ from __future__ import annotations
 from typing import TypedDict
 
 _IMMUTABLE_SENTINEL = bytes.fromhex("3200")  # an empty KeyList
-_ED25519_PREFIXES = (bytes.fromhex("1220"), bytes.fromhex("32240a221220"), bytes.fromhex("2a28080112240a221220"))
-_ECDSA_PREFIXES = (bytes.fromhex("3a21"), bytes.fromhex("32250a233a21"), bytes.fromhex("2a29080112250a233a21"))
+_ED25519_PREFIXES = (
+    bytes.fromhex("1220"),
+    bytes.fromhex("32240a221220"),
+    bytes.fromhex("2a28080112240a221220"),
+)
+_ECDSA_PREFIXES = (
+    bytes.fromhex("3a21"),
+    bytes.fromhex("32250a233a21"),
+    bytes.fromhex("2a29080112250a233a21"),
+)
 
 
 class KeyJson(TypedDict):

@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.querystring.grammar import ALL_OPS, BadOperator, Op, RawQuery, split_operator, split_query
+from ledgermirror.api.querystring.grammar import (
+    ALL_OPS,
+    BadOperator,
+    Op,
+    RawQuery,
+    split_operator,
+    split_query,
+)
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -45,7 +52,7 @@ class ParamSpec(Generic[T]):
     """One public query parameter.
 
     ``ops`` empty means the value takes no ``op:`` prefix at all (``limit``, ``order``).
-    ``repeatable`` False means the last value wins.
+    ``repeatable`` False means the last value wins; ``single`` means a repeat is an invalid value.
     """
 
     name: str
@@ -53,6 +60,7 @@ class ParamSpec(Generic[T]):
     description: str
     ops: frozenset[Op] = ALL_OPS
     repeatable: bool = True
+    single: bool = False
     schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
     example: str | None = None
 
@@ -98,7 +106,7 @@ class ParamSet:
 
     def parse(self, query_string: str, ctx: ParseContext) -> ParsedQuery:
         raw = split_query(query_string)
-        for key, count in raw.exact_counts.items():
+        for count in raw.exact_counts.values():
             if count > ctx.max_repeats:
                 raise BadRequest(f"Array limit exceeded. Only {ctx.max_repeats} elements allowed in an array.")
         for check in self.checks:
@@ -119,6 +127,8 @@ class ParamSet:
                 )
                 continue
             try:
+                if spec.single and len(texts) > 1:
+                    raise InvalidValue(key)
                 parsed = [spec.parse_one(text, ctx) for text in texts]
             except InvalidValue:
                 invalid.append(f"Invalid parameter: {key}")

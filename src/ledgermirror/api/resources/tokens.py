@@ -1,4 +1,4 @@
-"""``GET /api/v1/tokens``: the token list, filtered by id, type, admin public key, associated account or name."""
+"""``GET /api/v1/tokens``: tokens filtered by id, type, admin public key, associated account or name."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ ACCOUNT_ID = ParamSpec[EntityId | EvmAddress](
     values.entity_id(EvmForm.ANY),
     "Only tokens this account is currently associated with. A single id, no operator.",
     ops=frozenset(),
-    repeatable=False,
+    single=True,
     schema=schemas.ENTITY_ID_QUERY,
     example="0.0.1001",
 )
@@ -92,13 +92,13 @@ def plan(query: ParsedQuery, account: int | None, *, limit: int, order: Order) -
     for item in query.filters(TOKEN_ID):
         if item.op is not Op.EQ:
             select.compare(_TOKEN_ID, item.op, item.value.encoded)
-    for item in query.filters(PUBLICKEY):
-        select.compare(_PUBLIC_KEY, item.op, item.value)
-    for item in query.filters(TYPE):
-        if item.value != "ALL":
-            select.compare(_TYPE, item.op, item.value)
-    for item in query.filters(NAME):
-        select.contains_text(_NAME, item.value)
+    for key in query.filters(PUBLICKEY):
+        select.compare(_PUBLIC_KEY, key.op, key.value)
+    for kind in query.filters(TYPE):
+        if kind.value != "ALL":
+            select.compare(_TYPE, kind.op, kind.value)
+    for name in query.filters(NAME):
+        select.contains_text(_NAME, name.value)
     return select.order_by([_TOKEN_ID], order).limit(limit)
 
 

@@ -1,0 +1,1 @@
+"""Conformance: the reference mirror node's JSON spec tests, loaded and judged against our API."""

@@ -1,0 +1,145 @@
+"""Entity id parsing as the reference spec loader does it.
+
+Two parsers exist, and which one a column uses is part of the loader contract:
+
+* :func:`spec_id` (the reference's "encoded id from spec value"): a bare number or numeric string is the *num*
+  within the configured shard/realm; ``"realm.num"`` and ``"shard.realm.num"`` parse as usual; null stays null.
+* :func:`encoded_id` (the reference's ``EntityId.parse``): a bare number is an *already encoded* id.
+
+At shard 0 / realm 0 both give the same value for a plain number. An opaque (non long-zero) EVM address
+parses to an id without a num, whose encoded value is null.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ledgermirror.conformance.values import SetupValueError, js_str
+
+_NUM_BITS = 38
+_REALM_BITS = 16
+_MAX_NUM = (1 << _NUM_BITS) - 1
+_MAX_REALM = (1 << _REALM_BITS) - 1
+_MAX_SHARD = (1 << 10) - 1
+_MAX_SAFE_REALM = 32767
+_INT64_MIN = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+
+_ENTITY_ID = re.compile(r"^(\d{1,4}\.)?\d{1,5}\.\d{1,12}$")
+_ENCODED_ID = re.compile(r"^-?\d{1,19}$")
+_EVM_ADDRESS = re.compile(r"^(0x)?[A-Fa-f0-9]{40}$")
+_EVM_ADDRESS_SHARD_REALM = re.compile(r"^(\d{1,4}\.)?(\d{1,5}\.)?[A-Fa-f0-9]{40}$")
+_LONG_ZERO_PREFIX = "0" * 24
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """The configured ``hiero.mirror.common`` shard and realm (0/0 in the reference tests)."""
+
+    shard: int = 0
+    realm: int = 0
+
+    def id_text(self, num: int) -> str:
+        """``EntityId.parseString(num).toString()``, e.g. ``"0.0.300"``."""
+        return f"{self.shard}.{self.realm}.{num}"
+
+
+def _to_int64(value: int) -> int:
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >> 63 else value
+
+
+def encode(shard: int, realm: int, num: int) -> int:
+    """The encoded id, computed the way the reference does (no range checks)."""
+    if shard == 0 and realm <= _MAX_SAFE_REALM:
+        return realm * (1 << _NUM_BITS) + num
+    return _to_int64((shard << (_NUM_BITS + _REALM_BITS)) | (realm << _NUM_BITS) | num)
+
+
+def _strip_hex(text: str) -> str:
+    return text[2:] if text.startswith("0x") else text
+
+
+def _is_evm_address(text: str) -> bool:
+    return bool(_EVM_ADDRESS.match(text) or _EVM_ADDRESS_SHARD_REALM.match(text))
+
+
+def _split_evm(address: str) -> tuple[str, int]:
+    digits = _strip_hex(address).split(".")[-1]
+    return digits[:24], int(digits[24:40], 16)
+
+
+def _is_evm_alias(text: str) -> bool:
+    """A valid EVM address that is not a long-zero (``0x000...num``) address."""
+    if not _is_evm_address(text):
+        return False
+    prefix, num = _split_evm(text)
+    return prefix != _LONG_ZERO_PREFIX or num > _MAX_NUM
+
+
+def _invalid(text: str) -> SetupValueError:
+    return SetupValueError(f'Invalid entity ID "{text}"')
+
+
+def _parse_dotted(text: str, ctx: Context) -> tuple[int, int, int | None]:
+    parts = _strip_hex(text).split(".")
+    last = parts[-1]
+    shard = int(parts.pop(0)) if len(parts) == 3 else ctx.shard
+    realm = int(parts.pop(0)) if len(parts) == 2 else ctx.realm
+    if len(last) in (40, 42):
+        if shard != ctx.shard or realm != ctx.realm:
+            raise SetupValueError(f"Invalid shard or realm for EVM address {text}")
+        prefix, num = _split_evm(last)
+        if prefix != _LONG_ZERO_PREFIX or num > _MAX_NUM:
+            return shard, realm, None
+        return shard, realm, num
+    return shard, realm, int(last)
+
+
+def _parse(text: str, ctx: Context) -> int | None:
+    """``EntityId.parse`` of a non-null value already converted to a string; returns the encoded id."""
+    if not (_ENTITY_ID.match(text) or _ENCODED_ID.match(text) or _is_evm_address(text)):
+        raise _invalid(text)
+    if "." in text or len(text) in (40, 42):
+        shard, realm, num = _parse_dotted(text, ctx)
+        if num is None:
+            return None
+    else:
+        encoded = int(text)
+        if not _INT64_MIN <= encoded <= _INT64_MAX:
+            raise _invalid(text)
+        num = encoded & _MAX_NUM
+        realm = (encoded >> _NUM_BITS) & _MAX_REALM
+        shard = (encoded >> (_NUM_BITS + _REALM_BITS)) & _MAX_SHARD
+    if num > _MAX_NUM or realm > _MAX_REALM or shard > _MAX_SHARD:
+        raise _invalid(text)
+    return encode(shard, realm, num)
+
+
+def encoded_id(value: Any, ctx: Context, *, nullable: bool = False) -> int | None:
+    """``EntityId.parse(value)``: a bare number is an encoded id; null is an error unless nullable."""
+    if value is None:
+        if nullable:
+            return None
+        raise SetupValueError("Null entity ID")
+    return _parse(js_str(value), ctx)
+
+
+def string_id(value: Any, ctx: Context) -> int | None:
+    """``EntityId.parseString(String(value))``: a bare number is a num in the configured shard/realm.
+    null is rendered as ``"null"`` first, so it is an error."""
+    text = _strip_hex(js_str(value))
+    pieces: list[str] = text.split(".")
+    if not _is_evm_alias(text):
+        defaults = [str(ctx.shard), str(ctx.realm)]
+        pieces = defaults[: 3 - len(pieces)] + pieces  # JS slice semantics, negative ends included
+    return _parse(".".join(pieces), ctx)
+
+
+def spec_id(value: Any, ctx: Context) -> int | None:
+    """The spec-value parse: null stays null, anything else is :func:`string_id`."""
+    if value is None:
+        return None
+    return string_id(value, ctx)

@@ -1,0 +1,126 @@
+"""The ``ledgermirror`` command as a user runs it: help, bad usage, unreachable databases, a real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+COMMAND = [sys.executable, "-m", "ledgermirror"]
+
+
+def run(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*COMMAND, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["serve", "--help"],
+        ["demo", "--help"],
+        ["db", "--help"],
+        ["db", "migrate", "--help"],
+        ["db", "url", "--help"],
+    ],
+)
+def test_help_everywhere(args: list[str]) -> None:
+    result = run(*args)
+    assert result.returncode == 0
+    assert "usage: ledgermirror" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args", [[], ["bogus"], ["serve", "--port", "99999"], ["serve", "--workers", "0"], ["db"], ["db", "drop"]]
+)
+def test_bad_usage_exits_2(args: list[str]) -> None:
+    result = run(*args)
+    assert result.returncode == 2
+    assert "usage:" in result.stderr
+
+
+def test_bad_setting_exits_2() -> None:
+    result = run("db", "url", env={"LEDGERMIRROR_PORT": "eighty"})
+    assert result.returncode == 2
+    assert "LEDGERMIRROR_PORT must be an integer" in result.stderr
+
+
+def test_unreachable_database_is_a_clear_error() -> None:
+    url = "postgresql://someone:topsecret@127.0.0.1:1/nowhere"
+    result = run("db", "migrate", env={"LEDGERMIRROR_DB_URL": url})
+    assert result.returncode == 3
+    assert "cannot use the database at postgresql://someone:***@127.0.0.1:1/nowhere" in result.stderr
+    assert "topsecret" not in result.stderr
+
+
+def test_db_url_masks_password() -> None:
+    result = run("db", "url", env={"LEDGERMIRROR_DB_URL": "postgresql://u:pw@127.0.0.1:1/db"})
+    # the URL is printed before any connection is needed only for embedded; here the server is unreachable
+    assert "pw@" not in result.stdout + result.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_ready(base: str, process: subprocess.Popen[str], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"server exited: {process.stderr.read() if process.stderr else ''}")
+        try:
+            with urllib.request.urlopen(base + "/health/readiness", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError("server did not become ready")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    port = free_port()
+    env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(tmp_path)}
+    process = subprocess.Popen(
+        [*COMMAND, "serve", "--port", str(port), "--workers", "2"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(base, process)
+        yield base, tmp_path
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+
+
+def test_serve_on_embedded_database(served: tuple[str, Path]) -> None:
+    base, data_dir = served
+    with urllib.request.urlopen(base + "/api/v1/tokens?limit=2&order=desc", timeout=5) as response:
+        assert response.status == 200
+        assert response.headers["cache-control"] == "public, max-age=10"
+        assert json.loads(response.read()) == {"tokens": [], "links": {"next": None}}
+    result = run("db", "url", env={"LEDGERMIRROR_DATA_DIR": str(data_dir)})
+    assert result.returncode == 0
+    assert result.stdout.startswith("postgresql://")
