@@ -112,7 +112,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         yield base, tmp_path
     finally:
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
+        process.communicate(timeout=30)
 
 
 def test_serve_on_embedded_database(served: tuple[str, Path]) -> None:

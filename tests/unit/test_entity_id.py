@@ -259,10 +259,11 @@ def test_format_encoded_matches_str(entity: EntityId) -> None:
     assert format_encoded(entity.encoded) == str(entity)
 
 
-# --- SRC BUG (failing on purpose): Python's ``$`` and ``\d`` are laxer than the reference's JS regexes. ---------
-# ``re`` ``$`` also matches before a trailing "\n" and ``\d`` matches any Unicode decimal digit, so a percent-decoded
-# "0.0.5%0A" or Arabic-Indic digits are accepted. The reference (JS regex: ASCII \d, ``$`` = end of input) answers
-# 400. Fix: compile the patterns with ``re.ASCII`` and use ``fullmatch`` (or end them with ``\Z``).
+# --- SRC BUG (failing on purpose): Python's ``$`` and ``\d`` are laxer than the reference's JS regexes. -------
+# ``re`` ``$`` also matches before a trailing "\n" and ``\d`` matches any Unicode decimal digit, so a
+# percent-decoded "0.0.5%0A" or Arabic-Indic digits are accepted. The reference (JS regex: ASCII \d, ``$`` = end
+# of input) answers 400. Fix: compile the patterns with ``re.ASCII`` and use ``fullmatch`` (or end them with
+# ``\Z``).
 
 
 @pytest.mark.parametrize(
@@ -274,6 +275,6 @@ def test_format_encoded_matches_str(entity: EntityId) -> None:
         pytest.param("0x" + LONG_ZERO_18 + "\n", EvmForm.ANY, id="evm-trailing-newline"),
     ],
 )
-def test_bug_parse_rejects_newline_and_non_ascii_digits(text: str, evm: EvmForm) -> None:
+def test_parse_rejects_newline_and_non_ascii_digits(text: str, evm: EvmForm) -> None:
     with pytest.raises(InvalidEntityId):
         parse_entity_ref(text, shard=0, realm=0, evm=evm)

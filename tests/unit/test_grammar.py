@@ -22,8 +22,8 @@ from ledgermirror.api.querystring.grammar import (
 
 def test_operator_sets() -> None:
     assert {op.value for op in ALL_OPS} == {"eq", "ne", "gt", "gte", "lt", "lte"}
-    assert EQ_ONLY == {Op.EQ}
-    assert RANGE_OPS == {Op.EQ, Op.GT, Op.GTE, Op.LT, Op.LTE}
+    assert {Op.EQ} == EQ_ONLY
+    assert {Op.EQ, Op.GT, Op.GTE, Op.LT, Op.LTE} == RANGE_OPS
     assert [order.value for order in Order] == ["asc", "desc"]
 
 
@@ -132,7 +132,7 @@ def test_split_query(query: str, items: dict[str, list[str]], exact_counts: dict
         pytest.param("a=1&A=2&A=3&a=4&a=5", ["1", "4", "5", "2", "3"], id="two-spellings"),
     ],
 )
-def test_bug_case_variants_merge_by_spelling(query: str, expected: list[str]) -> None:
+def test_case_variants_merge_by_spelling(query: str, expected: list[str]) -> None:
     raw = split_query(query)
     assert next(iter(raw.items.values())) == expected
 

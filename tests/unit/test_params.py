@@ -42,7 +42,8 @@ WORD = ParamSpec("word", echo, "any text", ops=EQ_ONLY)
 BOUND = ParamSpec("bound", digits, "a range", ops=RANGE_OPS)
 SINGLE = ParamSpec("single", echo, "last wins", repeatable=False)
 RAW = ParamSpec("raw", echo, "no operator at all", ops=frozenset())
-PARAMS = ParamSet([NUM, WORD, BOUND, SINGLE, RAW, LIMIT, ORDER])
+ONCE = ParamSpec("once", echo, "a repeat is invalid", single=True)
+PARAMS = ParamSet([NUM, WORD, BOUND, SINGLE, RAW, ONCE, LIMIT, ORDER])
 
 
 def parse(query: str, ctx: ParseContext = CTX, params: ParamSet = PARAMS) -> dict[str, list[Filter[Any]]]:
@@ -75,6 +76,7 @@ def messages(query: str, ctx: ParseContext = CTX, params: ParamSet = PARAMS) -> 
         pytest.param("bound=lt:4", {"bound": [Filter("bound", Op.LT, 4)]}, id="range-ops"),
         pytest.param("single=a&single=b&single=c", {"single": [Filter("single", Op.EQ, "c")]}, id="last-wins"),
         pytest.param("raw=gt:5", {"raw": [Filter("raw", Op.EQ, "gt:5")]}, id="no-ops-keeps-colon-text"),
+        pytest.param("once=a", {"once": [Filter("once", Op.EQ, "a")]}, id="single-once"),
         pytest.param("limit=5&limit=7", {"limit": [Filter("limit", Op.EQ, 7)]}, id="limit-last-wins"),
         pytest.param("order=DESC", {"order": [Filter("order", Op.EQ, Order.DESC)]}, id="order-upper-case"),
         pytest.param(
@@ -115,10 +117,14 @@ def test_parse_values(query: str, expected: dict[str, list[Filter[Any]]]) -> Non
             ],
             id="invalid-before-unknown-each-in-query-order",
         ),
-        pytest.param("limit=0&order=up", ["Invalid parameter: limit", "Invalid parameter: order"], id="limit-order"),
+        pytest.param(
+            "limit=0&order=up", ["Invalid parameter: limit", "Invalid parameter: order"], id="limit-order"
+        ),
         pytest.param("limit=gt:5", ["Invalid parameter: limit"], id="limit-takes-no-operator"),
         pytest.param("order=eq:asc", ["Invalid parameter: order"], id="order-takes-no-operator"),
         pytest.param("limit=5&limit=abc", ["Invalid parameter: limit"], id="every-repeat-validated"),
+        pytest.param("once=a&once=a", ["Invalid parameter: once"], id="single-repeated"),
+        pytest.param("once=a&ONCE=b", ["Invalid parameter: once"], id="single-repeated-other-case"),
     ],
 )
 def test_parse_messages(query: str, expected: list[str]) -> None:
@@ -203,7 +209,7 @@ def test_parsed_query_accessors() -> None:
 
 
 def test_param_set_names_in_documentation_order() -> None:
-    assert PARAMS.names() == ["num", "word", "bound", "single", "raw", "limit", "order"]
+    assert PARAMS.names() == ["num", "word", "bound", "single", "raw", "once", "limit", "order"]
 
 
 def test_parse_context_defaults() -> None:
@@ -263,7 +269,7 @@ def test_limit_invalid(text: str) -> None:
         pytest.param("\u0665", id="arabic-indic-five"),
     ],
 )
-def test_bug_limit_rejects_newline_and_non_ascii_digits(text: str) -> None:
+def test_limit_rejects_newline_and_non_ascii_digits(text: str) -> None:
     with pytest.raises(InvalidValue):
         values.limit(text, CTX)
 
@@ -382,7 +388,7 @@ def test_public_key_invalid(text: str) -> None:
 
 # SRC BUG (failing on purpose): ``_PUBLIC_KEY`` ends with ``$``, so "<64 hex>\n" passes and the newline is kept in
 # the normalised value. Fix: ``fullmatch`` (or ``\Z``).
-def test_bug_public_key_rejects_trailing_newline() -> None:
+def test_public_key_rejects_trailing_newline() -> None:
     with pytest.raises(InvalidValue):
         values.public_key(KEY32 + "\n", CTX)
 

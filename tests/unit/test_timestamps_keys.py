@@ -107,7 +107,7 @@ def test_format_inverts_parse(seconds: int, nanos: int) -> None:
         pytest.param("\u0661.5", id="arabic-indic-digit"),
     ],
 )
-def test_bug_parse_timestamp_rejects_newline_and_non_ascii_digits(text: str) -> None:
+def test_parse_timestamp_rejects_newline_and_non_ascii_digits(text: str) -> None:
     with pytest.raises(InvalidTimestamp):
         parse_timestamp(text)
 
@@ -136,9 +136,13 @@ def test_bug_parse_timestamp_rejects_newline_and_non_ascii_digits(text: str) -> 
             id="ed25519-prefix-too-long",
         ),
         pytest.param(
-            "1220" + KEY32[:-2], {"_type": "ProtobufEncoded", "key": "1220" + KEY32[:-2]}, id="ed25519-prefix-short"
+            "1220" + KEY32[:-2],
+            {"_type": "ProtobufEncoded", "key": "1220" + KEY32[:-2]},
+            id="ed25519-prefix-short",
         ),
-        pytest.param("3a21" + KEY32, {"_type": "ProtobufEncoded", "key": "3a21" + KEY32}, id="ecdsa-prefix-32-bytes"),
+        pytest.param(
+            "3a21" + KEY32, {"_type": "ProtobufEncoded", "key": "3a21" + KEY32}, id="ecdsa-prefix-32-bytes"
+        ),
         pytest.param("320000", {"_type": "ProtobufEncoded", "key": "320000"}, id="sentinel-prefix-only"),
         pytest.param("ABCDEF", {"_type": "ProtobufEncoded", "key": "abcdef"}, id="hex-is-lower-case"),
     ],

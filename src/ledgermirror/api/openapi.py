@@ -22,7 +22,7 @@ def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_m
                 "name": spec.name,
                 "in": "query",
                 "description": spec.description,
-                "schema": {"type": "array", "items": schema} if spec.repeatable else schema,
+                "schema": {"type": "array", "items": schema} if spec.repeatable and not spec.single else schema,
                 "explode": True,
             }
             if spec.example is not None:

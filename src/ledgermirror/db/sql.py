@@ -18,7 +18,7 @@ Column = NewType("Column", str)
 """A column reference taken from a resource's allow-list, never from user input."""
 
 _OPERATORS = {Op.EQ: "=", Op.NE: "<>", Op.GT: ">", Op.GTE: ">=", Op.LT: "<", Op.LTE: "<="}
-_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,6 @@ class Select:
 
 def quote_identifier(name: str) -> str:
     """Quote a role or schema name taken from settings; only plain lower-case identifiers are accepted."""
-    if not _IDENTIFIER.match(name):
+    if not _IDENTIFIER.fullmatch(name):
         raise ValueError(f"not a plain identifier: {name!r}")
     return f'"{name}"'

@@ -19,8 +19,8 @@ MAX_SHARD = 1023
 MAX_REALM = 65535
 MAX_NUM = (1 << 38) - 1
 
-_SHARD_REALM_NUM = re.compile(r"^(?:(\d{1,4})\.)?(?:(\d{1,5})\.)?(\d{1,19})$")
-_EVM = re.compile(r"^(?:(\d{1,4})\.(\d{1,5})\.)?(0x)?([0-9a-fA-F]{40})$")
+_SHARD_REALM_NUM = re.compile(r"^(?:(\d{1,4})\.)?(?:(\d{1,5})\.)?(\d{1,19})$", re.ASCII)
+_EVM = re.compile(r"^(?:(\d{1,4})\.(\d{1,5})\.)?(0x)?([0-9a-fA-F]{40})$", re.ASCII)
 _LONG_ZERO_PREFIX = "0" * 24
 
 
@@ -59,7 +59,7 @@ class EntityId:
     @classmethod
     def parse(cls, text: str, *, shard: int, realm: int) -> EntityId:
         """Parse ``shard.realm.num``, ``realm.num`` or a bare ``num`` (no EVM forms)."""
-        match = _SHARD_REALM_NUM.match(text)
+        match = _SHARD_REALM_NUM.fullmatch(text)
         if match is None:
             raise InvalidEntityId(text)
         first, second, num_text = match.groups()
@@ -86,7 +86,7 @@ class EvmAddress:
 
 def parse_entity_ref(text: str, *, shard: int, realm: int, evm: EvmForm) -> EntityId | EvmAddress:
     """Parse an id in any form the parameter allows; long-zero EVM addresses become ids."""
-    evm_match = _EVM.match(text) if evm is not EvmForm.NONE else None
+    evm_match = _EVM.fullmatch(text) if evm is not EvmForm.NONE else None
     if evm_match is None:
         return EntityId.parse(text, shard=shard, realm=realm)
     prefix_shard, prefix_realm, has_0x, hex_text = evm_match.groups()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-_TIMESTAMP = re.compile(r"^(\d{1,17})(?:\.(\d{1,9}))?$")
+_TIMESTAMP = re.compile(r"^(\d{1,17})(?:\.(\d{1,9}))?$", re.ASCII)
 
 
 class InvalidTimestamp(ValueError):
@@ -18,7 +18,7 @@ class InvalidTimestamp(ValueError):
 
 
 def parse_timestamp(text: str) -> int:
-    match = _TIMESTAMP.match(text)
+    match = _TIMESTAMP.fullmatch(text)
     if match is None:
         raise InvalidTimestamp(text)
     seconds, fraction = match.groups()

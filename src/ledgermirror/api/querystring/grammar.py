@@ -60,19 +60,19 @@ class RawQuery:
 
 
 def split_query(query_string: str) -> RawQuery:
-    items: dict[str, list[str]] = {}
-    spellings: dict[str, int] = {}
-    exact_counts: dict[str, int] = {}
+    """Values of one exact spelling stay together, spellings in first-seen order (``a=1&A=2&a=3`` -> 1, 3, 2)."""
+    by_spelling: dict[str, list[str]] = {}
     for pair in query_string.split("&"):
-        if not pair:
-            continue
         raw_key, _, raw_value = pair.partition("=")
         key = _decode(raw_key)
-        value = _decode(raw_value)
+        if key:
+            by_spelling.setdefault(key, []).append(_decode(raw_value))
+    items: dict[str, list[str]] = {}
+    exact_counts: dict[str, int] = {}
+    for key, texts in by_spelling.items():
         lowered = key.lower()
-        items.setdefault(lowered, []).append(value)
-        spellings[key] = spellings.get(key, 0) + 1
-        exact_counts[lowered] = max(exact_counts.get(lowered, 0), spellings[key])
+        items.setdefault(lowered, []).extend(texts)
+        exact_counts[lowered] = max(exact_counts.get(lowered, 0), len(texts))
     return RawQuery(items, exact_counts)
 
 

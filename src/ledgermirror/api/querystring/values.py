@@ -11,14 +11,14 @@ from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, Invalid
 from ledgermirror.ledger.keys import normalize_public_key
 from ledgermirror.ledger.timestamps import InvalidTimestamp, parse_timestamp
 
-_LIMIT = re.compile(r"^\d{1,19}$")
-_PUBLIC_KEY = re.compile(r"^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{66}|[0-9a-fA-F]{88})$")
+_LIMIT = re.compile(r"^\d{1,19}$", re.ASCII)
+_PUBLIC_KEY = re.compile(r"^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{66}|[0-9a-fA-F]{88})$", re.ASCII)
 _INT64_MAX = (1 << 63) - 1
 
 
 def limit(text: str, ctx: ParseContext) -> int:
     """A positive integer; values above the maximum are capped, as the reference does."""
-    if not _LIMIT.match(text):
+    if not _LIMIT.fullmatch(text):
         raise InvalidValue(text)
     value = int(text)
     if value <= 0 or value > _INT64_MAX:
@@ -64,7 +64,7 @@ def timestamp(text: str, ctx: ParseContext) -> int:
 
 
 def public_key(text: str, ctx: ParseContext) -> str:
-    if not _PUBLIC_KEY.match(text):
+    if not _PUBLIC_KEY.fullmatch(text):
         raise InvalidValue(text)
     return normalize_public_key(text)
 
