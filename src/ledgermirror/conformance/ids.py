@@ -27,10 +27,10 @@ _MAX_SAFE_REALM = 32767
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
 
-_ENTITY_ID = re.compile(r"^(\d{1,4}\.)?\d{1,5}\.\d{1,12}$")
-_ENCODED_ID = re.compile(r"^-?\d{1,19}$")
-_EVM_ADDRESS = re.compile(r"^(0x)?[A-Fa-f0-9]{40}$")
-_EVM_ADDRESS_SHARD_REALM = re.compile(r"^(\d{1,4}\.)?(\d{1,5}\.)?[A-Fa-f0-9]{40}$")
+_ENTITY_ID = re.compile(r"^(\d{1,4}\.)?\d{1,5}\.\d{1,12}\Z", re.ASCII)
+_ENCODED_ID = re.compile(r"^-?\d{1,19}\Z", re.ASCII)
+_EVM_ADDRESS = re.compile(r"^(0x)?[A-Fa-f0-9]{40}\Z", re.ASCII)
+_EVM_ADDRESS_SHARD_REALM = re.compile(r"^(\d{1,4}\.)?(\d{1,5}\.)?[A-Fa-f0-9]{40}\Z", re.ASCII)
 _LONG_ZERO_PREFIX = "0" * 24
 
 

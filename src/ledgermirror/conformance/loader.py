@@ -11,6 +11,7 @@ to ``<table>_history``.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -113,17 +114,23 @@ async def reset(conn: asyncpg.Connection) -> None:
 
 
 async def _types(conn: asyncpg.Connection) -> dict[str, dict[str, str]]:
-    cached = _column_types.get(conn)
+    """Column types of every public table, cached per connection when it can be weakly referenced (a pool's
+    connection proxy cannot, so it is asked once per load)."""
+    try:
+        cached = _column_types.get(conn)
+    except TypeError:
+        cached = None
     if cached is None:
         cached = {}
         for table, column, type_name in await conn.fetch(_COLUMN_TYPES_SQL):
             cached.setdefault(table, {})[column] = type_name
-        _column_types[conn] = cached
+        with contextlib.suppress(TypeError):
+            _column_types[conn] = cached
     return cached
 
 
-async def _insert(conn: asyncpg.Connection, row: Row) -> None:
-    types = (await _types(conn)).get(row.table)
+async def _insert(conn: asyncpg.Connection, all_types: dict[str, dict[str, str]], row: Row) -> None:
+    types = all_types.get(row.table)
     if types is None:
         raise SetupValueError(f"table {row.table} does not exist")
     columns = list(row.values)
@@ -172,6 +179,7 @@ async def load_setup(
         raise LoaderError(f"{spec}: setup must be an object")
     _check_keys(setup, spec)
     ctx = Context(shard=shard, realm=realm)
+    types = await _types(conn)
     async with conn.transaction():
         for key, converter in LOAD_ORDER:
             if converter is None:
@@ -182,6 +190,6 @@ async def load_setup(
                     raise LoaderError(f"{where}: expected an object, not {type(item).__name__}")
                 try:
                     for row in converter(item, ctx):
-                        await _insert(conn, row)
+                        await _insert(conn, types, row)
                 except _ITEM_ERRORS as exc:
                     raise LoaderError(f"{where}: {type(exc).__name__}: {exc}") from exc

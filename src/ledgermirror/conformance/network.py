@@ -34,12 +34,14 @@ _RECORD_FILE_DEFAULTS: dict[str, Any] = {
     "consensus_start": 1628751572000852000,
     "count": 1200,
     "digest_algorithm": 0,
-    "file_hash": "dee34bdd8bbe32fdb53ce7e3cf764a0495fa5e93b15ca567208cfb384231301bedf821de07b0d8dc3fb55c5b3c90ac61",
+    "file_hash": (
+        "dee34bdd8bbe32fdb53ce7e3cf764a0495fa5e93b15ca567208cfb384231301bedf821de07b0d8dc3fb55c5b3c90ac61"
+    ),
     "gas_used": 0,
     "hapi_version_major": 0,
     "hapi_version_minor": 11,
     "hapi_version_patch": 0,
-    "hash": "ed55d98d53fd55c9caf5f61affe88cd2978d37128ec54af5dace29b6fd271cbd079ebe487bda5f227087e2638b1100cf",
+    "hash": ("ed55d98d53fd55c9caf5f61affe88cd2978d37128ec54af5dace29b6fd271cbd079ebe487bda5f227087e2638b1100cf"),
     "index": 123456789,
     "load_end": 1629298236,
     "load_start": 1629298233,

@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any
 
-_HEX = re.compile(r"^(0x)?[0-9A-Fa-f]+$")
+_HEX = re.compile(r"^(0x)?[0-9A-Fa-f]+\Z", re.ASCII)
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _BASE64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
 _BASE64["-"] = 62

@@ -22,6 +22,7 @@ from ledgermirror.dataset.world import (
     HBAR,
     NODE_ACCOUNTS,
     NODE_REWARD,
+    POW10,
     REALM,
     SECOND,
     SHARD,
@@ -92,7 +93,7 @@ def account_balance(world: World, account: int) -> int:
     if world.is_deleted(account):
         return 0
     bits = world.hash(Tag.ACCOUNT_MORE, account)
-    return ((bits >> 8) % 9_000 + 1_000) * 10 ** (bits % 9 + 2)
+    return ((bits >> 8) % 9_000 + 1_000) * POW10[bits % 9 + 2]
 
 
 def balance_at(world: World, entity: int, base: int, snapshot: int, last: bool) -> int:
@@ -148,7 +149,8 @@ def _account(world: World, account: int) -> Record:
         modified=_deleted_at(world, account, created) if deleted else None, deleted=deleted, account_like=True,
         receiver_sig_required=(bits >> 28) % 20 == 0,
         max_automatic_token_associations=(0, 0, 0, 5, 10, -1)[(bits >> 36) % 6],
-        ethereum_nonce=(more >> 24) % 40 if ecdsa else 0, decline_reward=staking and world.declines_reward(account),
+        ethereum_nonce=(more >> 24) % 40 if ecdsa else 0,
+        decline_reward=staking and world.declines_reward(account),
         staked_account=staked_account, staked_node=staked_node,
         stake_period_start=_stake_period_start(world, account, created) if staking else -1, balance=balance,
         balance_timestamp=between(world.rng(Tag.BALANCE, account), created, world.end),
@@ -219,8 +221,17 @@ def entity_stakes(world: World) -> Emit:
         balance = account_balance(world, account)
         declines = world.declines_reward(account) or node < 0
         reward = 0 if declines else balance // 2_000 * (1 + world.hash(Tag.STAKE, account) % 5)
-        yield ENTITY_STAKE, (
-            entity_id(world.account_num(account)), day, reward, node, 0, balance if node >= 0 else 0, since,
+        yield (
+            ENTITY_STAKE,
+            (
+                entity_id(world.account_num(account)),
+                day,
+                reward,
+                node,
+                0,
+                balance if node >= 0 else 0,
+                since,
+            ),
         )
 
 

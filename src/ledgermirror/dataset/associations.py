@@ -14,7 +14,7 @@ from asyncpg import Range
 from ledgermirror.dataset.accounts import balance_at
 from ledgermirror.dataset.tables import TOKEN_ACCOUNT, TOKEN_AIRDROP, TOKEN_ALLOWANCE, TOKEN_BALANCE, Emit
 from ledgermirror.dataset.tokens import FROZEN, GRANTED, NOT_APPLICABLE, REVOKED, UNFROZEN, TokenFacts, token_facts
-from ledgermirror.dataset.world import DAY, SECOND, Tag, World, between, count_around, entity_id
+from ledgermirror.dataset.world import DAY, POW10, SECOND, Tag, World, between, count_around, entity_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +90,7 @@ def associations(world: World) -> Emit:
                 continue
             wanted = count_around(allowance_rng, per_association)
             for spender in world.sample_accounts(allowance_rng, wanted, exclude=(account,)):
-                unit = 10**held.token.decimals
+                unit = POW10[held.token.decimals]
                 granted = allowance_rng.randrange(1, 10_000) * unit
                 spent = allowance_rng.randrange(granted + 1) if allowance_rng.random() < 0.4 else 0
                 since = max(held.created, world.account_created(spender)) + SECOND
@@ -111,7 +111,7 @@ def fungible_airdrops(world: World) -> Emit:
         for receiver in world.sample_accounts(rng, count_around(rng, mean), exclude=(facts.treasury,)):
             if any(held.token.index == token for held in fungible_associations(world, receiver)):
                 continue
-            amount = rng.randrange(1, 1_000) * 10**facts.decimals
+            amount = rng.randrange(1, 1_000) * POW10[facts.decimals]
             since = max(facts.created, world.account_created(receiver)) + SECOND
             yield TOKEN_AIRDROP, (
                 sender, entity_id(world.account_num(receiver)), facts.id, 0, amount, "PENDING",
@@ -129,5 +129,7 @@ def fungible_token_balances(world: World) -> Emit:
             key = owner * 7_919 + held.token.index
             for number, at in enumerate(snapshots):
                 if held.holds_at(at):
-                    balance = balance_at(world, key, held.balance, number, number == last) if held.associated else 0
+                    balance = (
+                        balance_at(world, key, held.balance, number, number == last) if held.associated else 0
+                    )
                     yield TOKEN_BALANCE, (at, owner, held.token.id, balance)

@@ -69,7 +69,15 @@ NFT = Table(
 )  # fmt: skip
 TOKEN_AIRDROP = Table(
     "token_airdrop",
-    ("sender_account_id", "receiver_account_id", "token_id", "serial_number", "amount", "state", "timestamp_range"),
+    (
+        "sender_account_id",
+        "receiver_account_id",
+        "token_id",
+        "serial_number",
+        "amount",
+        "state",
+        "timestamp_range",
+    ),
 )
 ENTITY_STAKE = Table(
     "entity_stake",
@@ -102,7 +110,8 @@ CRYPTO_TRANSFER = Table(
     "crypto_transfer", ("entity_id", "consensus_timestamp", "amount", "payer_account_id", "is_approval")
 )
 TOKEN_TRANSFER = Table(
-    "token_transfer", ("token_id", "account_id", "consensus_timestamp", "amount", "payer_account_id", "is_approval")
+    "token_transfer",
+    ("token_id", "account_id", "consensus_timestamp", "amount", "payer_account_id", "is_approval"),
 )
 STAKING_REWARD_TRANSFER = Table(
     "staking_reward_transfer", ("account_id", "amount", "consensus_timestamp", "payer_account_id")
@@ -141,3 +150,10 @@ NETWORK_STAKE = Table(
     ),
 )  # fmt: skip
 FILE_DATA = Table("file_data", ("consensus_timestamp", "entity_id", "file_data", "transaction_type"))
+
+ALL_TABLES = (
+    ENTITY, CONTRACT, TOKEN, CUSTOM_FEE, TOKEN_ACCOUNT, CRYPTO_ALLOWANCE, TOKEN_ALLOWANCE, NFT_ALLOWANCE, NFT,
+    TOKEN_AIRDROP, ENTITY_STAKE, ACCOUNT_BALANCE, TOKEN_BALANCE, RECORD_FILE, TRANSACTION, TRANSACTION_HASH,
+    CRYPTO_TRANSFER, TOKEN_TRANSFER, STAKING_REWARD_TRANSFER, ADDRESS_BOOK, ADDRESS_BOOK_ENTRY,
+    ADDRESS_BOOK_SERVICE_ENDPOINT, NODE, NODE_STAKE, NETWORK_STAKE, FILE_DATA,
+)  # fmt: skip

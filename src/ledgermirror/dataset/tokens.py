@@ -11,7 +11,7 @@ from asyncpg import Range
 
 from ledgermirror.dataset.accounts import entity_record
 from ledgermirror.dataset.tables import CUSTOM_FEE, ENTITY, TOKEN, Emit, Record
-from ledgermirror.dataset.world import DAY, MAX_INT64, SECOND, Tag, World, entity_id
+from ledgermirror.dataset.world import DAY, MAX_INT64, POW10, SECOND, Tag, World, entity_id
 
 NOT_APPLICABLE = 0
 FROZEN = 1
@@ -96,7 +96,7 @@ def token_facts(world: World, token: int) -> TokenFacts:
     else:
         serials = 0
         decimals = (0, 2, 4, 6, 8)[bits % 5]
-        initial = ((bits >> 30) % 9 + 1) * 10 ** (5 + (bits >> 34) % 5) * 10**decimals
+        initial = ((bits >> 30) % 9 + 1) * POW10[5 + (bits >> 34) % 5] * POW10[decimals]
         total = initial + (initial * ((bits >> 38) % 3) // 4 if supply_key else 0)
         maximum = total * 2 if finite else MAX_INT64
     freeze_key = (bits >> 4) % 3 == 0
@@ -114,7 +114,7 @@ def token_facts(world: World, token: int) -> TokenFacts:
 
 def token_name(token: int, nft: bool) -> tuple[str, str]:
     """A readable name and its initials as the symbol, e.g. ("Hashgraph Coffee Points", "HCP")."""
-    combination = (token * _NAME_STRIDE + 11) % _NAME_SPACE
+    combination = (token * _NAME_STRIDE) % _NAME_SPACE
     prefix = _PREFIXES[combination % len(_PREFIXES)]
     noun = _NOUNS[combination // len(_PREFIXES) % len(_NOUNS)]
     suffixes = _NFT_SUFFIXES if nft else _FUNGIBLE_SUFFIXES

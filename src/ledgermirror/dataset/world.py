@@ -5,10 +5,10 @@ or a per-entity :class:`random.Random`, so any generator can recompute what anot
 creation time, a token's treasury, who owns an NFT) without holding the ledger in memory.
 
 Timeline. All entities live at shard 0, realm 0. User accounts get nums 1001 up, then contracts, then tokens, and
-entities are created in num order. Time is cut into ``record_files`` equal intervals; block ``b`` is a window of at
-most two seconds at the start of interval ``b``. Entity creations fill the first 60 % of the blocks, spread evenly,
-and every block also carries its share of transfer transactions. A creation's timestamp is a closed-form function of
-its ordinal, so nothing needs to be looked up.
+entities are created in num order. Time is cut into ``record_files`` equal intervals; block ``b`` is a window of
+at most two seconds at the start of interval ``b``. Entity creations fill the first 60 % of the blocks, spread
+evenly, and every block also carries its share of transfer transactions. A creation's timestamp is a closed-form
+function of its ordinal, so nothing needs to be looked up.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ DAY = 86_400 * SECOND
 GENESIS = 1_657_701_968_041_986_003  # 2022-07-13T08:46:08.041986003Z
 MAX_INT64 = (1 << 63) - 1
 HBAR = 100_000_000  # tinybars
+POW10: tuple[int, ...] = tuple(int(10**exponent) for exponent in range(19))  # typed exact powers of ten
 
 SHARD = 0
 REALM = 0
@@ -234,7 +235,9 @@ class World:
         if count <= 0:
             return []
         wanted = min(self.accounts, count + len(exclude) + 4)
-        chosen = [a for a in rng.sample(range(self.accounts), wanted) if a not in exclude and not self.is_deleted(a)]
+        chosen = [
+            a for a in rng.sample(range(self.accounts), wanted) if a not in exclude and not self.is_deleted(a)
+        ]
         return chosen[:count]
 
     # timeline ----------------------------------------------------------------------------------------------------

@@ -1,0 +1,185 @@
+"""The network: address books 0.0.101 and 0.0.102 with their entries and service endpoints, ``node`` rows,
+``node_stake`` history, one ``network_stake`` row and the system files (``file_data``) behind them: both address
+books, the fee schedule 0.0.111 and the exchange rate 0.0.112, as real protobuf bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from asyncpg import Range
+
+from ledgermirror.dataset import protobuf as pb
+from ledgermirror.dataset.tables import (
+    ADDRESS_BOOK,
+    ADDRESS_BOOK_ENTRY,
+    ADDRESS_BOOK_SERVICE_ENDPOINT,
+    FILE_DATA,
+    NETWORK_STAKE,
+    NODE,
+    NODE_STAKE,
+    Emit,
+)
+from ledgermirror.dataset.world import (
+    ADDRESS_BOOK_101,
+    ADDRESS_BOOK_102,
+    DAY,
+    EXCHANGE_RATE_FILE,
+    FEE_SCHEDULE_FILE,
+    GENESIS,
+    HBAR,
+    NODE_ACCOUNTS,
+    REALM,
+    SECOND,
+    SHARD,
+    SYSTEM_CREATED,
+    Tag,
+    World,
+    entity_id,
+)
+
+FILE_UPDATE = 19
+NETWORK_SETUP = GENESIS - DAY // 2  # system files are written between the system accounts and the first block
+_CITIES = ("Dallas", "Frankfurt", "Singapore", "Sydney", "Toronto", "London", "Tokyo", "Zurich")
+_GRPC_PORT = 50211
+_GRPC_TLS_PORT = 50212
+_BASE_STAKES = (6_100_000_000, 5_400_000_000, 4_900_000_000, 3_700_000_000)  # hbar, one per node
+_RSA_HEADER = bytes.fromhex("308201a2300d06092a864886f70d01010105000382018f003082018a0282018100")
+_RSA_EXPONENT = bytes.fromhex("0203010001")
+_HBAR_EQUIV = 30_000
+_CENT_EQUIV = 180_000
+# HederaFunctionality numbers and the gas price (servicedata.gas) of the contract operations.
+_GAS_PRICES = {6: 852_000, 7: 852_000, 84: 953_000}
+
+
+def _node_ids() -> range:
+    return range(len(NODE_ACCOUNTS))
+
+
+def _rsa_public_key(world: World, node: int) -> str:
+    """Hex of a well-formed X.509 SubjectPublicKeyInfo for a 3072-bit RSA key (random modulus)."""
+    modulus = bytearray(b"".join(world.digest(f"rsa-{node}", part, 64) for part in range(6)))
+    modulus[0] |= 0x80
+    return (_RSA_HEADER + bytes(modulus) + _RSA_EXPONENT).hex()
+
+
+def _cert_hash(world: World, node: int) -> bytes:
+    """The UTF-8 bytes of a 96-hex-char SHA-384, as the address book stores node certificate hashes."""
+    return hashlib.sha384(world.digest("node-cert", node)).hexdigest().encode()
+
+
+def _endpoints(node: int, book: int) -> list[tuple[str, int]]:
+    address = f"127.0.0.{node + 1}"
+    return (
+        [(address, _GRPC_PORT)] if book == ADDRESS_BOOK_101 else [(address, _GRPC_PORT), (address, _GRPC_TLS_PORT)]
+    )
+
+
+def _description(node: int) -> str:
+    return f"Ledger Mirror demo node {node} | {_CITIES[node % len(_CITIES)]}"
+
+
+def _address_book_bytes(world: World, book: int) -> bytes:
+    nodes = []
+    for node in _node_ids():
+        account = pb.message(pb.int_field(1, SHARD), pb.int_field(2, REALM), pb.int_field(3, NODE_ACCOUNTS[node]))
+        endpoints = [
+            pb.message(pb.bytes_field(1, bytes(int(part) for part in address.split("."))), pb.int_field(2, port))
+            for address, port in _endpoints(node, book)
+        ]
+        nodes.append(pb.message(
+            pb.bytes_field(3, f"0.0.{NODE_ACCOUNTS[node]}".encode()),
+            pb.text_field(4, _rsa_public_key(world, node)),
+            pb.int_field(5, node), pb.bytes_field(6, account), pb.bytes_field(7, _cert_hash(world, node)),
+            pb.repeated(8, endpoints), pb.text_field(9, _description(node)),
+            pb.int_field(10, _BASE_STAKES[node] * HBAR),
+        ))  # fmt: skip
+    return pb.repeated(1, nodes)
+
+
+def _fee_schedule_bytes(expiry_seconds: int) -> bytes:
+    def schedule(expiry: int) -> bytes:
+        entries = []
+        for functionality, gas in _GAS_PRICES.items():
+            components = pb.message(
+                pb.int_field(1, 0), pb.int_field(2, 1_000_000_000_000_000), pb.int_field(8, gas)
+            )
+            fee_data = pb.bytes_field(3, components)
+            entries.append(pb.message(pb.int_field(1, functionality), pb.bytes_field(3, fee_data)))
+        return pb.message(pb.repeated(1, entries), pb.bytes_field(2, pb.int_field(1, expiry)))
+
+    return pb.message(
+        pb.bytes_field(1, schedule(expiry_seconds)), pb.bytes_field(2, schedule(expiry_seconds + 86_400))
+    )
+
+
+def _exchange_rate_bytes(expiry_seconds: int, cents: int) -> bytes:
+    def rate(cent_equiv: int, expiry: int) -> bytes:
+        return pb.message(
+            pb.int_field(1, _HBAR_EQUIV), pb.int_field(2, cent_equiv), pb.bytes_field(3, pb.int_field(1, expiry))
+        )
+
+    return pb.message(
+        pb.bytes_field(1, rate(cents, expiry_seconds)),
+        pb.bytes_field(2, rate(cents + 600, expiry_seconds + 3_600)),
+    )
+
+
+def _next_hour(timestamp: int) -> int:
+    return (timestamp // SECOND // 3_600 + 1) * 3_600
+
+
+def system_files(world: World) -> Emit:
+    """``file_data`` for 0.0.111, 0.0.112 (twice) and both address books; ``address_book`` and its entries."""
+    fee_at = NETWORK_SETUP + 1 * SECOND
+    yield FILE_DATA, (fee_at, entity_id(FEE_SCHEDULE_FILE), _fee_schedule_bytes(_next_hour(fee_at)), FILE_UPDATE)
+    rate_at = NETWORK_SETUP + 2 * SECOND
+    late_rate_at = world.end - 2 * 3_600 * SECOND
+    for at, cents in ((rate_at, _CENT_EQUIV), (late_rate_at, _CENT_EQUIV + 1_200)):
+        data = _exchange_rate_bytes(_next_hour(at), cents)
+        yield FILE_DATA, (at, entity_id(EXCHANGE_RATE_FILE), data, FILE_UPDATE)
+    for offset, book in ((3, ADDRESS_BOOK_101), (4, ADDRESS_BOOK_102)):
+        written = NETWORK_SETUP + offset * SECOND
+        start = written + 1
+        data = _address_book_bytes(world, book)
+        yield FILE_DATA, (written, entity_id(book), data, FILE_UPDATE)
+        yield ADDRESS_BOOK, (start, None, entity_id(book), len(NODE_ACCOUNTS), data)
+        for node in _node_ids():
+            yield ADDRESS_BOOK_ENTRY, (
+                start, f"0.0.{NODE_ACCOUNTS[node]}", _rsa_public_key(world, node), node,
+                entity_id(NODE_ACCOUNTS[node]), _cert_hash(world, node), _description(node),
+                _BASE_STAKES[node] * HBAR,
+            )  # fmt: skip
+            for address, port in _endpoints(node, book):
+                yield ADDRESS_BOOK_SERVICE_ENDPOINT, (start, address, node, port, "")
+
+
+def nodes(world: World) -> Emit:
+    """``node`` rows, ``node_stake`` for the last staking days and ``network_stake`` for the last one."""
+    for node in _node_ids():
+        created = SYSTEM_CREATED + (10 + node) * SECOND
+        proxy = json.dumps({"domain_name": f"node{node}.grpc-web.example.com", "ip_address_v4": "", "port": 443})
+        yield NODE, (
+            node, entity_id(NODE_ACCOUNTS[node]), world.key_pair("node-admin", node, ecdsa=False).key, created,
+            False, Range(created, None), node == len(NODE_ACCOUNTS) - 1, proxy,
+        )  # fmt: skip
+    last = world.last_epoch_day
+    total = 0
+    for day in range(last - world.profile.staking_days + 1, last + 1):
+        at = world.stake_update_time(day)
+        total = 0
+        for node in _node_ids():
+            drift = world.hash(Tag.NETWORK, day * 16 + node) % 41
+            stake = _BASE_STAKES[node] * (980 + drift) // 1_000 * HBAR
+            rewarded = stake * 4 // 5
+            total += stake
+            yield NODE_STAKE, (
+                at, day, node, 20_000 + world.hash(Tag.NETWORK, day * 16 + node + 8) % 10_000, stake, rewarded,
+                (day + 1) * DAY - 1, 12_000_000_000 * HBAR, 500_000_000 * HBAR, stake - rewarded,
+            )  # fmt: skip
+    yield NETWORK_STAKE, (
+        world.stake_update_time(last), last, 17_808, 0, 100, total, (last + 1) * DAY - 1, 1_440, 365, 100, 100,
+        100_000_000_000, 25_000_000_000_000_000, 20_000_000_000 * HBAR, 5_500_000 * HBAR, 3_000_000 * HBAR,
+        8_500_000 * HBAR, 180_000_000 * HBAR,
+    )  # fmt: skip
