@@ -59,15 +59,34 @@ def build_parser() -> argparse.ArgumentParser:
         "throwaway embedded database, and compare status, body and headers of every URL check.",
     )
     conformance.add_argument("--specs", type=Path, required=True, help="the specs folder")
-    conformance.add_argument("--only", nargs="+", default=[], metavar="GLOB",
-                             help="only spec files whose path (relative to --specs) matches a glob")
+    conformance.add_argument(
+        "--only",
+        nargs="+",
+        default=[],
+        metavar="GLOB",
+        help="only spec files whose path (relative to --specs) matches a glob",
+    )
     conformance.add_argument("--json", type=Path, default=None, metavar="FILE", help="write a JSON report")
-    conformance.add_argument("--expected", type=Path, default=None, metavar="FILE",
-                             help="the expected-failures list (default: the bundled one)")
-    conformance.add_argument("--update-expected", action="store_true",
-                             help="rewrite the expected-failures list to the current failures (keeps reasons)")
-    conformance.add_argument("--reason", default="endpoint not built yet",
-                             help="reason for new entries written by --update-expected")
+    conformance.add_argument(
+        "--expected",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the expected-failures list (default: the bundled one)",
+    )
+    conformance.add_argument(
+        "--update-expected",
+        action="store_true",
+        help="rewrite the expected-failures list to the current failures (keeps reasons)",
+    )
+    conformance.add_argument(
+        "--reason", default="endpoint not built yet", help="reason for new entries written by --update-expected"
+    )
+    conformance.add_argument(
+        "--reference-pagination",
+        action="store_true",
+        help="use the reference's rule that a full page always has a next link",
+    )
     conformance.add_argument("--verbose", action="store_true", help="show the diffs of expected failures too")
     return parser
 
@@ -172,8 +191,14 @@ def _conformance(args: argparse.Namespace) -> int:
     if not args.specs.is_dir():
         print(f"ledgermirror: no specs folder at {args.specs}", file=sys.stderr)
         return EXIT_USAGE
-    report = runner.run(args.specs, only=args.only, expected_file=args.expected, out=sys.stdout,
-                        verbose=args.verbose)
+    report = runner.run(
+        args.specs,
+        only=args.only,
+        expected_file=args.expected,
+        out=sys.stdout,
+        verbose=args.verbose,
+        reference_pagination=args.reference_pagination,
+    )
     if args.json is not None:
         runner.write_json(report, args.json)
     if args.update_expected:

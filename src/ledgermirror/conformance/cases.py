@@ -73,7 +73,7 @@ def folder_headers(root: Path, spec_file: Path) -> dict[str, str]:
         if candidate.exists():
             loaded: dict[str, str] = json.loads(candidate.read_text())
             return loaded
-        if folder == root or folder.parent == root or root not in folder.parents:
+        if root in (folder, folder.parent) or root not in folder.parents:
             return dict(DEFAULT_HEADERS)
         folder = folder.parent
 
@@ -91,11 +91,14 @@ def load_checks(root: Path, spec_file: Path) -> list[Check]:
     checks: list[Check] = []
     for variant in variants:
         for test in tests:
-            checks += _test_checks(name, setup, test, spec, headers, variant, len(checks))
+            checks += _test_checks(
+                name=name, setup=setup, test=test, spec=spec, headers=headers, variant=variant, offset=len(checks)
+            )
     return checks
 
 
 def _test_checks(
+    *,
     name: str,
     setup: dict[str, Any],
     test: dict[str, Any],

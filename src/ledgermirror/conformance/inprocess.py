@@ -72,7 +72,11 @@ class Lifespan:
 
     async def __aenter__(self) -> Lifespan:
         scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
-        self._task = asyncio.create_task(self.app(scope, self._inbox.get, self._outbox.put))
+
+        async def serve() -> None:
+            await self.app(scope, self._inbox.get, self._outbox.put)
+
+        self._task = asyncio.create_task(serve())
         await self._inbox.put({"type": "lifespan.startup"})
         message = await self._outbox.get()
         if message["type"] != "lifespan.startup.complete":

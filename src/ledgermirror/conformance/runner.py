@@ -115,27 +115,27 @@ def collect(root: Path, only: Sequence[str]) -> tuple[list[Check], int]:
     return checks, skipped
 
 
-async def run_checks(checks: list[Check], owner_url: str, api_url: str) -> list[Outcome]:
-    app = create_app(BASELINE, api_url)
+async def run_checks(checks: list[Check], owner_url: str, api_url: str, base: Settings) -> list[Outcome]:
+    app = create_app(base, api_url)
     ctx: AppContext = app.state.ctx
     outcomes: list[Outcome] = []
     conn = await asyncpg.connect(owner_url)
     try:
         async with Lifespan(app):
             for check in checks:
-                outcomes.append(await _run_one(check, app, ctx, conn))
+                outcomes.append(await _run_one(check, app, ctx, conn, base))
     finally:
         await conn.close()
     return outcomes
 
 
-async def _run_one(check: Check, app: Any, ctx: AppContext, conn: asyncpg.Connection) -> Outcome:
+async def _run_one(check: Check, app: Any, ctx: AppContext, conn: asyncpg.Connection, base: Settings) -> Outcome:
     await reset(conn)
     try:
         await load_setup(conn, check.setup, spec=check.spec)
     except LoaderError as error:
         return Outcome(check, [f"setup: {error}"])
-    settings, unsupported = settings_for(check.config)
+    settings, unsupported = settings_for(check.config, base)
     ctx.reconfigure(settings)
     fake = fake_time_ns(check.setup)
     ctx.clock = SystemClock() if fake is None else FrozenStartClock(fake)
@@ -160,14 +160,17 @@ def run(
     expected_file: Path | None = None,
     out: TextIO,
     verbose: bool = False,
+    reference_pagination: bool = False,
 ) -> Report:
+    """Run the checks; ``reference_pagination`` uses the reference's "a full page has a next link" rule."""
     started = time.monotonic()
+    base = dataclasses.replace(BASELINE, pagination_probe=not reference_pagination)
     checks, skipped = collect(specs, only)
     expected = expected_list.read(expected_file or expected_list.bundled_path())
     with tempfile.TemporaryDirectory(prefix="ledgermirror-conformance-") as folder:
-        prepared = prepare(dataclasses.replace(BASELINE, data_dir=Path(folder)))
+        prepared = prepare(dataclasses.replace(base, data_dir=Path(folder)))
         try:
-            outcomes = asyncio.run(run_checks(checks, prepared.owner_url, prepared.api_url))
+            outcomes = asyncio.run(run_checks(checks, prepared.owner_url, prepared.api_url, base))
         finally:
             prepared.stop()
     for outcome in outcomes:

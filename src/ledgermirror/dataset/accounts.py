@@ -67,7 +67,6 @@ def entity_record(
     modified: int | None = None,
     deleted: bool = False,
     auto_renew_account: int | None = None,
-    account_like: bool = False,
     receiver_sig_required: bool | None = None,
     max_automatic_token_associations: int | None = None,
     ethereum_nonce: int | None = None,
@@ -83,7 +82,7 @@ def entity_record(
         entity_id(num), SHARD, REALM, num, kind, key, public_key, alias, evm_address, memo, created,
         Range(created if modified is None else modified, None), deleted, created + AUTO_RENEW_PERIOD * SECOND,
         AUTO_RENEW_PERIOD, auto_renew_account, receiver_sig_required,
-        max_automatic_token_associations if account_like else None, ethereum_nonce, decline_reward,
+        max_automatic_token_associations, ethereum_nonce, decline_reward,
         staked_account, staked_node, stake_period_start, balance, balance_timestamp,
     )  # fmt: skip
 
@@ -122,7 +121,7 @@ def _system_entities(world: World) -> Emit:
         balance = _SYSTEM_BALANCES.get(num, 5_000 * HBAR)
         yield ENTITY, entity_record(
             num, "ACCOUNT", created, key=pair.key, public_key=pair.public_key,
-            memo=_SYSTEM_MEMOS.get(num, f"node account {num}" if num in NODE_ACCOUNTS else ""), account_like=True,
+            memo=_SYSTEM_MEMOS.get(num, f"node account {num}" if num in NODE_ACCOUNTS else ""),
             receiver_sig_required=False, max_automatic_token_associations=0, ethereum_nonce=0, balance=balance,
             balance_timestamp=world.end - SECOND,
         )  # fmt: skip
@@ -146,7 +145,7 @@ def _account(world: World, account: int) -> Record:
     return entity_record(
         num, "ACCOUNT", created, key=pair.key, public_key=pair.public_key, alias=alias,
         evm_address=evm_address, memo=_ACCOUNT_MEMOS[(bits >> 32) % len(_ACCOUNT_MEMOS)],
-        modified=_deleted_at(world, account, created) if deleted else None, deleted=deleted, account_like=True,
+        modified=_deleted_at(world, account, created) if deleted else None, deleted=deleted,
         receiver_sig_required=(bits >> 28) % 20 == 0,
         max_automatic_token_associations=(0, 0, 0, 5, 10, -1)[(bits >> 36) % 6],
         ethereum_nonce=(more >> 24) % 40 if ecdsa else 0,
@@ -171,7 +170,7 @@ def _contract(world: World, contract: int) -> tuple[Record, Record]:
         num, "CONTRACT", created, key=pair.key if keyed else b"\x32\x00",
         public_key=pair.public_key if keyed else None,
         evm_address=world.digest("create2", contract, 20) if (bits >> 4) % 3 == 0 else None,
-        memo=_CONTRACT_MEMOS[(bits >> 8) % len(_CONTRACT_MEMOS)], account_like=True,
+        memo=_CONTRACT_MEMOS[(bits >> 8) % len(_CONTRACT_MEMOS)],
         max_automatic_token_associations=0, ethereum_nonce=1, balance=contract_balance(world, contract),
         balance_timestamp=created,
     )  # fmt: skip

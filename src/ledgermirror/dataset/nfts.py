@@ -103,13 +103,13 @@ def nft_plan(world: World, token: int) -> NftPlan:
     return NftPlan(facts, serials, holdings, allowances, airdrops)
 
 
-def _plans(world: World) -> list[int]:
+def _nft_tokens(world: World) -> list[int]:
     return [world.nft_token(rank) for rank in range(world.nft_tokens)]
 
 
 def nfts(world: World) -> Emit:
     """``nft``, NFT ``token_account``, ``nft_allowance`` and NFT ``token_airdrop`` rows."""
-    for token in _plans(world):
+    for token in _nft_tokens(world):
         plan = nft_plan(world, token)
         facts = plan.facts
         treasury_id = entity_id(world.account_num(facts.treasury))
@@ -145,7 +145,7 @@ def nfts(world: World) -> Emit:
 
 def nft_token_balances(world: World) -> Emit:
     """``token_balance`` rows of NFT holders (serial counts) at each snapshot."""
-    for token in _plans(world):
+    for token in _nft_tokens(world):
         plan = nft_plan(world, token)
         for holding in plan.holdings:
             account_id = entity_id(world.account_num(holding.account))

@@ -27,7 +27,7 @@ class Profile:
     nft_allowances: int = 0  # about
     nfts: int = 0  # about, minted across the non-fungible tokens
     airdrops: int = 0  # about, pending airdrops
-    transactions: int = 1  # transfer transactions; creation transactions come on top
+    transactions: int = 1  # all transactions: one creation per account, contract and token, the rest transfers
     record_files: int = 1  # blocks; every block holds at least one transfer
     balance_snapshots: int = 1  # full account/token balance snapshots, one a day, ending on the last day
     staking_days: int = 1  # days of node_stake history
@@ -54,8 +54,12 @@ class Profile:
             raise ProfileError("every token needs its own treasury account: tokens must not exceed accounts")
         if self.associations_per_account < 0:
             raise ProfileError("associations_per_account must not be negative")
-        if self.record_files < 1 or self.transactions < self.record_files:
-            raise ProfileError("need at least one record file and at least one transaction per record file")
+        creations = self.accounts + self.contracts + self.tokens
+        if self.record_files < 1 or self.transactions < creations + self.record_files:
+            raise ProfileError(
+                "need at least one record file, and transactions for every entity creation plus at least one"
+                " transfer per record file"
+            )
         if self.balance_snapshots < 1 or self.staking_days < 1:
             raise ProfileError("need at least one balance snapshot and one staking day")
         if self.days < self.balance_snapshots + self.staking_days + 2:
@@ -75,7 +79,7 @@ SMALL = Profile(
     nft_allowances=60,
     nfts=400,
     airdrops=60,
-    transactions=6_000,
+    transactions=7_000,
     record_files=600,
     balance_snapshots=3,
     staking_days=3,

@@ -118,6 +118,7 @@ class World:
         self.contracts = profile.contracts
         self.tokens = profile.tokens
         self.entities = profile.accounts + profile.contracts + profile.tokens
+        self.transfers = profile.transactions - self.entities
         self.start = GENESIS
         self.end = GENESIS + profile.days * DAY
         self.blocks = profile.record_files
@@ -252,7 +253,7 @@ class World:
         return -(-block * self.entities // self.creation_blocks)
 
     def transfers_in(self, block: int) -> int:
-        total = self.profile.transactions
+        total = self.transfers
         return total * (block + 1) // self.blocks - total * block // self.blocks
 
     def block_slots(self, block: int) -> tuple[int, int, int]:

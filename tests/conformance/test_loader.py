@@ -19,7 +19,7 @@ from ledgermirror.conformance.loader import LoaderError, load_setup, reset
 from ledgermirror.conformance.values import node_base64, pg_text, value_to_buffer
 from ledgermirror.db.migrate import migrate
 
-SPECS = Path("/work/shared/upstream/specs")
+SPECS = Path(__file__).resolve().parents[3] / "shared" / "upstream" / "specs"
 FOLDERS = ("accounts", "tokens", "blocks", "balances", "network", "route")
 DEFAULT_PUBLIC_KEY = "4a5ad514f0957fa170a676210c9bdbddf3bc9519702cf915fa6767a40463b96f"
 ALIAS = "KGNABD5L3ZGSRVUCSPDR7TONZSRY3D5OMEBKQMVTD2AC6JL72HMQ"

@@ -1,0 +1,202 @@
+"""The synthetic ledger: loads into a freshly migrated PostgreSQL, deterministic per seed, consistent."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+import pgserver
+import pytest
+
+from ledgermirror.dataset import PROFILES, DatasetError, Profile, ProfileError, is_loaded, load
+from ledgermirror.db.migrate import migrate
+
+MAIN_TABLES = (
+    "entity", "contract", "token", "custom_fee", "token_account", "crypto_allowance", "token_allowance",
+    "nft_allowance", "nft", "token_airdrop", "staking_reward_transfer", "entity_stake", "account_balance",
+    "token_balance", "record_file", "transaction", "transaction_hash", "crypto_transfer", "token_transfer",
+    "address_book", "address_book_entry", "address_book_service_endpoint", "node", "node_stake", "network_stake",
+    "file_data",
+)  # fmt: skip
+CHECKSUMMED = (
+    "entity", "token", "token_account", "crypto_allowance", "token_allowance", "nft", "token_airdrop",
+    "account_balance", "token_balance", "record_file", "transaction", "crypto_transfer", "address_book_entry",
+    "node_stake",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Loaded:
+    uri: str
+    counts: dict[str, int]
+    loaded_before: bool
+    loaded_after: bool
+
+
+async def _fetchval(uri: str, sql: str) -> Any:
+    conn = await asyncpg.connect(uri)
+    try:
+        return await conn.fetchval(sql)
+    finally:
+        await conn.close()
+
+
+def fetchval(uri: str, sql: str) -> Any:
+    return asyncio.run(_fetchval(uri, sql))
+
+
+def create_database(admin_uri: str, name: str) -> str:
+    fetchval(admin_uri, f"create database {name}")
+    return urlsplit(admin_uri)._replace(path=f"/{name}").geturl()
+
+
+async def _migrate_and_load(uri: str, seed: int) -> Loaded:
+    conn = await asyncpg.connect(uri)
+    try:
+        await migrate(conn)
+        before = await is_loaded(conn)
+        counts = await load(conn, "small", seed=seed)
+        return Loaded(uri, counts, before, await is_loaded(conn))
+    finally:
+        await conn.close()
+
+
+def checksums(uri: str) -> dict[str, str]:
+    return {
+        table: fetchval(uri, f"select md5(string_agg(t::text, '|' order by t::text)) from {table} t")
+        for table in CHECKSUMMED
+    }
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One private PostgreSQL for the module; yields its admin URL."""
+    data = Path(tmp_path_factory.mktemp("pg"))
+    postgres = pgserver.get_server(data, cleanup_mode="delete")
+    try:
+        yield str(postgres.get_uri())
+    finally:
+        postgres.cleanup()
+
+
+@pytest.fixture(scope="module")
+def first(server: str) -> Loaded:
+    return asyncio.run(_migrate_and_load(create_database(server, "dataset_first"), seed=1))
+
+
+def test_profiles_have_the_documented_sizes() -> None:
+    assert {"small", "medium", "large"} <= PROFILES.keys()
+    medium, large = PROFILES["medium"], PROFILES["large"]
+    assert (medium.accounts, medium.tokens, medium.nfts) == (1_000_000, 100_000, 100_000)
+    assert medium.transactions == 5_000_000
+    assert medium.accounts * medium.associations_per_account == 2_000_000
+    assert medium.crypto_allowances + medium.token_allowances + medium.nft_allowances == 500_000
+    for field in ("accounts", "tokens", "transactions", "nfts"):
+        assert getattr(large, field) == 10 * getattr(medium, field), field
+    tiny = Profile("tiny", accounts=10, tokens=3, associations_per_account=1.0, transactions=30, record_files=5)
+    assert tiny.days == 30
+    with pytest.raises(ProfileError):
+        replace(tiny, tokens=tiny.accounts + 1)
+    with pytest.raises(ProfileError):
+        replace(tiny, transactions=tiny.accounts + tiny.tokens + tiny.record_files - 1)
+    with pytest.raises(ProfileError):
+        asyncio.run(load(None, "huge"))  # type: ignore[arg-type]  # the profile is checked before the connection
+
+
+def test_small_fills_every_main_table(first: Loaded) -> None:
+    for table in MAIN_TABLES:
+        assert first.counts[table] > 0, table
+        assert fetchval(first.uri, f"select count(*) from {table}") == first.counts[table], table
+    accounts = fetchval(first.uri, "select count(*) from entity where type = 'ACCOUNT' and num >= 1001")
+    assert accounts == 1_000
+    system = fetchval(first.uri, "select count(*) from entity where id in (2, 98, 800, 801) and type = 'ACCOUNT'")
+    assert system == 4
+    assert fetchval(first.uri, "select count(*) from token") == 60
+    assert fetchval(first.uri, "select count(distinct type) from token") == 2
+    assert fetchval(first.uri, "select count(*) from entity where deleted") > 0
+    assert fetchval(first.uri, "select count(*) from entity where alias is not null and evm_address is not null")
+    assert fetchval(first.uri, "select count(*) from token_account where not associated") > 0
+    latest_book = "select max(start_consensus_timestamp) from address_book where file_id = 102"
+    entries = f"select count(*) from address_book_entry where consensus_timestamp = ({latest_book})"
+    assert fetchval(first.uri, entries) == 4
+
+
+def test_is_loaded_flips_and_a_second_load_is_refused(first: Loaded) -> None:
+    assert first.loaded_before is False
+    assert first.loaded_after is True
+
+    async def load_again() -> None:
+        conn = await asyncpg.connect(first.uri)
+        try:
+            await load(conn, "small")
+        finally:
+            await conn.close()
+
+    with pytest.raises(DatasetError):
+        asyncio.run(load_again())
+
+
+def test_same_seed_gives_identical_data_and_another_seed_does_not(server: str, first: Loaded) -> None:
+    again = asyncio.run(_migrate_and_load(create_database(server, "dataset_again"), seed=1))
+    other = asyncio.run(_migrate_and_load(create_database(server, "dataset_other"), seed=2))
+    assert again.counts == first.counts
+    assert checksums(again.uri) == checksums(first.uri)
+    assert checksums(other.uri)["entity"] != checksums(first.uri)["entity"]
+
+
+INVARIANTS = {
+    "versions start no earlier than creation": (
+        "select count(*) from entity where created_timestamp > lower(timestamp_range)"
+    ),
+    "record files chain their hashes": (
+        "select count(*) from record_file r join record_file p on r.index = p.index + 1 "
+        "where r.prev_hash <> p.hash"
+    ),
+    "block numbers are consecutive": "select max(index) - min(index) + 1 - count(*) from record_file",
+    "every transaction lies in a block whose count it is part of": (
+        "select count(*) from record_file r where r.count <> (select count(*) from transaction t "
+        "where t.consensus_timestamp between r.consensus_start and r.consensus_end)"
+    ),
+    "hbar transfers of a transaction sum to zero": (
+        "select count(*) from (select 1 from crypto_transfer group by consensus_timestamp "
+        "having sum(amount) <> 0) x"
+    ),
+    "every snapshot has a row for 0.0.2": (
+        "select count(distinct consensus_timestamp) - count(*) filter (where account_id = 2) from account_balance"
+    ),
+    "snapshots only hold accounts that existed": (
+        "select count(*) from account_balance b join entity e on e.id = b.account_id "
+        "where e.created_timestamp >= b.consensus_timestamp"
+    ),
+    "keys match public keys": (
+        "select count(*) from entity where public_key is not null and key <> (case when length(public_key) = 64 "
+        "then '\\x1220'::bytea else '\\x3a21'::bytea end) || decode(public_key, 'hex')"
+    ),
+    "payers existed before paying": (
+        "select count(*) from transaction t left join entity e on e.id = t.payer_account_id "
+        "where e.id is null or e.created_timestamp >= t.consensus_timestamp"
+    ),
+    "NFT owners are associated and counted": (
+        "select count(*) from token_account a join token t using (token_id) "
+        "where t.type = 'NON_FUNGIBLE_UNIQUE' and a.balance <> "
+        "(select count(*) from nft n where n.token_id = a.token_id and n.account_id = a.account_id)"
+    ),
+    "pending airdrops go to unassociated accounts": (
+        "select count(*) from token_airdrop d join token_account a "
+        "on a.account_id = d.receiver_account_id and a.token_id = d.token_id"
+    ),
+    "every token has its default custom fee": (
+        "select count(*) from token t left join custom_fee f on f.entity_id = t.token_id "
+        "where f.entity_id is null or f.fixed_fees is not null or lower(f.timestamp_range) <> t.created_timestamp"
+    ),
+}
+
+
+@pytest.mark.parametrize("invariant", sorted(INVARIANTS))
+def test_invariants(first: Loaded, invariant: str) -> None:
+    assert fetchval(first.uri, INVARIANTS[invariant]) == 0, invariant
