@@ -11,10 +11,10 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from starlette.testclient import TestClient
-
-from ledgermirror.api.app import ENDPOINTS
 from tests.api.test_tokens import SETUP
 from tests.support import Ledger
+
+from ledgermirror.api.app import ENDPOINTS
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE_OPENAPI = ROOT.parent / "shared" / "upstream" / "openapi.yml"
