@@ -1,0 +1,89 @@
+"""Resolving the ``{idOrAliasOrEvmAddress}`` path segment of the account routes to an encoded entity id.
+
+Tried in order, as the reference does:
+
+1. an entity id (``shard.realm.num``, ``realm.num``, ``num``) or a long-zero EVM address: the id it names,
+   with no existence check;
+2. an opaque EVM address (40 hex, optional ``0x`` or ``shard.realm.`` prefix): looked up among live entities,
+   ``404 Not found`` when none has it;
+3. a base32 alias (upper case, no padding, optional ``shard.`` / ``shard.realm.`` prefix): looked up among
+   entities not deleted, ``404 No account with a matching alias found`` when none has it;
+4. anything else: ``400 Invalid parameter: idOrAliasOrEvmAddress``.
+
+Two live entities with the same alias or EVM address is a broken database, not bad input: ``500``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from ledgermirror.api.context import AppContext
+from ledgermirror.api.errors import BadRequest, InternalError, NotFound
+from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, parse_entity_ref
+
+PATH_PARAMETER = "idOrAliasOrEvmAddress"
+_ALIAS = re.compile(r"(?:(\d{1,5})\.)?(?:(\d{1,5})\.)?([A-Z2-7]+)", re.ASCII)
+_BY_EVM = "select id from entity where deleted is not true and evm_address = $1 limit 2"
+_BY_ALIAS = "select id from entity where coalesce(deleted, false) <> true and alias = $1 limit 2"
+
+OPENAPI_PATH_PARAMETER = {
+    "name": PATH_PARAMETER,
+    "in": "path",
+    "required": True,
+    "description": "Account id (shard.realm.num, realm.num or num), EVM address (with or without 0x) or "
+    "base32 alias (with or without a shard.realm. prefix)",
+    "schema": {"type": "string"},
+    "example": "0.0.1001",
+}
+
+
+def invalid() -> BadRequest:
+    return BadRequest(f"Invalid parameter: {PATH_PARAMETER}")
+
+
+def parse_alias(text: str, *, shard: int, realm: int) -> bytes | None:
+    """The alias bytes of a base32 path segment, or None when the text is not an alias."""
+    match = _ALIAS.fullmatch(text)
+    if match is None:
+        return None
+    first, second, encoded = match.groups()
+    if second is not None:
+        prefix_shard, prefix_realm = int(first), int(second)
+    elif first is not None:
+        prefix_shard, prefix_realm = int(first), realm
+    else:
+        prefix_shard, prefix_realm = shard, realm
+    if (prefix_shard, prefix_realm) != (shard, realm):
+        raise invalid()
+    try:
+        return base64.b32decode(encoded + "=" * (-len(encoded) % 8))
+    except binascii.Error:
+        raise invalid() from None
+
+
+async def resolve_account(text: str, ctx: AppContext) -> int:
+    """The encoded id the path segment names (see the module docstring for the rules and errors)."""
+    shard, realm = ctx.settings.shard, ctx.settings.realm
+    try:
+        ref = parse_entity_ref(text, shard=shard, realm=realm, evm=EvmForm.ANY)
+    except InvalidEntityId:
+        ref = None
+    if isinstance(ref, EntityId):
+        return ref.encoded
+    if isinstance(ref, EvmAddress):
+        return await _unique(ctx, _BY_EVM, ref.address, "Not found")
+    alias = parse_alias(text, shard=shard, realm=realm)
+    if alias is None:
+        raise invalid()
+    return await _unique(ctx, _BY_ALIAS, alias, "No account with a matching alias found")
+
+
+async def _unique(ctx: AppContext, sql: str, value: bytes, missing: str) -> int:
+    rows = await ctx.database.fetch_raw(sql, value)
+    if not rows:
+        raise NotFound(missing)
+    if len(rows) > 1:
+        raise InternalError()
+    return int(rows[0]["id"])
