@@ -19,15 +19,18 @@ from starlette.routing import Route
 from ledgermirror.api.context import AppContext, context_of
 from ledgermirror.api.errors import ApiError, InternalError
 from ledgermirror.api.querystring.params import ParamSet
-from ledgermirror.api.responses import error_response, render_json
+from ledgermirror.api.responses import TEXT_TYPE, Rendered, error_response, render_json
 
 _log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class Page:
+    """A handler's answer: a JSON payload (and its next link), or plain text when ``text`` is set."""
+
     payload: dict[str, Any]
     next_link: str | None = None
+    text: str | None = None
 
 
 Handler = Callable[[Request, AppContext], Awaitable[Page]]
@@ -64,8 +67,11 @@ class Endpoint:
             except Exception:
                 _log.exception("unhandled error", extra={"path": request.scope["path"]})
                 return error_response(InternalError())
-            rendered = render_json(
-                page.payload, cache_control=self.cache_control, max_age=self.max_age, link=page.next_link
-            )
+            if page.text is not None:
+                rendered = Rendered(page.text.encode(), self.cache_control, self.max_age, content_type=TEXT_TYPE)
+            else:
+                rendered = render_json(
+                    page.payload, cache_control=self.cache_control, max_age=self.max_age, link=page.next_link
+                )
             ctx.cache.put(key, rendered, self.max_age)
         return rendered.respond(request)

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from ledgermirror.api.errors import ApiError
 
 JSON_TYPE = "application/json; charset=utf-8"
+TEXT_TYPE = "text/plain; charset=utf-8"
 GZIP_MIN_BYTES = 1024
 
 
