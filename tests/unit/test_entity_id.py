@@ -278,3 +278,21 @@ def test_format_encoded_matches_str(entity: EntityId) -> None:
 def test_parse_rejects_newline_and_non_ascii_digits(text: str, evm: EvmForm) -> None:
     with pytest.raises(InvalidEntityId):
         parse_entity_ref(text, shard=0, realm=0, evm=evm)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "0.ebb9a1be370150759408cd7af48e9eda2b8ead57",
+            EvmAddress(bytes.fromhex("ebb9a1be370150759408cd7af48e9eda2b8ead57")),
+        ),
+        ("0.00000000000000000000000000000000000003e9", EntityId(0, 0, 1001)),
+    ],
+)
+def test_realm_prefixed_evm_address(text: str, expected: object) -> None:
+    assert parse_entity_ref(text, shard=0, realm=0, evm=EvmForm.ANY) == expected
+    with pytest.raises(InvalidEntityId):
+        parse_entity_ref("0x" + text, shard=0, realm=0, evm=EvmForm.ANY)
+    with pytest.raises(InvalidEntityId):
+        parse_entity_ref("7." + text[2:], shard=0, realm=0, evm=EvmForm.ANY)

@@ -20,7 +20,7 @@ MAX_REALM = 65535
 MAX_NUM = (1 << 38) - 1
 
 _SHARD_REALM_NUM = re.compile(r"^(?:(\d{1,4})\.)?(?:(\d{1,5})\.)?(\d{1,19})$", re.ASCII)
-_EVM = re.compile(r"^(?:(\d{1,4})\.(\d{1,5})\.)?(0x)?([0-9a-fA-F]{40})$", re.ASCII)
+_EVM = re.compile(r"^(?:(\d{1,4})\.)?(?:(\d{1,5})\.)?(0x)?([0-9a-fA-F]{40})$", re.ASCII)
 _LONG_ZERO_PREFIX = "0" * 24
 
 
@@ -89,8 +89,10 @@ def parse_entity_ref(text: str, *, shard: int, realm: int, evm: EvmForm) -> Enti
     evm_match = _EVM.fullmatch(text) if evm is not EvmForm.NONE else None
     if evm_match is None:
         return EntityId.parse(text, shard=shard, realm=realm)
-    prefix_shard, prefix_realm, has_0x, hex_text = evm_match.groups()
-    if prefix_shard is not None and (has_0x or int(prefix_shard) != shard or int(prefix_realm) != realm):
+    first, second, has_0x, hex_text = evm_match.groups()
+    if first is not None and second is None:  # "realm.<address>"
+        first, second = str(shard), first
+    if first is not None and (has_0x or int(first) != shard or int(second) != realm):
         raise InvalidEntityId(text)
     if hex_text.startswith(_LONG_ZERO_PREFIX):
         num = int(hex_text[24:], 16)
