@@ -48,6 +48,13 @@ class Settings:
     statement_cache_size: int = 256
     response_cache_entries: int = 4096
     enable_delegation_address: bool = False
+    token_balance_limit_multiple_accounts: int = 50
+    """Token balances shown per account in ``/api/v1/accounts``."""
+    token_balance_limit_single_account: int = 1000
+    """Token balances shown in ``/api/v1/accounts/{id}``."""
+    bind_timestamp_range: bool = False
+    """Bound the embedded transactions of ``/api/v1/accounts/{id}`` to ``max_transactions_timestamp_range_ns``."""
+    max_transactions_timestamp_range_ns: int = 60 * 86_400 * 1_000_000_000
     pagination_probe: bool = True
     """Fetch ``limit + 1`` rows so a page that ends the data carries no ``next`` link."""
     log_level: str = "INFO"

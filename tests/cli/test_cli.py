@@ -124,3 +124,25 @@ def test_serve_on_embedded_database(served: tuple[str, Path]) -> None:
     result = run("db", "url", env={"LEDGERMIRROR_DATA_DIR": str(data_dir)})
     assert result.returncode == 0
     assert result.stdout.startswith("postgresql://")
+
+
+def test_demo_serves_the_synthetic_ledger(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(tmp_path)}
+    process = subprocess.Popen(
+        [*COMMAND, "demo", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(base, process, seconds=120)
+        with urllib.request.urlopen(base + "/api/v1/tokens?limit=2&order=desc", timeout=5) as response:
+            body = json.loads(response.read())
+        assert len(body["tokens"]) == 2
+        assert body["links"]["next"].startswith("/api/v1/tokens?limit=2&order=desc&token.id=lt:")
+        with urllib.request.urlopen(base + body["links"]["next"], timeout=5) as response:
+            assert len(json.loads(response.read())["tokens"]) == 2
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    assert "demo data loaded" in stderr
+    assert (tmp_path / "demo" / "pgdata").is_dir()

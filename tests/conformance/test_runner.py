@@ -80,11 +80,11 @@ def test_judge_headers_only_on_success() -> None:
 
 def test_settings_for_maps_reference_config() -> None:
     settings, unsupported = settings_for(
-        {"response": {"limit": {"default": 3, "max": 4}}, "query": {"bindTimestampRange": True}}
+        {"response": {"limit": {"default": 3, "max": 4}}, "query": {"topicMessageLookup": True}}
     )
     assert (settings.limit_default, settings.limit_max) == (3, 4)
     assert settings.max_repeated_query_parameters == 8
-    assert unsupported == ["query.bindTimestampRange"]
+    assert unsupported == ["query.topicMessageLookup"]
 
 
 def test_fake_time() -> None:

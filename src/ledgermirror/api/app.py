@@ -16,7 +16,24 @@ from ledgermirror.api import docs_page, openapi
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.errors import NotFound
-from ledgermirror.api.resources import health, tokens
+from ledgermirror.api.resources import (
+    account,
+    account_nfts,
+    accounts,
+    airdrops,
+    blocks,
+    crypto_allowances,
+    health,
+    network_exchangerate,
+    network_fees,
+    network_nodes,
+    network_stake,
+    network_supply,
+    nft_allowances,
+    rewards,
+    token_allowances,
+    tokens,
+)
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database, create_pool
@@ -24,7 +41,25 @@ from ledgermirror.settings import Settings
 
 _log = logging.getLogger(__name__)
 
-ENDPOINTS: tuple[Endpoint, ...] = (tokens.ENDPOINT,)
+ENDPOINTS: tuple[Endpoint, ...] = (
+    tokens.ENDPOINT,
+    crypto_allowances.ENDPOINT,
+    rewards.ENDPOINT,
+    network_exchangerate.ENDPOINT,
+    network_fees.ENDPOINT,
+    network_supply.ENDPOINT,
+    network_stake.ENDPOINT,
+    network_nodes.ENDPOINT,
+    blocks.LIST_ENDPOINT,
+    blocks.ONE_ENDPOINT,
+    token_allowances.ENDPOINT,
+    account_nfts.ENDPOINT,
+    nft_allowances.ENDPOINT,
+    airdrops.OUTSTANDING_ENDPOINT,
+    airdrops.PENDING_ENDPOINT,
+    accounts.ENDPOINT,
+    account.ENDPOINT,
+)
 
 _CORS_PREFLIGHT = {
     "access-control-allow-origin": "*",

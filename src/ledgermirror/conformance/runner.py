@@ -40,6 +40,10 @@ _CONFIG_KEYS: dict[tuple[str, ...], str] = {
     ("response", "limit", "max"): "limit_max",
     ("query", "maxRepeatedQueryParameters"): "max_repeated_query_parameters",
     ("response", "enableDelegationAddress"): "enable_delegation_address",
+    ("response", "limit", "tokenBalance", "multipleAccounts"): "token_balance_limit_multiple_accounts",
+    ("response", "limit", "tokenBalance", "singleAccount"): "token_balance_limit_single_account",
+    ("query", "bindTimestampRange"): "bind_timestamp_range",
+    ("query", "maxTransactionsTimestampRangeNs"): "max_transactions_timestamp_range_ns",
 }
 
 

@@ -79,6 +79,17 @@ class Select:
             text += f"\nlimit ${len(args)}"
         return Statement(text, tuple(args))
 
+    def compare_rows(self, columns: Sequence[Column], op: Op, values: Sequence[Any]) -> Select:
+        """``(a, b) > ($1, $2)``: a row (lexicographic) comparison, which a btree index on ``(a, b)`` reads as
+        one range; with one column it is a plain comparison."""
+        if not columns or len(columns) != len(values):
+            raise ValueError("a row comparison needs one value per column")
+        if len(columns) == 1:
+            return self.compare(columns[0], op, values[0])
+        params = ", ".join(self.bind(value) for value in values)
+        self.conditions.append(f"({', '.join(columns)}) {_OPERATORS[op]} ({params})")
+        return self
+
 
 def quote_identifier(name: str) -> str:
     """Quote a role or schema name taken from settings; only plain lower-case identifiers are accepted."""

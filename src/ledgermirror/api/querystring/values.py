@@ -89,3 +89,17 @@ def utf8_length(low: int, high: int) -> Callable[[str, ParseContext], str]:
         return text
 
     return parse
+
+
+def integer_between(low: int, high: int = _INT64_MAX) -> Callable[[str, ParseContext], int]:
+    """A decimal integer written as 1 to 19 digits (no sign), from ``low`` to ``high`` (serial numbers)."""
+
+    def parse(text: str, ctx: ParseContext) -> int:
+        if not _LIMIT.fullmatch(text):
+            raise InvalidValue(text)
+        value = int(text)
+        if not low <= value <= high:
+            raise InvalidValue(text)
+        return value
+
+    return parse

@@ -1,0 +1,209 @@
+"""``GET /api/v1/accounts/{idOrAliasOrEvmAddress}/nfts``: the NFTs an account owns, keyset-paginated by
+(token, serial number), newest token first by default.
+
+The account is resolved first (an unknown alias or EVM address is a 404; an unknown numeric id is an empty
+list), then the query is validated with the reference's bound rules (``api/querystring/bounds.py``).
+``token.id`` and ``serialnumber`` select one range of the (token, serial) tuple; ``spender.id`` filters the
+approved spender (equalities form one list, at most one lower and one upper bound).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from starlette.requests import Request
+
+from ledgermirror.api.context import AppContext
+from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.querystring import values
+from ledgermirror.api.querystring.bounds import (
+    LOWER_OPS,
+    UPPER_OPS,
+    Keyset,
+    Limit,
+    check_node,
+    entity_reader,
+    in_query_order,
+    integer_reader,
+    node_bound,
+)
+from ledgermirror.api.querystring.common import LIMIT, ORDER
+from ledgermirror.api.querystring.grammar import Op, Order
+from ledgermirror.api.querystring.pagination import next_link
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec
+from ledgermirror.api.resources import account_ref, schemas
+from ledgermirror.api.resources.token_allowances import encoded_ids
+from ledgermirror.db.sql import Column, Select
+from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, format_encoded
+from ledgermirror.ledger.timestamps import format_ns
+
+SERIAL_NUMBER = ParamSpec[int](
+    "serialnumber",
+    values.integer_between(1),
+    "The serial number (1 to 2^63-1), with an optional operator (eq, gt, gte, lt, lte); needs token.id. At "
+    "most one equality, one lower and one upper bound.",
+    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,19}$"},
+    example="gt:10",
+)
+SPENDER_ID = ParamSpec[EntityId | EvmAddress](
+    "spender.id",
+    values.entity_id(EvmForm.ANY),
+    "The approved spender's account id or EVM address, with an optional operator (eq, gt, gte, lt, lte). "
+    "Equalities form one list; at most one lower and one upper bound.",
+    schema=schemas.ENTITY_ID_QUERY,
+    example="0.0.1000",
+)
+TOKEN_ID = ParamSpec[EntityId](
+    "token.id",
+    values.numeric_entity_id(EvmForm.LONG_ZERO),
+    "The token id, with an optional operator (eq, gt, gte, lt, lte); the primary key of the pagination. With "
+    "a serialnumber lower bound it needs gte or eq, with an upper bound lte or eq.",
+    schema=schemas.ENTITY_ID_QUERY,
+    example="gte:0.0.1000",
+)
+
+PARAMS = ParamSet([LIMIT, ORDER, SERIAL_NUMBER, SPENDER_ID, TOKEN_ID])
+
+MULTIPLE_SPENDER_RANGES = "Multiple range params not allowed for spender.id"
+SPENDER_NE = "Not equals (ne) comparison operator is not supported"
+
+_SELECT = """select n.account_id, n.created_timestamp, n.delegating_spender,
+    n.deleted or coalesce(e.deleted, false) as deleted, n.metadata, n.serial_number, n.spender,
+    lower(n.timestamp_range) as modified_timestamp, n.token_id
+from nft n
+left join entity e on e.id = n.token_id"""
+
+_ACCOUNT = Column("n.account_id")
+_SPENDER = Column("n.spender")
+COLUMNS = {"account_id": _ACCOUNT, "token_id": Column("n.token_id"), "serial_number": Column("n.serial_number")}
+
+NFT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "account_id": schemas.ENTITY_ID,
+        "created_timestamp": {"type": ["string", "null"], "example": "1586567700.453054000"},
+        "delegating_spender": schemas.ENTITY_ID,
+        "deleted": {"type": "boolean", "description": "The NFT or its token is deleted"},
+        "metadata": {"type": ["string", "null"], "format": "byte", "description": "base64"},
+        "modified_timestamp": {"type": ["string", "null"], "example": "1586567700.453054000"},
+        "serial_number": {"type": "integer", "format": "int64", "example": 1},
+        "spender": schemas.ENTITY_ID,
+        "token_id": schemas.ENTITY_ID,
+    },
+    "required": [
+        "account_id",
+        "created_timestamp",
+        "delegating_spender",
+        "deleted",
+        "metadata",
+        "modified_timestamp",
+        "serial_number",
+        "spender",
+        "token_id",
+    ],
+}
+RESPONSE: dict[str, Any] = {
+    "type": "object",
+    "properties": {"nfts": {"type": "array", "items": NFT}, "links": schemas.LINKS},
+    "required": ["nfts", "links"],
+}
+
+
+def plan(
+    account: int,
+    keyset: Keyset,
+    spender_in: list[int] | None,
+    spender_ranges: list[Limit],
+    *,
+    limit: int,
+    order: Order,
+) -> Select:
+    """``spender_in``: the spender equalities as one list (None: no equality was given)."""
+    select = Select(_SELECT).compare(_ACCOUNT, Op.EQ, account)
+    for condition in keyset.conditions(lead=("account_id", account)):
+        select.compare_rows([COLUMNS[key] for key in condition.columns], condition.op, condition.values)
+    if spender_in is not None:
+        select.any_of(_SPENDER, spender_in)
+    for item in spender_ranges:
+        select.compare(_SPENDER, item.op, item.value)
+    return select.order_by([COLUMNS["token_id"], COLUMNS["serial_number"]], order).limit(limit)
+
+
+def render(row: Any) -> dict[str, Any]:
+    metadata = row["metadata"]
+    return {
+        "account_id": format_encoded(row["account_id"]),
+        "created_timestamp": format_ns(row["created_timestamp"]),
+        "delegating_spender": format_encoded(row["delegating_spender"]),
+        "deleted": row["deleted"],
+        "metadata": None if metadata is None else base64.b64encode(metadata).decode(),
+        "modified_timestamp": format_ns(row["modified_timestamp"]),
+        "serial_number": row["serial_number"],
+        "spender": format_encoded(row["spender"]),
+        "token_id": format_encoded(row["token_id"]),
+    }
+
+
+async def list_account_nfts(request: Request, ctx: AppContext) -> Page:
+    account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
+    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    token_limits = [Limit(item.op, item.value.encoded) for item in query.filters(TOKEN_ID)]
+    serial_limits = [Limit(item.op, item.value) for item in query.filters(SERIAL_NUMBER)]
+    bounds = in_query_order(
+        list(query.raw.items),
+        {
+            TOKEN_ID.name: lambda: node_bound(TOKEN_ID.name, "token_id", token_limits),
+            SERIAL_NUMBER.name: lambda: node_bound(SERIAL_NUMBER.name, "serial_number", serial_limits),
+        },
+    )
+    token, serial = bounds[TOKEN_ID.name], bounds[SERIAL_NUMBER.name]
+    check_node(token, serial)
+    spender_filters = query.filters(SPENDER_ID)
+    ops = [item.op for item in spender_filters]
+    if sum(op in LOWER_OPS for op in ops) > 1 or sum(op in UPPER_OPS for op in ops) > 1:
+        raise BadRequest(MULTIPLE_SPENDER_RANGES)
+    if Op.NE in ops:
+        raise BadRequest(SPENDER_NE)
+    spender_in: list[int] | None = [] if Op.EQ in ops else None
+    spender_ranges: list[Limit] = []
+    for item, encoded in zip(spender_filters, await encoded_ids(spender_filters, ctx), strict=True):
+        if encoded is None and item.op is not Op.EQ:  # a bound on an EVM address no entity has
+            return Page({"nfts": [], "links": {"next": None}})
+        if spender_in is not None and item.op is Op.EQ and encoded is not None:
+            spender_in.append(encoded)
+        elif encoded is not None:
+            spender_ranges.append(Limit(item.op, encoded))
+    keyset = Keyset((token, serial))
+    limit = query.last(LIMIT, ctx.settings.limit_default)
+    order = query.last(ORDER, Order.DESC)
+    probe = ctx.settings.pagination_probe
+    statement = plan(
+        account, keyset, spender_in, spender_ranges, limit=limit + 1 if probe else limit, order=order
+    ).build()
+    rows = await ctx.database.fetch(statement)
+    more = len(rows) > limit if probe else len(rows) == limit
+    rows = rows[:limit]
+    link = None
+    if more and rows:
+        last = [str(EntityId.decode(rows[-1]["token_id"])), str(rows[-1]["serial_number"])]
+        readers = {TOKEN_ID.name: entity_reader(ctx.parse_ctx), SERIAL_NUMBER.name: integer_reader}
+        anchors = keyset.anchors(last, readers)
+        if anchors:
+            link = next_link(request.scope["path"], query.raw, anchors, order)
+    return Page({"nfts": [render(row) for row in rows], "links": {"next": link}}, link)
+
+
+ENDPOINT = Endpoint(
+    path="/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts",
+    handler=list_account_nfts,
+    params=PARAMS,
+    max_age=1,
+    summary="List an account's NFTs",
+    description="The NFTs the account owns, in descending (token, serial number) order by default, with keyset "
+    "pagination through links.next. deleted is true when the NFT or its token is deleted.",
+    response_schema=RESPONSE,
+    tag="accounts",
+    path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
+)

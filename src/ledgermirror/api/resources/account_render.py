@@ -1,0 +1,223 @@
+"""What ``/api/v1/accounts`` and ``/api/v1/accounts/{id}`` share: the entity columns read, the account object
+(field order, derived values) and its OpenAPI schema.
+
+Derived fields, as the reference computes them:
+
+* ``evm_address``: the stored address; else a 20-byte alias; else the long-zero form of the **num** only
+  (shard and realm are not encoded); ``null`` for num 0.
+* ``expiry_timestamp``: ``expiration_timestamp``; else ``created_timestamp + auto_renew_period`` seconds.
+* ``pending_reward``: the staking row's pending reward, or 0 without one, when rewards are declined, when not
+  staked to a node, or when the stake period started at or after the row's end period.
+* ``stake_period_start``: a day number turned into that day's first nanosecond, only when staked to a node.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from ledgermirror.api.querystring.grammar import Order
+from ledgermirror.api.querystring.params import InvalidValue, ParseContext
+from ledgermirror.api.resources import schemas
+from ledgermirror.ledger.entity_id import MAX_NUM, format_encoded
+from ledgermirror.ledger.keys import render_key
+from ledgermirror.ledger.timestamps import format_ns
+
+ENTITY_FIELDS = (
+    "id, alias, auto_renew_period, balance, balance_timestamp, created_timestamp, decline_reward, "
+    "delegation_address, deleted, ethereum_nonce, evm_address, expiration_timestamp, key, "
+    "max_automatic_token_associations, memo, receiver_sig_required, staked_account_id, staked_node_id, "
+    "stake_period_start"
+)
+"""The entity columns an account object needs (a static select list, unqualified)."""
+
+ENTITY_COLUMNS = ", ".join("e." + name.strip() for name in ENTITY_FIELDS.split(","))
+"""The same columns qualified with ``e.``."""
+
+ACCOUNT_FILTER = "e.type in ('ACCOUNT', 'CONTRACT') and not (e.num = 2 and e.memo = " + (
+    "'Mirror node created synthetic treasury account')"
+)
+"""Accounts and contracts, without the importer's synthetic treasury row (static SQL)."""
+
+STAKE_COLUMNS = "es.pending_reward as stake_pending, es.end_stake_period as stake_end"
+"""What :func:`pending_reward` needs from the staking row ``es``."""
+
+_TOKENS_JOIN = """left join lateral (
+    select array_agg(t.token_id order by t.token_id {order}) as token_ids,
+           array_agg(t.balance order by t.token_id {order}) as token_balances
+    from (select ta.token_id, ta.balance from token_account ta
+          where ta.account_id = e.id and ta.associated is true
+          order by ta.token_id {order} limit {limit}) t
+) tb on true"""
+
+
+def tokens_join(order: Order, limit_parameter: str) -> str:
+    """Static SQL: ``tb.token_ids``/``tb.token_balances``, the associated token balances of ``e`` (the first
+    ``limit_parameter``, e.g. ``$1``, in ``order`` of token id). Called at import time only."""
+    return _TOKENS_JOIN.format(order=order.value, limit=limit_parameter)
+
+
+_NANOS_PER_DAY = 86_400 * 1_000_000_000
+_UNSET = -1
+"""``staked_node_id`` and ``stake_period_start`` use -1 for "none"."""
+
+
+def boolean(text: str, ctx: ParseContext) -> bool:
+    """``true`` or ``false``, case-insensitive."""
+    lowered = text.lower()
+    if lowered == "true":
+        return True
+    if lowered == "false":
+        return False
+    raise InvalidValue(text)
+
+
+def staked_to_node(node: int | None) -> bool:
+    return node is not None and node != _UNSET
+
+
+def pending_reward(row: Any) -> int:
+    """``row`` carries ``stake_pending`` and ``stake_end`` from the staking row (null without one)."""
+    pending = row["stake_pending"]
+    if pending is None or row["decline_reward"] or not staked_to_node(row["staked_node_id"]):
+        return 0
+    start = row["stake_period_start"]
+    if start is not None and start >= row["stake_end"]:
+        return 0
+    return int(pending)
+
+
+def _evm_address(row: Any) -> str | None:
+    if row["evm_address"] is not None:
+        return "0x" + bytes(row["evm_address"]).hex()
+    alias = row["alias"]
+    if alias is not None and len(alias) == 20:
+        return "0x" + bytes(alias).hex()
+    num = row["id"] & MAX_NUM
+    return None if num == 0 else "0x" + format(num, "040x")
+
+
+def _expiry(row: Any) -> str | None:
+    if row["expiration_timestamp"] is not None:
+        return format_ns(row["expiration_timestamp"])
+    created, period = row["created_timestamp"], row["auto_renew_period"]
+    if created is None or period is None:
+        return None
+    return format_ns(created + period * 1_000_000_000)
+
+
+def _delegation(raw: bytes | None) -> str:
+    if not raw or not any(raw):
+        return "0x"
+    return "0x" + bytes(raw).hex()
+
+
+def _alias(raw: bytes | None) -> str | None:
+    return None if raw is None else base64.b32encode(raw).decode().rstrip("=")
+
+
+def token_list(token_ids: list[int] | None, balances: list[int] | None) -> list[dict[str, Any]]:
+    return [
+        {"token_id": format_encoded(token), "balance": balance}
+        for token, balance in zip(token_ids or [], balances or [], strict=True)
+    ]
+
+
+def balance_object(balance: int | None, timestamp: int | None, tokens: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"balance": balance, "timestamp": format_ns(timestamp), "tokens": tokens}
+
+
+def current_balance(row: Any) -> dict[str, Any]:
+    """Live balances: the entity's balance and its associated tokens (``token_ids``, ``token_balances``)."""
+    return balance_object(
+        row["balance"], row["balance_timestamp"], token_list(row["token_ids"], row["token_balances"])
+    )
+
+
+def render_account(row: Any, balance: dict[str, Any] | None, *, delegation_address: bool) -> dict[str, Any]:
+    """The account object in the reference's field order (``delegation_address`` only when enabled)."""
+    node = row["staked_node_id"]
+    period = row["stake_period_start"]
+    stake_start = (
+        format_ns(period * _NANOS_PER_DAY) if staked_to_node(node) and period not in (None, _UNSET) else None
+    )
+    account: dict[str, Any] = {
+        "account": format_encoded(row["id"]),
+        "alias": _alias(row["alias"]),
+        "auto_renew_period": row["auto_renew_period"],
+        "balance": balance,
+        "created_timestamp": format_ns(row["created_timestamp"]),
+        "decline_reward": row["decline_reward"],
+    }
+    if delegation_address:
+        account["delegation_address"] = _delegation(row["delegation_address"])
+    account.update(
+        {
+            "deleted": row["deleted"],
+            "ethereum_nonce": row["ethereum_nonce"],
+            "evm_address": _evm_address(row),
+            "expiry_timestamp": _expiry(row),
+            "key": render_key(row["key"]),
+            "max_automatic_token_associations": row["max_automatic_token_associations"],
+            "memo": row["memo"],
+            "pending_reward": pending_reward(row),
+            "receiver_sig_required": row["receiver_sig_required"],
+            "staked_account_id": format_encoded(row["staked_account_id"]),
+            "staked_node_id": node if staked_to_node(node) else None,
+            "stake_period_start": stake_start,
+        }
+    )
+    return account
+
+
+_TIMESTAMP: dict[str, Any] = {"type": ["string", "null"], "pattern": r"^\d{1,10}(\.\d{1,9})?$"}
+_INT64: dict[str, Any] = {"type": ["integer", "null"], "format": "int64"}
+
+BALANCE: dict[str, Any] = {
+    "type": ["object", "null"],
+    "properties": {
+        "balance": _INT64,
+        "timestamp": _TIMESTAMP,
+        "tokens": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"token_id": schemas.ENTITY_ID, "balance": {"type": "integer", "format": "int64"}},
+                "required": ["token_id", "balance"],
+            },
+        },
+    },
+    "required": ["balance", "timestamp", "tokens"],
+}
+
+ACCOUNT_PROPERTIES: dict[str, Any] = {
+    "account": schemas.ENTITY_ID,
+    "alias": {"type": ["string", "null"], "pattern": "^[A-Z2-7]+$"},
+    "auto_renew_period": _INT64,
+    "balance": BALANCE,
+    "created_timestamp": _TIMESTAMP,
+    "decline_reward": {"type": "boolean"},
+    "delegation_address": {
+        "type": "string",
+        "description": "Only when LEDGERMIRROR_ENABLE_DELEGATION_ADDRESS is set",
+        "pattern": "^0x([0-9a-f]{40})?$",
+    },
+    "deleted": {"type": ["boolean", "null"]},
+    "ethereum_nonce": _INT64,
+    "evm_address": {"type": ["string", "null"], "pattern": "^0x[0-9a-f]{40}$"},
+    "expiry_timestamp": _TIMESTAMP,
+    "key": schemas.KEY,
+    "max_automatic_token_associations": {"type": ["integer", "null"], "format": "int32"},
+    "memo": {"type": "string"},
+    "pending_reward": {"type": "integer", "format": "int64"},
+    "receiver_sig_required": {"type": ["boolean", "null"]},
+    "staked_account_id": schemas.ENTITY_ID,
+    "staked_node_id": _INT64,
+    "stake_period_start": _TIMESTAMP,
+}
+
+ACCOUNT: dict[str, Any] = {
+    "type": "object",
+    "properties": ACCOUNT_PROPERTIES,
+    "required": [name for name in ACCOUNT_PROPERTIES if name != "delegation_address"],
+}

@@ -1,0 +1,180 @@
+"""``GET /api/v1/network/supply``: released and total hbar supply, now or as of a ``timestamp``.
+
+Released supply is the fixed total minus what the unreleased-supply (treasury) accounts hold. Without a
+timestamp that is their current ``entity.balance``; with one, each account's latest ``account_balance`` snapshot
+inside the requested window, the window's lower end raised to the start of the month before its upper end (as
+the reference does, so the search never reads more than two monthly partitions). ``q=totalcoins`` or
+``q=circulating`` answers one number as plain text, in hbars with 8 decimals.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.requests import Request
+
+from ledgermirror.api.context import AppContext
+from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.errors import BadRequest, NotFound
+from ledgermirror.api.querystring import values
+from ledgermirror.api.querystring.grammar import RANGE_OPS, Op
+from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec
+from ledgermirror.api.resources.system_files import NE_NOT_SUPPORTED, at_most_two_timestamps, no_ne_timestamp
+from ledgermirror.ledger.entity_id import EntityId
+from ledgermirror.ledger.timestamps import format_ns
+
+TOTAL_SUPPLY = 5_000_000_000_000_000_000
+"""50 billion hbars, in tinybars."""
+
+UNRELEASED_SUPPLY_NUMS: tuple[tuple[int, int], ...] = (
+    (2, 2),
+    (42, 42),
+    (44, 71),
+    (73, 87),
+    (99, 100),
+    (200, 349),
+    (400, 750),
+)
+"""Inclusive ranges of account numbers (in the configured shard and realm) whose balance is not released."""
+
+_INT64_MAX = (1 << 63) - 1
+_TINYBARS_PER_HBAR_DIGITS = 8
+
+TIMESTAMP = ParamSpec[int](
+    "timestamp",
+    values.timestamp,
+    "The supply as of this consensus timestamp (seconds.nanoseconds): eq/lte, lt, gt or gte; "
+    "at most two values, combined with AND.",
+    ops=RANGE_OPS,
+    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,17}(\.\d{1,9})?$"},
+    example="lte:1700000000.000000000",
+)
+Q = ParamSpec[str](
+    "q",
+    values.choice("totalcoins", "circulating"),
+    "Answer one number as text/plain, in hbars with 8 decimals: the total supply (totalcoins) or the "
+    "released supply (circulating). Case-insensitive.",
+    ops=frozenset(),
+    single=True,
+    schema={"type": "string", "enum": ["totalcoins", "circulating"]},
+)
+
+
+PARAMS = ParamSet(
+    [Q, TIMESTAMP],
+    checks=[at_most_two_timestamps, no_ne_timestamp("Invalid parameter: " + NE_NOT_SUPPORTED)],
+)
+
+_CURRENT = """select sum(balance) as unreleased, max(balance_timestamp) as consensus_timestamp
+from entity
+where id = any($1::bigint[])"""
+
+_HISTORICAL = """select sum(snapshot.balance) as unreleased,
+    max(snapshot.consensus_timestamp) as consensus_timestamp
+from unnest($1::bigint[]) as account(id)
+cross join lateral (
+    select balance, consensus_timestamp
+    from account_balance
+    where account_id = account.id and consensus_timestamp >= $2 and consensus_timestamp <= $3
+    order by consensus_timestamp desc
+    limit 1
+) as snapshot"""
+
+
+def unreleased_accounts(shard: int, realm: int) -> list[int]:
+    """The encoded ids of every unreleased-supply account."""
+    return [
+        EntityId(shard, realm, num).encoded for low, high in UNRELEASED_SUPPLY_NUMS for num in range(low, high + 1)
+    ]
+
+
+def window(filters: list[Filter[int]]) -> tuple[int, int]:
+    """The inclusive ``[lower, upper]`` nanosecond window; an equality means "as of" (``lte``)."""
+    lower, upper = 0, _INT64_MAX
+    for item in filters:
+        if item.op is Op.GT:
+            lower = max(lower, item.value + 1)
+        elif item.op is Op.GTE:
+            lower = max(lower, item.value)
+        elif item.op is Op.LT:
+            upper = min(upper, item.value - 1)
+        else:  # eq, lte
+            upper = min(upper, item.value)
+    if lower > upper:
+        raise BadRequest("Lower timestamp cannot be higher than upper timestamp")
+    return max(lower, start_of_previous_month(upper)), upper
+
+
+def start_of_previous_month(ns: int) -> int:
+    """00:00 UTC on the first day of the month before the one containing ``ns`` (may be before 1970).
+
+    >>> format_ns(start_of_previous_month(1_700_000_000_000_000_000))  # 2023-11-14
+    '1696118400.000000000'
+    """
+    day = datetime.fromtimestamp(ns // 1_000_000_000, UTC)
+    year, month = (day.year, day.month - 1) if day.month > 1 else (day.year - 1, 12)
+    return int(datetime(year, month, 1, tzinfo=UTC).timestamp()) * 1_000_000_000
+
+
+def hbars(tinybars: int) -> str:
+    """Tinybars as hbars with exactly 8 decimals, formed textually.
+
+    >>> hbars(5_000_000_000_000_000_000), hbars(100_000_000), hbars(1), hbars(0)
+    ('50000000000.00000000', '1.00000000', '0.00000001', '0.00000000')
+    """
+    sign = "-" if tinybars < 0 else ""
+    digits = str(abs(tinybars)).rjust(_TINYBARS_PER_HBAR_DIGITS + 1, "0")
+    return f"{sign}{digits[:-_TINYBARS_PER_HBAR_DIGITS]}.{digits[-_TINYBARS_PER_HBAR_DIGITS:]}"
+
+
+def render(unreleased: int, timestamp: int) -> dict[str, Any]:
+    return {
+        "released_supply": str(TOTAL_SUPPLY - unreleased),
+        "timestamp": format_ns(timestamp),
+        "total_supply": str(TOTAL_SUPPLY),
+    }
+
+
+async def get_supply(request: Request, ctx: AppContext) -> Page:
+    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    accounts = unreleased_accounts(ctx.settings.shard, ctx.settings.realm)
+    if query.has(TIMESTAMP):
+        lower, upper = window(query.filters(TIMESTAMP))
+        rows = await ctx.database.fetch_raw(_HISTORICAL, accounts, lower, upper)
+    else:
+        rows = await ctx.database.fetch_raw(_CURRENT, accounts)
+    row = rows[0] if rows else None
+    if row is None or not row["consensus_timestamp"]:
+        raise NotFound()
+    unreleased = int(row["unreleased"] or 0)
+    answer = render(unreleased, int(row["consensus_timestamp"]))
+    wanted = query.last(Q, None)
+    if wanted == "TOTALCOINS":
+        return Page({}, text=hbars(TOTAL_SUPPLY))
+    if wanted == "CIRCULATING":
+        return Page({}, text=hbars(TOTAL_SUPPLY - unreleased))
+    return Page(answer)
+
+
+SUPPLY_RESPONSE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "released_supply": {"type": "string", "description": "tinybars", "example": "3999999999999999949"},
+        "timestamp": {"type": "string", "pattern": r"^\d{1,10}\.\d{9}$", "example": "1700000000.000000000"},
+        "total_supply": {"type": "string", "description": "tinybars", "example": "5000000000000000000"},
+    },
+    "required": ["released_supply", "timestamp", "total_supply"],
+}
+
+ENDPOINT = Endpoint(
+    path="/api/v1/network/supply",
+    handler=get_supply,
+    params=PARAMS,
+    max_age=60,
+    summary="Get the network supply",
+    description="Released and total hbar supply in tinybars, now or as of a timestamp. With q=totalcoins or "
+    "q=circulating the answer is text/plain: one amount in hbars with 8 decimals.",
+    response_schema=SUPPLY_RESPONSE,
+    tag="network",
+)

@@ -1,0 +1,123 @@
+"""``GET /api/v1/accounts/{idOrAliasOrEvmAddress}/rewards``: an account's staking reward payouts.
+
+As in the reference, the account is resolved and must exist (any entity, deleted or not) before the query is
+validated: path errors and 404s come first. Payouts are ordered by consensus timestamp, newest first by default.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+
+from ledgermirror.api.context import AppContext
+from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.errors import BadRequest, NotFound
+from ledgermirror.api.querystring import values
+from ledgermirror.api.querystring.common import LIMIT, ORDER
+from ledgermirror.api.querystring.grammar import Op, Order
+from ledgermirror.api.querystring.pagination import Anchor, next_link
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
+from ledgermirror.api.resources import account_ref, schemas
+from ledgermirror.db.sql import Column, Select
+from ledgermirror.ledger.entity_id import format_encoded
+from ledgermirror.ledger.timestamps import InvalidTimestamp, format_ns, parse_timestamp
+
+TIMESTAMP = ParamSpec[int](
+    "timestamp",
+    values.timestamp,
+    "The payout's consensus timestamp (seconds[.nanoseconds]) with an optional operator (eq, gt, gte, lt, lte; "
+    "not ne). Repeat for ranges; equalities are combined as one list.",
+    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,17}(\.\d{1,9})?$"},
+    example="gte:1234567890.000000001",
+)
+
+PARAMS = ParamSet([LIMIT, ORDER, TIMESTAMP])
+
+NE_NOT_SUPPORTED = "Not equals (ne) operator is not supported for timestamp"
+
+_SELECT = """select account_id, amount, consensus_timestamp
+from staking_reward_transfer"""
+_EXISTS = "select exists (select 1 from entity where id = $1)"
+
+_ACCOUNT = Column("account_id")
+_TIMESTAMP = Column("consensus_timestamp")
+
+REWARD: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "account_id": schemas.ENTITY_ID,
+        "amount": {"type": "integer", "format": "int64", "description": "Reward paid, in tinybars"},
+        "timestamp": {"type": "string", "example": "1234567890.000000001", "description": "Consensus timestamp"},
+    },
+    "required": ["account_id", "amount", "timestamp"],
+}
+
+RESPONSE: dict[str, Any] = {
+    "type": "object",
+    "properties": {"rewards": {"type": "array", "items": REWARD}, "links": schemas.LINKS},
+    "required": ["rewards", "links"],
+}
+
+
+def plan(query: ParsedQuery, account: int, *, limit: int, order: Order) -> Select:
+    select = Select(_SELECT).compare(_ACCOUNT, Op.EQ, account)
+    found = query.filters(TIMESTAMP)
+    if any(item.op is Op.EQ for item in found):
+        select.any_of(_TIMESTAMP, [item.value for item in found if item.op is Op.EQ])
+    for item in found:
+        if item.op is not Op.EQ:
+            select.compare(_TIMESTAMP, item.op, item.value)
+    return select.order_by([_TIMESTAMP], order).limit(limit)
+
+
+def render(row: Any) -> dict[str, Any]:
+    return {
+        "account_id": format_encoded(row["account_id"]),
+        "amount": row["amount"],
+        "timestamp": format_ns(row["consensus_timestamp"]),
+    }
+
+
+async def list_rewards(request: Request, ctx: AppContext) -> Page:
+    account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
+    if not await ctx.database.fetchval(_EXISTS, account):
+        raise NotFound()
+    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    if any(item.op is Op.NE for item in query.filters(TIMESTAMP)):
+        raise BadRequest(NE_NOT_SUPPORTED)
+    limit = query.last(LIMIT, ctx.settings.limit_default)
+    order = query.last(ORDER, Order.DESC)
+    probe = ctx.settings.pagination_probe
+    statement = plan(query, account, limit=limit + 1 if probe else limit, order=order).build()
+    rows = await ctx.database.fetch(statement)
+    more = len(rows) > limit if probe else len(rows) == limit
+    rows = rows[:limit]
+    link = None
+    if more and rows:
+        last = format_ns(rows[-1]["consensus_timestamp"])
+        assert last is not None
+        anchor = Anchor("timestamp", last, to_number=_timestamp_number)
+        link = next_link(request.scope["path"], query.raw, [anchor], order)
+    return Page({"rewards": [render(row) for row in rows], "links": {"next": link}}, link)
+
+
+def _timestamp_number(text: str) -> int | None:
+    try:
+        return parse_timestamp(text)
+    except InvalidTimestamp:
+        return None
+
+
+ENDPOINT = Endpoint(
+    path="/api/v1/accounts/{idOrAliasOrEvmAddress}/rewards",
+    handler=list_rewards,
+    params=PARAMS,
+    max_age=60,
+    summary="List an account's staking rewards",
+    description="The staking reward payouts to the account, newest first by default, with keyset pagination "
+    "through links.next. An account that does not exist is a 404.",
+    response_schema=RESPONSE,
+    tag="accounts",
+    path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
+)
