@@ -9,17 +9,15 @@ prefer sequential scans, so the plain plans say nothing; `bench/` checks the cho
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
-from typing import Any
 
 import asyncpg
 import pytest
+from bench._explain import RecordingDatabase, explain, seq_scan_tables
 from starlette.testclient import TestClient
 from tests.support import Ledger
 
 from ledgermirror import dataset
-from ledgermirror.db.pool import Database
 from ledgermirror.db.sql import Statement
 from ledgermirror.runtime import Prepared
 
@@ -96,18 +94,11 @@ async def _seq_scans(url: str, statements: list[Statement]) -> list[str]:
     try:
         await conn.execute("set enable_seqscan = off")
         for statement in statements:
-            plan = json.loads(await conn.fetchval("explain (format json) " + statement.text, *statement.args))
-            found += [f"{name}: {statement.text[:120]}" for name in _seq_scan_tables(plan[0]["Plan"])]
+            plan = await explain(conn, statement)
+            found += [f"{name}: {statement.text[:120]}" for name in seq_scan_tables(plan)]
     finally:
         await conn.close()
     return found
-
-
-def _seq_scan_tables(node: dict[str, Any]) -> list[str]:
-    tables = [node["Relation Name"]] if node.get("Node Type") == "Seq Scan" else []
-    for child in node.get("Plans", []):
-        tables += _seq_scan_tables(child)
-    return tables
 
 
 @pytest.mark.parametrize("template", URLS)
@@ -118,22 +109,11 @@ def test_every_query_has_an_index(
     template: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    session_client.app.state.ctx.cache.clear()  # type: ignore[attr-defined]
-    statements: list[Statement] = []
-    original = Database.fetch
-
-    async def recording(self: Database, statement: Statement) -> list[asyncpg.Record]:
-        statements.append(statement)
-        return await original(self, statement)
-
-    async def recording_value(self: Database, text: str, *args: Any) -> Any:
-        statements.append(Statement(text, args))
-        rows = await original(self, Statement(text, args))
-        return rows[0][0] if rows else None
-
-    monkeypatch.setattr(Database, "fetch", recording)
-    monkeypatch.setattr(Database, "fetchval", recording_value)
+    ctx = session_client.app.state.ctx  # type: ignore[attr-defined]
+    ctx.cache.clear()
+    recorder = RecordingDatabase(ctx.database)
+    monkeypatch.setattr(ctx, "db", recorder)
     response = session_client.get(template.format(**loaded))
     assert response.status_code == 200, response.text
-    assert statements, "the request issued no query"
-    assert asyncio.run(_seq_scans(database.owner_url, statements)) == []
+    assert recorder.statements, "the request issued no query"
+    assert asyncio.run(_seq_scans(database.owner_url, recorder.statements)) == []

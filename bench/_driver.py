@@ -1,0 +1,107 @@
+"""A small closed-loop HTTP/1.1 load driver on asyncio: N keep-alive connections, each sending its next request
+as soon as the previous answer is read, for a fixed time. Only loopback addresses are accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import orjson
+
+NextPath = Callable[[str | None], str]
+"""Given the previous answer's ``links.next`` (or None), the path of the next request."""
+
+
+class NotLoopback(ValueError):
+    pass
+
+
+@dataclass(slots=True)
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    statuses: dict[int, int] = field(default_factory=dict)
+
+    def percentile(self, fraction: float) -> float:
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def loopback_target(base_url: str) -> tuple[str, int]:
+    parts = urlsplit(base_url)
+    host = parts.hostname or ""
+    address = ipaddress.ip_address(socket.gethostbyname(host))
+    if not address.is_loopback:
+        raise NotLoopback(f"{base_url}: benchmarks only send traffic to loopback addresses")
+    return host, parts.port or 80
+
+
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    status = int(lines[0].split(b" ", 2)[1])
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    body = await reader.readexactly(length) if length else b""
+    return status, body
+
+
+def _next_link(body: bytes) -> str | None:
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    links = parsed.get("links") if isinstance(parsed, dict) else None
+    return links.get("next") if isinstance(links, dict) else None
+
+
+async def _connection(host: str, port: int, next_path: NextPath, stop_at: float, stats: Stats) -> None:
+    reader, writer = await asyncio.open_connection(host, port)
+    previous_next: str | None = None
+    try:
+        while time.monotonic() < stop_at:
+            path = next_path(previous_next)
+            request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept-Encoding: identity\r\n\r\n".encode()
+            started = time.perf_counter()
+            writer.write(request)
+            status, body = await _read_response(reader)
+            stats.latencies.append(time.perf_counter() - started)
+            stats.statuses[status] = stats.statuses.get(status, 0) + 1
+            if status >= 500:
+                stats.errors += 1
+            previous_next = _next_link(body) if status == 200 else None
+    finally:
+        writer.close()
+
+
+async def drive(base_url: str, next_path: NextPath, *, seconds: float, connections: int) -> Stats:
+    host, port = loopback_target(base_url)
+    stats = Stats()
+    stop_at = time.monotonic() + seconds
+    await asyncio.gather(*(_connection(host, port, next_path, stop_at, stats) for _ in range(connections)))
+    return stats
+
+
+async def get_json(base_url: str, path: str) -> object:
+    """One request, for sampling ids before a run."""
+    host, port = loopback_target(base_url)
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept-Encoding: identity\r\n\r\n".encode())
+        status, body = await _read_response(reader)
+    finally:
+        writer.close()
+    if status != 200:
+        raise RuntimeError(f"GET {path}: {status} {body[:200]!r}")
+    return orjson.loads(body)

@@ -1,0 +1,60 @@
+"""CPU seconds and memory of the API processes and of PostgreSQL, read from /proc (through psutil)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import psutil
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    cpu_seconds: float
+    rss_bytes: tuple[int, ...]
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def usage(pids: list[int]) -> Usage:
+    cpu = 0.0
+    rss: list[int] = []
+    for pid in pids:
+        for process in _tree(pid):
+            try:
+                times = process.cpu_times()
+                cpu += times.user + times.system
+                rss.append(process.memory_info().rss)
+            except psutil.NoSuchProcess:
+                continue
+    return Usage(cpu, tuple(rss))
+
+
+def postmaster_pids(data_dir: str | None = None) -> list[int]:
+    """The PostgreSQL postmasters on this machine (their backends are their children); with ``data_dir``, only
+    the one whose command line names that folder."""
+    processes = [
+        p
+        for p in psutil.process_iter(["name", "ppid", "cmdline"])
+        if (p.info["name"] or "").startswith("postgres")
+    ]
+    pids = {process.pid for process in processes}
+    return [
+        process.pid
+        for process in processes
+        if process.info["ppid"] not in pids
+        and (data_dir is None or any(data_dir in part for part in process.info["cmdline"] or ()))
+    ]
+
+
+def listening_pid(port: int) -> int | None:
+    """The process listening on a TCP port (the uvicorn parent for our API)."""
+    for connection in psutil.net_connections(kind="tcp"):
+        if connection.status == psutil.CONN_LISTEN and connection.laddr and connection.laddr.port == port:
+            return int(connection.pid) if connection.pid is not None else None
+    return None

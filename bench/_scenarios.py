@@ -1,0 +1,117 @@
+"""Named load scenarios, one or more per endpoint, with realistic parameter mixes.
+
+Ids are sampled from the server under test through its own API before the run, so a scenario works against
+any implementation of this API (ours or the reference) on the same database.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bench._driver import NextPath, get_json
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    accounts: list[str]
+    evm_addresses: list[str]
+    aliases: list[str]
+    tokens: list[str]
+    blocks: list[str]
+    block_hashes: list[str]
+
+
+async def sample(base_url: str) -> Sample:
+    accounts: Any = await get_json(base_url, "/api/v1/accounts?limit=100&account.id=gte:0.0.1001&balance=false")
+    tokens: Any = await get_json(base_url, "/api/v1/tokens?limit=100")
+    blocks: Any = await get_json(base_url, "/api/v1/blocks?limit=25&order=desc")
+    rows = accounts["accounts"]
+    return Sample(
+        accounts=[row["account"] for row in rows],
+        evm_addresses=[row["evm_address"] for row in rows if row.get("evm_address")],
+        aliases=[row["alias"] for row in rows if row.get("alias")],
+        tokens=[row["token_id"] for row in tokens["tokens"]],
+        blocks=[str(row["number"]) for row in blocks["blocks"]],
+        block_hashes=[row["hash"] for row in blocks["blocks"]],
+    )
+
+
+Builder = Callable[[Sample, random.Random], NextPath]
+
+
+def _mix(*templates: str) -> Builder:
+    """Each request picks one template and fills ``{account}``, ``{token}``, ... from the sample."""
+
+    def build(data: Sample, rng: random.Random) -> NextPath:
+        def next_path(_: str | None) -> str:
+            return rng.choice(templates).format(
+                account=rng.choice(data.accounts),
+                evm=rng.choice(data.evm_addresses or data.accounts),
+                alias=rng.choice(data.aliases or data.accounts),
+                token=rng.choice(data.tokens),
+                block=rng.choice(data.blocks),
+                hash=rng.choice(data.block_hashes),
+            )
+
+        return next_path
+
+    return build
+
+
+def _deep(start: str) -> Builder:
+    """Follow ``links.next`` from the first page to the end, then start again."""
+
+    def build(data: Sample, rng: random.Random) -> NextPath:
+        def next_path(previous_next: str | None) -> str:
+            return previous_next or start
+
+        return next_path
+
+    return build
+
+
+SCENARIOS: dict[str, Builder] = {
+    "tokens-first-page": _mix("/api/v1/tokens", "/api/v1/tokens?limit=100", "/api/v1/tokens?order=desc"),
+    "tokens-deep": _deep("/api/v1/tokens?limit=25"),
+    "tokens-filters": _mix(
+        "/api/v1/tokens?token.id=gt:{token}",
+        "/api/v1/tokens?type=NON_FUNGIBLE_UNIQUE&token.id=gte:{token}",
+        "/api/v1/tokens?account.id={account}",
+        "/api/v1/tokens?limit=5&token.id=lt:{token}&order=desc",
+    ),
+    "accounts-list": _mix("/api/v1/accounts?account.id=gt:{account}", "/api/v1/accounts?limit=100&balance=false"),
+    "accounts-deep": _deep("/api/v1/accounts?limit=25"),
+    "account-lookups": _mix(
+        "/api/v1/accounts/{account}",
+        "/api/v1/accounts/{evm}",
+        "/api/v1/accounts/{alias}",
+        "/api/v1/accounts/{account}?transactions=false",
+    ),
+    "account-allowances": _mix(
+        "/api/v1/accounts/{account}/allowances/crypto",
+        "/api/v1/accounts/{account}/allowances/tokens",
+        "/api/v1/accounts/{account}/allowances/nfts",
+    ),
+    "account-rewards-nfts-airdrops": _mix(
+        "/api/v1/accounts/{account}/rewards",
+        "/api/v1/accounts/{account}/nfts",
+        "/api/v1/accounts/{account}/airdrops/outstanding",
+        "/api/v1/accounts/{account}/airdrops/pending",
+    ),
+    "network": _mix(
+        "/api/v1/network/supply",
+        "/api/v1/network/stake",
+        "/api/v1/network/nodes",
+        "/api/v1/network/exchangerate",
+        "/api/v1/network/fees",
+    ),
+    "blocks": _mix(
+        "/api/v1/blocks",
+        "/api/v1/blocks?block.number=lt:{block}&order=desc&limit=5",
+        "/api/v1/blocks/{block}",
+        "/api/v1/blocks/{hash}",
+    ),
+}

@@ -1,0 +1,112 @@
+"""The benchmark tools themselves, on the small profile: generate, run (loopback only) and explain."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bench._driver import NotLoopback, drive, loopback_target
+from tests.cli.test_cli import free_port, wait_ready
+
+from bench import _explain, _generate, _run
+from ledgermirror.runtime import prepare
+from ledgermirror.settings import Settings
+
+
+@pytest.mark.parametrize("url", ["http://10.0.0.1:80", "http://192.168.1.1", "http://8.8.8.8:5551"])
+def test_the_driver_only_targets_loopback(url: str) -> None:
+    with pytest.raises(NotLoopback):
+        loopback_target(url)
+    with pytest.raises(NotLoopback):
+        asyncio.run(drive(url, lambda _: "/", seconds=0.1, connections=1))
+
+
+def test_loopback_forms_are_accepted() -> None:
+    assert loopback_target("http://127.0.0.1:5551") == ("127.0.0.1", 5551)
+    assert loopback_target("http://localhost:8080")[1] == 8080
+
+
+@pytest.fixture(scope="module")
+def small_ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("bench")
+    assert _generate.main(["--profile", "small", "--data-dir", str(folder)]) == 0
+    assert _generate.main(["--profile", "small", "--data-dir", str(folder)]) == 0  # already loaded: no-op
+    return folder
+
+
+@pytest.fixture
+def server(small_ledger: Path) -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(small_ledger), "LEDGERMIRROR_RESPONSE_CACHE_ENTRIES": "0"}
+    env.pop("LEDGERMIRROR_DB_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ledgermirror", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(base, process)
+        yield base
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+
+
+def test_run_reports_every_scenario(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run.main(["--url", server, "--seconds", "0.3", "--connections", "2"]) == 0
+    table = capsys.readouterr().out
+    for name in _run.SCENARIOS:
+        row = next(line for line in table.splitlines() if f"| {name} |" in line)
+        cells = [cell.strip() for cell in row.split("|")]
+        assert int(cells[3]) > 0, row  # requests per second
+        assert cells[7] == "0", row  # no errors
+
+
+def test_run_compare_prints_ratios(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        _run.main(
+            [
+                "--url",
+                server,
+                "--compare",
+                server,
+                "--scenario",
+                "tokens-deep",
+                "--seconds",
+                "0.3",
+                "--connections",
+                "2",
+            ]
+        )
+        == 0
+    )
+    assert "| tokens-deep |" in capsys.readouterr().out.split("ratios")[1]
+
+
+def test_unknown_scenario(server: str) -> None:
+    assert _run.main(["--url", server, "--scenario", "nope"]) == 2
+
+
+def test_explain_fails_on_sequential_scans_of_large_tables(small_ledger: Path) -> None:
+    prepared = prepare(Settings(), data_dir=small_ledger)
+    try:
+        strict = asyncio.run(
+            _explain.run(prepared.api_url, prepared.owner_url, requests=1, min_rows=100, out=io.StringIO())
+        )
+        lenient = asyncio.run(
+            _explain.run(prepared.api_url, prepared.owner_url, requests=1, min_rows=1e12, out=io.StringIO())
+        )
+    finally:
+        prepared.stop()
+    assert strict  # on a small ledger the planner rightly prefers sequential scans of small tables
+    assert lenient == []
