@@ -16,6 +16,7 @@ from ledgermirror import __version__, log
 from ledgermirror.db.embedded import mask_password
 from ledgermirror.runtime import DatabaseUnreachable, Prepared, check_reachable, prepare
 from ledgermirror.settings import Settings, SettingsError
+from ledgermirror.status import cli as status_cli
 
 EXIT_USAGE = 2
 EXIT_DATABASE = 3
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="use the reference's rule that a full page always has a next link",
     )
     conformance.add_argument("--verbose", action="store_true", help="show the diffs of expected failures too")
+    status_cli.register(commands)
     return parser
 
 
@@ -131,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(settings)
         if args.command == "conformance":
             return _conformance(args)
+        if args.command == "status":
+            return status_cli.run(args, settings)
         return _serve(settings)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)

@@ -42,6 +42,7 @@ def test_cors(client: TestClient) -> None:
     )
     assert preflight.status_code == 204
     assert preflight.headers["access-control-allow-origin"] == "*"
+    assert preflight.headers["access-control-allow-methods"] == "GET,HEAD,POST"
 
 
 def test_trailing_slash_is_the_same_route(client: TestClient, ledger: Ledger) -> None:
@@ -159,3 +160,10 @@ def test_database_outage_gives_503_and_recovers(client: TestClient, database: Pr
     assert status == 200
     assert len(client.get("/api/v1/tokens?limit=9").json()["tokens"]) == 9
     assert client.get("/health/readiness").status_code == 200
+
+
+def test_openapi_document_lists_the_fee_estimate(client: TestClient) -> None:
+    path = client.get("/api/v1/docs/openapi.json").json()["paths"]["/api/v1/network/fees"]
+    assert set(path) == {"get", "post"}
+    assert [parameter["name"] for parameter in path["post"]["parameters"]] == ["high_volume_throttle", "mode"]
+    assert set(path["post"]["requestBody"]["content"]) == {"application/protobuf", "application/x-protobuf"}

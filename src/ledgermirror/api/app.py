@@ -25,6 +25,7 @@ from ledgermirror.api.resources import (
     crypto_allowances,
     health,
     network_exchangerate,
+    network_fee_estimate,
     network_fees,
     network_nodes,
     network_stake,
@@ -63,7 +64,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
 
 _CORS_PREFLIGHT = {
     "access-control-allow-origin": "*",
-    "access-control-allow-methods": "GET,HEAD",
+    "access-control-allow-methods": "GET,HEAD,POST",
     "access-control-allow-headers": "*",
     "access-control-max-age": "86400",
 }
@@ -89,7 +90,9 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         finally:
             await ctx.db.close()
 
+    document["paths"][network_fee_estimate.PATH]["post"] = network_fee_estimate.OPENAPI_OPERATION
     routes = [endpoint.route() for endpoint in ENDPOINTS] + health.ROUTES + docs_page.routes(document)
+    routes.append(network_fee_estimate.ROUTE)  # POST beside the GET of /api/v1/network/fees
     app = Starlette(
         routes=routes,
         lifespan=lifespan,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from hiero_sdk_python.hapi.services import custom_fees_pb2  # type: ignore[import-untyped]
+
 from ledgermirror.conformance.ids import Context, encoded_id, spec_id
 from ledgermirror.conformance.rows import Row, pick
 from ledgermirror.conformance.values import (
@@ -58,28 +60,7 @@ _TRANSACTION_DEFAULTS: dict[str, Any] = {
 _TRANSACTION_COLUMNS = tuple(_TRANSACTION_DEFAULTS)
 
 
-# protobuf CustomFeeLimit (max_custom_fees) ------------------------------------------------------------------
-
-
-def _varint(value: int) -> bytes:
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
-
-
-def _int_field(number: int, value: int, *, always: bool = False) -> bytes:
-    return _varint(number << 3) + _varint(value) if value or always else b""
-
-
-def _message_field(number: int, payload: bytes) -> bytes:
-    return _varint((number << 3) | 2) + _varint(len(payload)) + payload
+# max_custom_fees: serialized CustomFeeLimit messages ---------------------------------------------------------
 
 
 def _proto_int(value: Any, what: str) -> int:
@@ -90,24 +71,24 @@ def _custom_fee_limit(limit: dict[str, Any], ctx: Context) -> bytes:
     """One ``max_custom_fees`` element as a serialized ``CustomFeeLimit`` (account in the configured
     shard/realm; fees are ``FixedFee`` messages)."""
     account = limit.get("accountId") or {}
-    account_id = (
-        _int_field(1, ctx.shard)
-        + _int_field(2, ctx.realm)
-        + _int_field(3, _proto_int(account.get("accountNum"), "accountNum"), always=True)
-    )
-    payload = _message_field(1, account_id)
+    fees = []
     for fee in limit.get("fees") or []:
-        body = _int_field(1, _proto_int(fee.get("amount"), "amount"))
+        fixed = custom_fees_pb2.FixedFee(amount=_proto_int(fee.get("amount"), "amount"))
         token = fee.get("denominatingTokenId")
         if isinstance(token, dict) and token:
-            token_id = (
-                _int_field(1, ctx.shard)
-                + _int_field(2, ctx.realm)
-                + _int_field(3, _proto_int(token.get("tokenNum"), "tokenNum"))
-            )
-            body += _message_field(2, token_id)
-        payload += _message_field(2, body)
-    return payload
+            fixed.denominating_token_id.shardNum = ctx.shard
+            fixed.denominating_token_id.realmNum = ctx.realm
+            fixed.denominating_token_id.tokenNum = _proto_int(token.get("tokenNum"), "tokenNum")
+        fees.append(fixed)
+    message = custom_fees_pb2.CustomFeeLimit(
+        account_id={
+            "shardNum": ctx.shard,
+            "realmNum": ctx.realm,
+            "accountNum": _proto_int(account.get("accountNum"), "accountNum"),
+        },
+        fees=fees,
+    )
+    return bytes(message.SerializeToString())
 
 
 # transactions ----------------------------------------------------------------------------------------------

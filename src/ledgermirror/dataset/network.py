@@ -1,16 +1,18 @@
 """The network: address books 0.0.101 and 0.0.102 with their entries and service endpoints, ``node`` rows,
 ``node_stake`` history, one ``network_stake`` row and the system files (``file_data``) behind them: both address
-books, the fee schedule 0.0.111 and the exchange rate 0.0.112, as real protobuf bytes.
+books, the fee schedule 0.0.111 and the exchange rate 0.0.112, serialised with the HAPI protobuf classes of
+``hiero-sdk-python``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from asyncpg import Range
+from hiero_sdk_python.hapi.services import basic_types_pb2, exchange_rate_pb2  # type: ignore[import-untyped]
 
-from ledgermirror.dataset import protobuf as pb
 from ledgermirror.dataset.tables import (
     ADDRESS_BOOK,
     ADDRESS_BOOK_ENTRY,
@@ -81,49 +83,58 @@ def _description(node: int) -> str:
 
 
 def _address_book_bytes(world: World, book: int) -> bytes:
-    nodes = []
-    for node in _node_ids():
-        account = pb.message(pb.int_field(1, SHARD), pb.int_field(2, REALM), pb.int_field(3, NODE_ACCOUNTS[node]))
-        endpoints = [
-            pb.message(pb.bytes_field(1, bytes(int(part) for part in address.split("."))), pb.int_field(2, port))
-            for address, port in _endpoints(node, book)
-        ]
-        nodes.append(pb.message(
-            pb.bytes_field(3, f"0.0.{NODE_ACCOUNTS[node]}".encode()),
-            pb.text_field(4, _rsa_public_key(world, node)),
-            pb.int_field(5, node), pb.bytes_field(6, account), pb.bytes_field(7, _cert_hash(world, node)),
-            pb.repeated(8, endpoints), pb.text_field(9, _description(node)),
-            pb.int_field(10, _BASE_STAKES[node] * HBAR),
-        ))  # fmt: skip
-    return pb.repeated(1, nodes)
+    nodes = [
+        basic_types_pb2.NodeAddress(
+            memo=f"0.0.{NODE_ACCOUNTS[node]}".encode(),
+            RSA_PubKey=_rsa_public_key(world, node),
+            nodeId=node,
+            nodeAccountId=basic_types_pb2.AccountID(
+                shardNum=SHARD, realmNum=REALM, accountNum=NODE_ACCOUNTS[node]
+            ),
+            nodeCertHash=_cert_hash(world, node),
+            serviceEndpoint=[
+                basic_types_pb2.ServiceEndpoint(
+                    ipAddressV4=bytes(int(part) for part in address.split(".")), port=port
+                )
+                for address, port in _endpoints(node, book)
+            ],
+            description=_description(node),
+            stake=_BASE_STAKES[node] * HBAR,
+        )
+        for node in _node_ids()
+    ]
+    return bytes(basic_types_pb2.NodeAddressBook(nodeAddress=nodes).SerializeToString())
 
 
 def _fee_schedule_bytes(expiry_seconds: int) -> bytes:
-    def schedule(expiry: int) -> bytes:
-        entries = []
-        for functionality, gas in _GAS_PRICES.items():
-            components = pb.message(
-                pb.int_field(1, 0), pb.int_field(2, 1_000_000_000_000_000), pb.int_field(8, gas)
-            )
-            fee_data = pb.bytes_field(3, components)
-            entries.append(pb.message(pb.int_field(1, functionality), pb.bytes_field(3, fee_data)))
-        return pb.message(pb.repeated(1, entries), pb.bytes_field(2, pb.int_field(1, expiry)))
+    def schedule(expiry: int) -> Any:
+        return basic_types_pb2.FeeSchedule(
+            transactionFeeSchedule=[
+                basic_types_pb2.TransactionFeeSchedule(
+                    hederaFunctionality=functionality,
+                    fees=[basic_types_pb2.FeeData(servicedata={"max": 1_000_000_000_000_000, "gas": gas})],
+                )
+                for functionality, gas in _GAS_PRICES.items()
+            ],
+            expiryTime={"seconds": expiry},
+        )
 
-    return pb.message(
-        pb.bytes_field(1, schedule(expiry_seconds)), pb.bytes_field(2, schedule(expiry_seconds + 86_400))
+    both = basic_types_pb2.CurrentAndNextFeeSchedule(
+        currentFeeSchedule=schedule(expiry_seconds), nextFeeSchedule=schedule(expiry_seconds + 86_400)
     )
+    return bytes(both.SerializeToString())
 
 
 def _exchange_rate_bytes(expiry_seconds: int, cents: int) -> bytes:
-    def rate(cent_equiv: int, expiry: int) -> bytes:
-        return pb.message(
-            pb.int_field(1, _HBAR_EQUIV), pb.int_field(2, cent_equiv), pb.bytes_field(3, pb.int_field(1, expiry))
+    def rate(cent_equiv: int, expiry: int) -> Any:
+        return exchange_rate_pb2.ExchangeRate(
+            hbarEquiv=_HBAR_EQUIV, centEquiv=cent_equiv, expirationTime={"seconds": expiry}
         )
 
-    return pb.message(
-        pb.bytes_field(1, rate(cents, expiry_seconds)),
-        pb.bytes_field(2, rate(cents + 600, expiry_seconds + 3_600)),
+    rates = exchange_rate_pb2.ExchangeRateSet(
+        currentRate=rate(cents, expiry_seconds), nextRate=rate(cents + 600, expiry_seconds + 3_600)
     )
+    return bytes(rates.SerializeToString())
 
 
 def _next_hour(timestamp: int) -> int:

@@ -1,0 +1,60 @@
+"""The status service's ASGI app: the public ``/api/v2`` JSON and the management API, nothing else.
+
+Designed for additions: the HTML page (``/``) and the feeds (``/history.atom``, ``/history.rss``) would be
+more routes rendering the same :class:`render.View`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+import asyncpg
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ledgermirror.clock import Clock, SystemClock
+from ledgermirror.status import http, manage, public
+from ledgermirror.status.config import StatusSettings
+from ledgermirror.status.http import BodyCache
+from ledgermirror.status.state import StatusState
+
+_log = logging.getLogger(__name__)
+
+
+def create_status_app(
+    settings: StatusSettings, read_url: str, write_url: str | None = None, clock: Clock | None = None
+) -> Starlette:
+    """``read_url``: the read-only role (public endpoints). ``write_url``: the owner (management; None = off)."""
+    clock = clock or SystemClock()
+    state = StatusState(settings, clock, read_url, write_url, BodyCache(clock, settings.cache_seconds))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await state.open()
+        try:
+            yield
+        finally:
+            await state.close()
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return http.not_found()
+
+    async def unavailable(request: Request, exc: Exception) -> Response:
+        _log.warning("database unavailable", extra={"error": str(exc)})
+        return Response(b"", status_code=503, headers={**http.CORS, "retry-after": "5"})
+
+    app = Starlette(
+        routes=[*public.ROUTES, *manage.ROUTES],
+        lifespan=lifespan,
+        exception_handlers={
+            404: not_found,
+            OSError: unavailable,
+            asyncpg.PostgresConnectionError: unavailable,
+            asyncpg.InterfaceError: unavailable,
+        },
+    )
+    app.state.status = state
+    return app

@@ -1,0 +1,176 @@
+"""Management of components and groups: create, update, status changes with history, all audited."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import asyncpg
+
+from ledgermirror.status import audit, fields
+from ledgermirror.status.db import Conn
+from ledgermirror.status.errors import InvalidInput, NotFound
+from ledgermirror.status.model import SETTABLE_COMPONENT_STATUSES
+from ledgermirror.status.wire import new_id
+
+COMPONENT_FIELDS: dict[str, fields.Check] = {
+    "name": fields.text,
+    "description": fields.optional_text,
+    "group_id": fields.optional_ident,
+    "position": fields.position,
+    "status": fields.one_of(*SETTABLE_COMPONENT_STATUSES),
+    "status_source": fields.status_source,
+    "source_ref": fields.optional_text,
+    "showcase": fields.boolean,
+    "only_show_if_degraded": fields.boolean,
+    "start_date": fields.start_date,
+}
+GROUP_FIELDS: dict[str, fields.Check] = {
+    "name": fields.text,
+    "description": fields.optional_text,
+    "position": fields.position,
+    "showcase": fields.boolean,
+    "only_show_if_degraded": fields.boolean,
+    "components": fields.ident_list,
+}
+_COLUMNS = frozenset(COMPONENT_FIELDS) - {"status"}
+"""Writable columns (a fixed allow-list: user input only ever selects among these names)."""
+
+ROW_SQL = "select id, name, is_group, group_id, status from status.component where id = $1 for update"
+HISTORY_SQL = """
+insert into status.component_status_history (component_id, old_status, new_status, changed_at, incident_id)
+values ($1, $2, $3, $4, $5)
+"""
+STATUS_SQL = "update status.component set status = $2, updated_at = $3 where id = $1"
+INSERT_SQL = """
+insert into status.component (id, name, description, is_group, group_id, position, status, status_source,
+                              source_ref, showcase, only_show_if_degraded, start_date, created_at, updated_at)
+values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+"""
+MEMBERS_SQL = "update status.component set group_id = $2, updated_at = $3 where id = any($1::text[])"
+UNGROUP_SQL = """
+update status.component set group_id = null, updated_at = $3 where group_id = $1 and not (id = any($2::text[]))
+"""
+
+
+async def _row(conn: Conn, component_id: str, *, group: bool | None = None) -> asyncpg.Record:
+    row = await conn.fetchrow(ROW_SQL, component_id)
+    if row is None or (group is not None and row["is_group"] != group):
+        raise NotFound(f"no {'group' if group else 'component'} {component_id}")
+    found: asyncpg.Record = row
+    return found
+
+
+async def _check_group(conn: Conn, group_id: str | None) -> None:
+    if group_id is not None:
+        row = await conn.fetchrow(ROW_SQL, group_id)
+        if row is None or not row["is_group"]:
+            raise InvalidInput(f"group_id {group_id} is not a group")
+
+
+async def set_status(
+    conn: Conn, component_id: str, new: str, now: dt.datetime, incident_id: str | None = None
+) -> str:
+    """Change one component's status (with a history row); returns the old status."""
+    row = await _row(conn, component_id, group=False)
+    old: str = row["status"]
+    if old != new:
+        await conn.execute(STATUS_SQL, component_id, new, now)
+        await conn.execute(HISTORY_SQL, component_id, old, new, now, incident_id)
+    return old
+
+
+async def create_component(conn: Conn, data: Any, now: dt.datetime, actor: str) -> str:
+    values = fields.parse(data, COMPONENT_FIELDS, required=("name",))
+    component_id = new_id()
+    async with conn.transaction():
+        await _check_group(conn, values.get("group_id"))
+        status = values.get("status", "operational")
+        await conn.execute(
+            INSERT_SQL,
+            component_id,
+            values["name"],
+            values.get("description"),
+            False,
+            values.get("group_id"),
+            values.get("position", 1),
+            status,
+            values.get("status_source", "manual"),
+            values.get("source_ref"),
+            values.get("showcase", True),
+            values.get("only_show_if_degraded", False),
+            values.get("start_date"),
+            now,
+        )
+        await conn.execute(HISTORY_SQL, component_id, None, status, now, None)
+        await audit.record(
+            conn, now, actor, "component.create", "component", target_id=component_id, details=values
+        )
+    return component_id
+
+
+async def update_component(conn: Conn, component_id: str, data: Any, now: dt.datetime, actor: str) -> None:
+    values = fields.parse(data, COMPONENT_FIELDS)
+    async with conn.transaction():
+        await _row(conn, component_id, group=False)
+        if "group_id" in values:
+            await _check_group(conn, values["group_id"])
+        await _set_columns(conn, component_id, values, now)
+        if "status" in values:
+            await set_status(conn, component_id, values["status"], now)
+        await audit.record(
+            conn, now, actor, "component.update", "component", target_id=component_id, details=values
+        )
+
+
+async def _set_columns(conn: Conn, component_id: str, values: dict[str, Any], now: dt.datetime) -> None:
+    names = [name for name in values if name in _COLUMNS]
+    if not names:
+        return
+    assignments = ", ".join(f"{name} = ${index}" for index, name in enumerate(names, start=3))
+    sql = f"update status.component set updated_at = $2, {assignments} where id = $1"
+    await conn.execute(sql, component_id, now, *(values[name] for name in names))
+
+
+async def create_group(conn: Conn, data: Any, now: dt.datetime, actor: str) -> str:
+    values = fields.parse(data, GROUP_FIELDS, required=("name",))
+    group_id = new_id()
+    async with conn.transaction():
+        await conn.execute(
+            INSERT_SQL,
+            group_id,
+            values["name"],
+            values.get("description"),
+            True,
+            None,
+            values.get("position", 1),
+            "operational",
+            "manual",
+            None,
+            values.get("showcase", True),
+            values.get("only_show_if_degraded", False),
+            None,
+            now,
+        )
+        await _set_members(conn, group_id, values.get("components"), now)
+        await audit.record(conn, now, actor, "group.create", "group", target_id=group_id, details=values)
+    return group_id
+
+
+async def update_group(conn: Conn, group_id: str, data: Any, now: dt.datetime, actor: str) -> None:
+    values = fields.parse(data, GROUP_FIELDS)
+    async with conn.transaction():
+        await _row(conn, group_id, group=True)
+        await _set_columns(conn, group_id, {k: v for k, v in values.items() if k != "components"}, now)
+        await _set_members(conn, group_id, values.get("components"), now)
+        await audit.record(conn, now, actor, "group.update", "group", target_id=group_id, details=values)
+
+
+async def _set_members(conn: Conn, group_id: str, members: list[str] | None, now: dt.datetime) -> None:
+    """Make ``members`` exactly the group's children (None: leave them as they are)."""
+    if members is None:
+        return
+    for member in members:
+        await _row(conn, member, group=False)
+    await conn.execute(UNGROUP_SQL, group_id, members, now)
+    await conn.execute(MEMBERS_SQL, members, group_id, now)

@@ -1,0 +1,102 @@
+"""Default components: the mirror's REST API and importer, and one per consensus node of the current address
+book grouped as the consensus network. Idempotent: rows are keyed by ``source_ref`` and made only once.
+
+All start with ``status_source = 'manual'``; an automatic evaluator (issue 7's later part) would switch them to
+``auto:<source>`` and keep ``source_ref`` as what it watches (``node:<id>``, ``mirror:rest-api``, ...).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from ledgermirror.status import audit
+from ledgermirror.status.components_ops import HISTORY_SQL, INSERT_SQL
+from ledgermirror.status.db import Conn
+from ledgermirror.status.wire import new_id
+
+BOOK_SQL = """
+select e.node_id, e.node_account_id, e.description
+from address_book_entry e
+where e.consensus_timestamp = (
+    select start_consensus_timestamp from address_book where file_id = $1
+    order by start_consensus_timestamp desc limit 1)
+order by e.node_id
+"""
+EXISTING_SQL = "select source_ref, id from status.component where source_ref is not null"
+
+
+def encode_file(shard: int, realm: int, num: int) -> int:
+    return (shard << 54) | (realm << 38) | num
+
+
+def account_text(encoded: int) -> str:
+    unsigned = encoded & ((1 << 64) - 1)
+    return f"{(unsigned >> 54) & 0x3FF}.{(unsigned >> 38) & 0xFFFF}.{unsigned & ((1 << 38) - 1)}"
+
+
+async def current_nodes(conn: Conn, shard: int, realm: int) -> list[tuple[int, str]]:
+    """``(node_id, node account)`` of the newest address book (file 0.0.102, else 0.0.101)."""
+    for num in (102, 101):
+        rows = await conn.fetch(BOOK_SQL, encode_file(shard, realm, num))
+        if rows:
+            return [(int(row["node_id"]), account_text(int(row["node_account_id"]))) for row in rows]
+    return []
+
+
+async def ensure_defaults(
+    conn: Conn, now: dt.datetime, actor: str, *, shard: int = 0, realm: int = 0
+) -> list[str]:
+    """Create the missing default components; return the ids created."""
+    created: list[str] = []
+    async with conn.transaction():
+        existing = {row["source_ref"]: row["id"] for row in await conn.fetch(EXISTING_SQL)}
+
+        async def make(
+            ref: str, name: str, *, group: bool, group_id: str | None, position: int, **extra: object
+        ) -> str:
+            if ref in existing:
+                return str(existing[ref])
+            component_id = new_id()
+            description = extra.get("description")
+            await conn.execute(
+                INSERT_SQL,
+                component_id,
+                name,
+                description,
+                group,
+                group_id,
+                position,
+                "operational",
+                "manual",
+                ref,
+                True,
+                bool(extra.get("only_show_if_degraded", False)),
+                None if group else now.date(),
+                now,
+            )
+            if not group:
+                await conn.execute(HISTORY_SQL, component_id, None, "operational", now, None)
+            existing[ref] = component_id
+            created.append(component_id)
+            return component_id
+
+        await make("mirror:rest-api", "Mirror Node REST API", group=False, group_id=None, position=1)
+        await make("mirror:importer", "Record stream importer", group=False, group_id=None, position=2)
+        nodes = await current_nodes(conn, shard, realm)
+        if nodes:
+            network = await make("network", "Consensus network", group=True, group_id=None, position=3)
+            for index, (node_id, account) in enumerate(nodes, start=1):
+                await make(
+                    f"node:{node_id}",
+                    f"Node {node_id} ({account})",
+                    group=False,
+                    group_id=network,
+                    position=index,
+                    description=f"Consensus node {node_id}, account {account}",
+                    only_show_if_degraded=True,
+                )
+        if created:
+            await audit.record(
+                conn, now, actor, "defaults.create", "component", target_id=None, details={"ids": created}
+            )
+    return created
