@@ -28,7 +28,8 @@ def usage(pids: list[int]) -> Usage:
         for process in _tree(pid):
             try:
                 times = process.cpu_times()
-                cpu += times.user + times.system
+                # children_* hold the CPU of exited children this process reaped (e.g. closed backends)
+                cpu += times.user + times.system + times.children_user + times.children_system
                 rss.append(process.memory_info().rss)
             except psutil.NoSuchProcess:
                 continue
@@ -52,9 +53,20 @@ def postmaster_pids(data_dir: str | None = None) -> list[int]:
     ]
 
 
-def listening_pid(port: int) -> int | None:
-    """The process listening on a TCP port (the uvicorn parent for our API)."""
+def listening_pids(port: int) -> list[int]:
+    """The process serving a TCP port: for uvicorn with workers (spawned by ``multiprocessing``), the parent
+    that spawned them, whose process tree then counts every worker."""
+    roots: set[int] = set()
     for connection in psutil.net_connections(kind="tcp"):
-        if connection.status == psutil.CONN_LISTEN and connection.laddr and connection.laddr.port == port:
-            return int(connection.pid) if connection.pid is not None else None
-    return None
+        if connection.status != psutil.CONN_LISTEN or not connection.laddr or connection.laddr.port != port:
+            continue
+        if connection.pid is None:
+            continue
+        try:
+            process = psutil.Process(int(connection.pid))
+            if "multiprocessing" in " ".join(process.cmdline()):
+                process = process.parent() or process
+        except psutil.NoSuchProcess:
+            continue
+        roots.add(process.pid)
+    return sorted(roots)

@@ -102,8 +102,7 @@ def ratios(first: list[Result], second: list[Result]) -> str:
 def _api_pids(base_url: str, given: list[int]) -> list[int]:
     if given:
         return given
-    pid = _procstat.listening_pid(urlsplit(base_url).port or 80)
-    return [pid] if pid else []
+    return _procstat.listening_pids(urlsplit(base_url).port or 80)
 
 
 async def main_async(args: argparse.Namespace) -> int:

@@ -74,6 +74,7 @@ def _deep(start: str) -> Builder:
 
 
 SCENARIOS: dict[str, Builder] = {
+    "tokens-list": _mix("/api/v1/tokens"),
     "tokens-first-page": _mix("/api/v1/tokens", "/api/v1/tokens?limit=100", "/api/v1/tokens?order=desc"),
     "tokens-deep": _deep("/api/v1/tokens?limit=25"),
     "tokens-filters": _mix(
