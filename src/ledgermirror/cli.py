@@ -14,7 +14,13 @@ import asyncpg
 
 from ledgermirror import __version__, log
 from ledgermirror.db.embedded import mask_password
-from ledgermirror.runtime import DatabaseUnreachable, Prepared, check_reachable, prepare
+from ledgermirror.runtime import (
+    DatabaseUnreachable,
+    Prepared,
+    check_reachable,
+    exit_cleanly_on_sigterm,
+    prepare,
+)
 from ledgermirror.settings import Settings, SettingsError
 from ledgermirror.status import cli as status_cli
 
@@ -216,6 +222,7 @@ def _conformance(args: argparse.Namespace) -> int:
 def _run_uvicorn(settings: Settings, api_url: str) -> None:
     import uvicorn
 
+    exit_cleanly_on_sigterm()
     os.environ["LEDGERMIRROR_API_DB_URL"] = api_url
     uvicorn.run(
         "ledgermirror.api.asgi:app_from_env",

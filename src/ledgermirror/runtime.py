@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,3 +78,13 @@ def check_reachable(url: str) -> None:
         asyncio.run(probe())
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as error:
         raise DatabaseUnreachable(f"cannot connect to {mask_password(url)}: {error}") from error
+
+
+def _exit(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
+def exit_cleanly_on_sigterm() -> None:
+    """uvicorn re-raises SIGTERM after its graceful shutdown; exiting through Python then runs our clean-up
+    (stopping the embedded PostgreSQL) instead of dying on the default handler."""
+    signal.signal(signal.SIGTERM, _exit)

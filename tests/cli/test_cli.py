@@ -146,3 +146,36 @@ def test_demo_serves_the_synthetic_ledger(tmp_path: Path) -> None:
         _, stderr = process.communicate(timeout=30)
     assert "demo data loaded" in stderr
     assert (tmp_path / "demo" / "pgdata").is_dir()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_serve_stops_its_embedded_database(tmp_path: Path, stop: signal.Signals) -> None:
+    import psutil
+
+    port = free_port()
+    env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(tmp_path)}
+    process = subprocess.Popen(
+        [*COMMAND, "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_ready(f"http://127.0.0.1:{port}", process)
+    finally:
+        process.send_signal(stop)
+        process.communicate(timeout=30)
+    assert process.returncode == 0
+
+    def postgres_for_folder() -> list[int]:
+        found = []
+        for candidate in psutil.process_iter(["cmdline"]):
+            if any(str(tmp_path) in part for part in candidate.info["cmdline"] or ()):
+                found.append(candidate.pid)
+        return found
+
+    deadline = time.monotonic() + 10
+    while postgres_for_folder() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert postgres_for_folder() == []

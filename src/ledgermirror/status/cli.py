@@ -18,7 +18,7 @@ import asyncpg
 import orjson
 
 from ledgermirror.clock import Clock, SystemClock
-from ledgermirror.runtime import Prepared, check_reachable, prepare
+from ledgermirror.runtime import Prepared, check_reachable, exit_cleanly_on_sigterm, prepare
 from ledgermirror.settings import Settings
 from ledgermirror.status import audit, components_ops, defaults, incidents_ops, keys, maintenances_ops
 from ledgermirror.status.config import StatusSettings, StatusSettingsError
@@ -177,6 +177,7 @@ def _serve(
     asyncio.run(grant())
     check_reachable(prepared.api_url)
     app = create_status_app(status_settings, prepared.api_url, prepared.owner_url)
+    exit_cleanly_on_sigterm()
     uvicorn.run(
         app,
         host=args.status_host or status_settings.host,
