@@ -13,7 +13,12 @@ from hiero_sdk_python.hapi.services import basic_types_pb2 as basic
 from hiero_sdk_python.hapi.services import transaction_contents_pb2 as contents
 from hiero_sdk_python.hapi.services import transaction_pb2 as tx
 
-UPSTREAM_SCHEDULE = Path("/work/shared/upstream/fees/simpleFeesSchedules.json")
+import ledgermirror.fees
+
+UPSTREAM_SCHEDULE = (
+    Path(__file__).resolve().parents[3] / "shared" / "upstream" / "fees" / "simpleFeesSchedules.json"
+)
+SHIPPED_SCHEDULE = Path(ledgermirror.fees.__file__).parent / "default-schedule.json"
 
 
 def key(seed: int = 1) -> basic.Key:
@@ -51,7 +56,7 @@ def body(**data: Any) -> tx.TransactionBody:
 
 
 def schedule_json() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(UPSTREAM_SCHEDULE.read_text())
+    loaded: dict[str, Any] = json.loads(SHIPPED_SCHEDULE.read_text())
     return loaded
 
 

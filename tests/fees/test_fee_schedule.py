@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
-from tests.fees.builders import schedule_bytes, schedule_json
+from tests.fees.builders import SHIPPED_SCHEDULE, UPSTREAM_SCHEDULE, schedule_bytes, schedule_json
 
 from ledgermirror.fees import schedule
 from ledgermirror.fees.schedule import UndecodableSchedule
@@ -76,3 +77,10 @@ def test_unknown_enum_values_are_skipped() -> None:
     decoded = schedule.decode(message.SerializeToString(), source="x")
     assert dict(decoded.unit_fees) == dict(schedule.default().unit_fees)
     assert dict(decoded.services) == dict(schedule.default().services)
+
+
+@pytest.mark.skipif(
+    not UPSTREAM_SCHEDULE.exists(), reason="the reference fee schedule is not beside this checkout"
+)
+def test_shipped_schedule_is_the_reference_one() -> None:
+    assert json.loads(SHIPPED_SCHEDULE.read_text()) == json.loads(UPSTREAM_SCHEDULE.read_text())

@@ -1,18 +1,23 @@
 """The simple fee schedule (``org.hiero.hapi.support.fees.FeeSchedule``) as plain typed values.
 
 :func:`decode` reads the protobuf bytes of file 0.0.113; :func:`default` builds the shipped default
-(:mod:`ledgermirror.fees.default_schedule`). Extra and transaction-type names are the protobuf enum names
-(``SIGNATURES``, ``CryptoCreate``); entries whose enum value this SDK does not know are skipped.
+(``default-schedule.json`` in this package, decoded the same way). Extra and transaction-type names are the
+protobuf enum names (``SIGNATURES``, ``CryptoCreate``); entries whose enum value this SDK does not know are
+skipped.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-from ledgermirror.fees import default_schedule
+from google.protobuf import json_format
+
 from ledgermirror.fees.protobuf import modules
 
 DEFAULT_SOURCE = "default"
@@ -64,28 +69,14 @@ def _services(entries: list[ServiceFee]) -> Mapping[str, ServiceFee]:
     return MappingProxyType(services)
 
 
+@functools.cache
 def default() -> FeeSchedule:
-    """The shipped default schedule."""
-    entries = [
-        ServiceFee(
-            name,
-            base,
-            extras,
-            VariableRate(curve[0], curve[1]) if curve is not None else None,
-            free,
-            exempt,
-        )
-        for _, schedule in default_schedule.SERVICES
-        for name, base, extras, curve, free, exempt in schedule
-    ]
-    return FeeSchedule(
-        node_base=default_schedule.NODE_BASE_FEE,
-        node_extras=default_schedule.NODE_EXTRAS,
-        network_multiplier=default_schedule.NETWORK_MULTIPLIER,
-        unit_fees=MappingProxyType(dict(default_schedule.EXTRA_FEES)),
-        services=_services(entries),
-        source=DEFAULT_SOURCE,
-    )
+    """The shipped default schedule: ``default-schedule.json`` (the genesis simple-fee schedule, the values the
+    reference's figures agree with), read through the same decoder as file 0.0.113."""
+    pb = modules()
+    data = json.loads((resources.files("ledgermirror.fees") / "default-schedule.json").read_text())
+    message = json_format.ParseDict(data, pb.fees.FeeSchedule(), ignore_unknown_fields=True)
+    return decode(message.SerializeToString(), DEFAULT_SOURCE)
 
 
 def _enum_name(enum: Any, value: int) -> str | None:
