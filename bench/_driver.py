@@ -14,8 +14,16 @@ from urllib.parse import urlsplit
 
 import orjson
 
-NextPath = Callable[[str | None], str]
-"""Given the previous answer's ``links.next`` (or None), the path of the next request."""
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    path: str
+    body: bytes
+    content_type: str
+
+
+NextPath = Callable[[str | None], "str | Post"]
+"""Given the previous answer's ``links.next`` (or None), the next request: a path to GET, or a POST."""
 
 
 class NotLoopback(ValueError):
@@ -71,8 +79,7 @@ async def _connection(host: str, port: int, next_path: NextPath, stop_at: float,
     previous_next: str | None = None
     try:
         while time.monotonic() < stop_at:
-            path = next_path(previous_next)
-            request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept-Encoding: identity\r\n\r\n".encode()
+            request = _encode(next_path(previous_next), host)
             started = time.perf_counter()
             writer.write(request)
             status, body = await _read_response(reader)
@@ -83,6 +90,16 @@ async def _connection(host: str, port: int, next_path: NextPath, stop_at: float,
             previous_next = _next_link(body) if status == 200 else None
     finally:
         writer.close()
+
+
+def _encode(request: str | Post, host: str) -> bytes:
+    if isinstance(request, str):
+        return f"GET {request} HTTP/1.1\r\nHost: {host}\r\nAccept-Encoding: identity\r\n\r\n".encode()
+    head = (
+        f"POST {request.path} HTTP/1.1\r\nHost: {host}\r\nAccept-Encoding: identity\r\n"
+        f"Content-Type: {request.content_type}\r\nContent-Length: {len(request.body)}\r\n\r\n"
+    )
+    return head.encode() + request.body
 
 
 async def drive(base_url: str, next_path: NextPath, *, seconds: float, connections: int) -> Stats:

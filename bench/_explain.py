@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+from bench._driver import Post
 from bench._scenarios import SCENARIOS, Sample
 
 from ledgermirror.api.app import create_app
-from ledgermirror.conformance.inprocess import Lifespan, get
+from ledgermirror.conformance.inprocess import Lifespan, get, send_request
 from ledgermirror.db.pool import Database
 from ledgermirror.db.sql import Statement
 from ledgermirror.runtime import prepare
@@ -101,9 +102,15 @@ async def run(api_url: str, owner_url: str, *, requests: int, min_rows: float, o
                 previous: str | None = None
                 print(f"## {name}", file=out)
                 for _ in range(requests):
-                    url = next_path(previous)
+                    request = next_path(previous)
                     recorder.statements.clear()
-                    reply = await get(app, url)
+                    if isinstance(request, Post):
+                        url = "POST " + request.path
+                        headers = {"content-type": request.content_type}
+                        reply = await send_request(app, "POST", request.path, headers, request.body)
+                    else:
+                        url = request
+                        reply = await get(app, url)
                     previous = json.loads(reply.body).get("links", {}).get("next") if reply.status == 200 else None
                     for statement in recorder.statements:
                         plan = await explain(conn, statement)

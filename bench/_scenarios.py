@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bench._driver import NextPath, get_json
+from bench._driver import NextPath, Post, get_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,40 @@ def _deep(start: str) -> Builder:
     return build
 
 
+def _transfer_bytes(signatures: int) -> bytes:
+    """A signed CryptoTransfer ``Transaction`` with the given number of signatures, as a wallet sends it."""
+    from hiero_sdk_python.hapi.services import (  # type: ignore[import-untyped]
+        transaction_contents_pb2,
+        transaction_pb2,
+    )
+
+    body = transaction_pb2.TransactionBody(transactionFee=200_000_000, memo="bench")
+    body.transactionID.accountID.accountNum = 1001
+    body.transactionID.transactionValidStart.seconds = 1_700_000_000
+    body.nodeAccountID.accountNum = 3
+    for account, amount in ((1001, -10), (1002, 10)):
+        body.cryptoTransfer.transfers.accountAmounts.add(accountID={"accountNum": account}, amount=amount)
+    signed = transaction_contents_pb2.SignedTransaction(bodyBytes=body.SerializeToString())
+    for index in range(signatures):
+        signed.sigMap.sigPair.add(pubKeyPrefix=bytes([index + 1]), ed25519=bytes([index]) * 64)
+    transaction = transaction_pb2.Transaction(signedTransactionBytes=signed.SerializeToString())
+    return bytes(transaction.SerializeToString())
+
+
+def _fee_estimates(data: Sample, rng: random.Random) -> NextPath:
+    bodies = [_transfer_bytes(signatures) for signatures in (1, 2, 5)]
+    paths = [
+        "/api/v1/network/fees",
+        "/api/v1/network/fees?mode=STATE",
+        "/api/v1/network/fees?high_volume_throttle=5000",
+    ]
+
+    def next_path(_: str | None) -> Post:
+        return Post(rng.choice(paths), rng.choice(bodies), "application/protobuf")
+
+    return next_path
+
+
 SCENARIOS: dict[str, Builder] = {
     "tokens-list": _mix("/api/v1/tokens"),
     "tokens-first-page": _mix("/api/v1/tokens", "/api/v1/tokens?limit=100", "/api/v1/tokens?order=desc"),
@@ -109,6 +143,7 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/network/exchangerate",
         "/api/v1/network/fees",
     ),
+    "network-fee-estimate": _fee_estimates,
     "blocks": _mix(
         "/api/v1/blocks",
         "/api/v1/blocks?block.number=lt:{block}&order=desc&limit=5",

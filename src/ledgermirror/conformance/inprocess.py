@@ -17,12 +17,18 @@ class Reply:
 
 
 async def get(app: ASGIApp, url: str, headers: dict[str, str] | None = None) -> Reply:
+    return await send_request(app, "GET", url, headers)
+
+
+async def send_request(
+    app: ASGIApp, method: str, url: str, headers: dict[str, str] | None = None, body: bytes = b""
+) -> Reply:
     parts = urlsplit(url)
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
-        "method": "GET",
+        "method": method,
         "scheme": "http",
         "path": unquote(parts.path),
         "raw_path": parts.path.encode(),
@@ -42,7 +48,7 @@ async def get(app: ASGIApp, url: str, headers: dict[str, str] | None = None) -> 
         if sent:
             return {"type": "http.disconnect"}
         sent = True
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: Message) -> None:
         nonlocal status
