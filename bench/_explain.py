@@ -17,7 +17,7 @@ from typing import Any
 
 import asyncpg
 from bench._driver import Post
-from bench._scenarios import SCENARIOS, Sample
+from bench._scenarios import SCENARIOS, SEPARATE_SERVICES, Sample
 
 from ledgermirror.api.app import create_app
 from ledgermirror.conformance.inprocess import Lifespan, get, send_request
@@ -98,6 +98,8 @@ async def run(api_url: str, owner_url: str, *, requests: int, min_rows: float, o
             app.state.ctx.db = recorder
             data = await sample_from_api(app)
             for name, builder in SCENARIOS.items():
+                if name in SEPARATE_SERVICES:
+                    continue
                 next_path = builder(data, random.Random(7))
                 previous: str | None = None
                 print(f"## {name}", file=out)

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from urllib.parse import urlsplit
 
 from bench._driver import drive
-from bench._scenarios import SCENARIOS, Sample, sample
+from bench._scenarios import SCENARIOS, SEPARATE_SERVICES, Sample, sample
 
 from bench import _procstat
 
@@ -106,7 +106,7 @@ def _api_pids(base_url: str, given: list[int]) -> list[int]:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    names = args.scenario or list(SCENARIOS)
+    names = args.scenario or [name for name in SCENARIOS if name not in SEPARATE_SERVICES]
     unknown = [name for name in names if name not in SCENARIOS]
     if unknown:
         print(f"unknown scenario(s): {', '.join(unknown)}; known: {', '.join(SCENARIOS)}", file=sys.stderr)

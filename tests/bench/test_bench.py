@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,7 +67,7 @@ def server(small_ledger: Path) -> Iterator[str]:
 def test_run_reports_every_scenario(server: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run.main(["--url", server, "--seconds", "0.3", "--connections", "2"]) == 0
     table = capsys.readouterr().out
-    for name in _run.SCENARIOS:
+    for name in _run.SCENARIOS.keys() - _run.SEPARATE_SERVICES:
         row = next(line for line in table.splitlines() if f"| {name} |" in line)
         cells = [cell.strip() for cell in row.split("|")]
         assert int(cells[3]) > 0, row  # requests per second
@@ -110,3 +112,35 @@ def test_explain_fails_on_sequential_scans_of_large_tables(small_ledger: Path) -
         prepared.stop()
     assert strict  # on a small ledger the planner rightly prefers sequential scans of small tables
     assert lenient == []
+
+
+def test_status_service_scenario(small_ledger: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    port = free_port()
+    env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(small_ledger)}
+    env.pop("LEDGERMIRROR_DB_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ledgermirror", "status", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(base + "/api/v2/status.json", timeout=2):
+                    break
+            except OSError:
+                assert process.poll() is None, process.stderr.read() if process.stderr else ""
+                time.sleep(0.2)
+        assert (
+            _run.main(["--url", base, "--scenario", "status-service", "--seconds", "0.3", "--connections", "2"])
+            == 0
+        )
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    row = next(line for line in capsys.readouterr().out.splitlines() if "| status-service |" in line)
+    assert [cell.strip() for cell in row.split("|")][7] == "0"
