@@ -201,7 +201,13 @@ def test_http_behaviour(status: Status) -> None:
     assert head.headers["etag"] == etag
     options = client.options("/api/v2/summary.json")
     assert options.status_code == 204 and options.headers["access-control-allow-origin"] == "*"
-    for path in ("/api/v2/nothing.json", "/api/v2/", "/api/v2/incidents/abc.json", "/", "/api/v2/summary"):
+    for path in (
+        "/api/v2/nothing.json",
+        "/api/v2/",
+        "/api/v2/incidents/abc.json",
+        "/index.html",
+        "/api/v2/summary",
+    ):
         assert client.get(path).status_code == 404, path
     assert client.post("/api/v2/summary.json").status_code == 405
 

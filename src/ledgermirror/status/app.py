@@ -1,7 +1,5 @@
-"""The status service's ASGI app: the public ``/api/v2`` JSON and the management API, nothing else.
-
-Designed for additions: the HTML page (``/``) and the feeds (``/history.atom``, ``/history.rss``) would be
-more routes rendering the same :class:`render.View`.
+"""The status service's ASGI app: the public ``/api/v2`` JSON, the HTML page (``/``), the feeds
+(``/history.atom``, ``/history.rss``) and the management API, nothing else.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ledgermirror.clock import Clock, SystemClock
-from ledgermirror.status import http, manage, public
+from ledgermirror.status import http, manage, page, public
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.http import BodyCache
 from ledgermirror.status.state import StatusState
@@ -47,7 +45,7 @@ def create_status_app(
         return Response(b"", status_code=503, headers={**http.CORS, "retry-after": "5"})
 
     app = Starlette(
-        routes=[*public.ROUTES, *manage.ROUTES],
+        routes=[*public.ROUTES, *page.ROUTES, *manage.ROUTES],
         lifespan=lifespan,
         exception_handlers={
             404: not_found,

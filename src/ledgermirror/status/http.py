@@ -31,16 +31,16 @@ def _matches(header: str | None, etag: str) -> bool:
     return etag in tags
 
 
-def json_response(request: Request, body: bytes, max_age: int) -> Response:
-    """A public JSON answer: 304 when the client's ETag matches; HEAD gets the headers without the body."""
+def json_response(request: Request, body: bytes, max_age: int, media_type: str = JSON_TYPE) -> Response:
+    """A public answer (JSON unless told): 304 on a matching ETag; HEAD gets the headers without the body."""
     etag = etag_of(body)
     headers = {**CORS, "etag": etag, "cache-control": f"public, max-age={max_age}", "vary": "Accept-Encoding"}
     if _matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
     if request.method == "HEAD":
         headers["content-length"] = str(len(body))
-        return Response(b"", headers=headers, media_type=JSON_TYPE)
-    return Response(body, headers=headers, media_type=JSON_TYPE)
+        return Response(b"", headers=headers, media_type=media_type)
+    return Response(body, headers=headers, media_type=media_type)
 
 
 def preflight() -> Response:
