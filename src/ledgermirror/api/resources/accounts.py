@@ -37,7 +37,7 @@ from ledgermirror.api.resources.account_render import (
     tokens_join,
 )
 from ledgermirror.db.sql import Column, Select
-from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId
+from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
 
 _INT64_MAX = (1 << 63) - 1
 
@@ -215,21 +215,11 @@ async def list_accounts(request: Request, ctx: AppContext) -> Page:
     ]
     link = None
     if more and rows:
-        anchor = Anchor("account.id", str(EntityId.decode(rows[-1]["id"])), to_number=_id_number(ctx))
+        anchor = Anchor(
+            "account.id", str(EntityId.decode(rows[-1]["id"])), to_number=values.entity_number(ctx.parse_ctx)
+        )
         link = next_link(request.scope["path"], query.raw, [anchor], order)
     return Page({"accounts": accounts, "links": {"next": link}}, link)
-
-
-def _id_number(ctx: AppContext) -> Any:
-    parse = values.numeric_entity_id(EvmForm.LONG_ZERO)
-
-    def to_number(text: str) -> int | None:
-        try:
-            return parse(text, ctx.parse_ctx).encoded
-        except (ValueError, InvalidEntityId):
-            return None
-
-    return to_number
 
 
 RESPONSE: dict[str, Any] = {

@@ -21,7 +21,7 @@ from ledgermirror.api.querystring.pagination import Anchor, next_link
 from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec
 from ledgermirror.api.resources import account_ref, schemas
 from ledgermirror.db.sql import Column, Select
-from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, format_encoded
+from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
 
 SPENDER_ID = ParamSpec[EntityId | EvmAddress](
@@ -117,7 +117,9 @@ async def list_crypto_allowances(request: Request, ctx: AppContext) -> Page:
     rows = rows[:limit]
     link = None
     if more and rows:
-        anchor = Anchor("spender.id", str(EntityId.decode(rows[-1]["spender"])), to_number=_spender_number(ctx))
+        anchor = Anchor(
+            "spender.id", str(EntityId.decode(rows[-1]["spender"])), to_number=values.entity_number(ctx.parse_ctx)
+        )
         link = next_link(request.scope["path"], query.raw, [anchor], order)
     return Page({"allowances": [render(row) for row in rows], "links": {"next": link}}, link)
 
@@ -141,18 +143,6 @@ async def _resolve_spenders(
             raise _NothingMatches
         resolved.append(Filter(item.key, item.op, encoded))
     return resolved
-
-
-def _spender_number(ctx: AppContext) -> Any:
-    parse = values.numeric_entity_id(EvmForm.LONG_ZERO)
-
-    def to_number(text: str) -> int | None:
-        try:
-            return parse(text, ctx.parse_ctx).encoded
-        except (ValueError, InvalidEntityId):
-            return None
-
-    return to_number
 
 
 ENDPOINT = Endpoint(

@@ -17,7 +17,7 @@ from ledgermirror.api.querystring.pagination import Anchor, next_link
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import schemas
 from ledgermirror.db.sql import Column, Select
-from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, format_encoded
+from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, format_encoded
 from ledgermirror.ledger.keys import render_key
 
 ACCOUNT_ID = ParamSpec[EntityId | EvmAddress](
@@ -130,7 +130,9 @@ async def list_tokens(request: Request, ctx: AppContext) -> Page:
     rows = rows[:limit]
     link = None
     if more and rows and not query.has(NAME):
-        anchor = Anchor("token.id", str(EntityId.decode(rows[-1]["token_id"])), to_number=_token_number(ctx))
+        anchor = Anchor(
+            "token.id", str(EntityId.decode(rows[-1]["token_id"])), to_number=values.entity_number(ctx.parse_ctx)
+        )
         link = next_link(request.scope["path"], query.raw, [anchor], order)
     return Page({"tokens": [render(row) for row in rows], "links": {"next": link}}, link)
 
@@ -151,18 +153,6 @@ async def _account(query: ParsedQuery, ctx: AppContext) -> int | None:
     if encoded is None:
         raise _NoSuchAccount
     return int(encoded)
-
-
-def _token_number(ctx: AppContext) -> Any:
-    parse = values.numeric_entity_id(EvmForm.LONG_ZERO)
-
-    def to_number(text: str) -> int | None:
-        try:
-            return parse(text, ctx.parse_ctx).encoded
-        except (ValueError, InvalidEntityId):
-            return None
-
-    return to_number
 
 
 ENDPOINT = Endpoint(
