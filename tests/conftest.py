@@ -5,12 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 from starlette.testclient import TestClient
 from tests.support import Ledger
 
 from ledgermirror.api.app import create_app
 from ledgermirror.runtime import Prepared, prepare
 from ledgermirror.settings import Settings
+
+# Examples are judged by what they find, not by how fast a shared CI machine runs them.
+hypothesis_settings.register_profile("ledgermirror", deadline=None)
+hypothesis_settings.load_profile("ledgermirror")
 
 
 @pytest.fixture(scope="session")
