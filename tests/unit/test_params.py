@@ -17,6 +17,7 @@ from ledgermirror.api.querystring.params import (
     ParamSet,
     ParamSpec,
     ParseContext,
+    inclusive_bounds,
 )
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
 
@@ -448,3 +449,19 @@ def test_utf8_length_valid(text: str) -> None:
 def test_utf8_length_invalid(text: str) -> None:
     with pytest.raises(InvalidValue):
         NAME(text, CTX)
+
+
+@pytest.mark.parametrize(
+    ("ops", "eq_is_upper", "expected"),
+    [
+        ([], False, (0, (1 << 63) - 1)),
+        ([("gt", 5), ("lte", 9)], False, (6, 9)),
+        ([("gte", 5), ("gte", 7), ("lt", 9), ("lt", 20)], False, (7, 8)),
+        ([("eq", 4)], False, (0, (1 << 63) - 1)),
+        ([("eq", 4), ("gt", 1)], True, (2, 4)),
+        ([("gt", 9), ("lt", 3)], False, (10, 2)),
+    ],
+)
+def test_inclusive_bounds(ops: list[tuple[str, int]], eq_is_upper: bool, expected: tuple[int, int]) -> None:
+    filters = [Filter("x", Op(op), value) for op, value in ops]
+    assert inclusive_bounds(filters, eq_is_upper=eq_is_upper) == expected

@@ -47,6 +47,26 @@ class Filter(Generic[T]):
     value: T
 
 
+INT64_MAX = (1 << 63) - 1
+
+
+def inclusive_bounds(filters: Iterable[Filter[int]], *, eq_is_upper: bool = False) -> tuple[int, int]:
+    """The inclusive ``[lower, upper]`` of integer range filters (``gt`` is ``>= v + 1``, ``lt`` is
+    ``<= v - 1``), within ``[0, 2^63 - 1]``; ``eq_is_upper`` reads an equality as "as of" (``lte``).
+    ``lower > upper`` means the range is empty."""
+    lower, upper = 0, INT64_MAX
+    for item in filters:
+        if item.op is Op.GT:
+            lower = max(lower, item.value + 1)
+        elif item.op is Op.GTE:
+            lower = max(lower, item.value)
+        elif item.op is Op.LT:
+            upper = min(upper, item.value - 1)
+        elif item.op is Op.LTE or (item.op is Op.EQ and eq_is_upper):
+            upper = min(upper, item.value)
+    return lower, upper
+
+
 @dataclass(frozen=True)
 class ParamSpec(Generic[T]):
     """One public query parameter.

@@ -104,11 +104,7 @@ NFT: dict[str, Any] = {
         "token_id",
     ],
 }
-RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"nfts": {"type": "array", "items": NFT}, "links": schemas.LINKS},
-    "required": ["nfts", "links"],
-}
+RESPONSE: dict[str, Any] = schemas.list_response("nfts", NFT)
 
 
 def plan(

@@ -222,11 +222,7 @@ async def list_accounts(request: Request, ctx: AppContext) -> Page:
     return Page({"accounts": accounts, "links": {"next": link}}, link)
 
 
-RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"accounts": {"type": "array", "items": ACCOUNT}, "links": schemas.LINKS},
-    "required": ["accounts", "links"],
-}
+RESPONSE: dict[str, Any] = schemas.list_response("accounts", ACCOUNT)
 
 ENDPOINT = Endpoint(
     path="/api/v1/accounts",

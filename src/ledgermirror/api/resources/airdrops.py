@@ -33,7 +33,6 @@ from ledgermirror.api.querystring.grammar import Op, Order, RawQuery
 from ledgermirror.api.querystring.pagination import next_link
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec
 from ledgermirror.api.resources import account_ref, schemas
-from ledgermirror.api.resources.token_allowances import TIMESTAMP_RANGE
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
@@ -82,16 +81,12 @@ AIRDROP: dict[str, Any] = {
         "receiver_id": schemas.ENTITY_ID,
         "sender_id": schemas.ENTITY_ID,
         "serial_number": {"type": ["integer", "null"], "format": "int64", "description": "null when fungible"},
-        "timestamp": TIMESTAMP_RANGE,
+        "timestamp": schemas.TIMESTAMP_RANGE,
         "token_id": schemas.ENTITY_ID,
     },
     "required": ["amount", "receiver_id", "sender_id", "serial_number", "timestamp", "token_id"],
 }
-RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"airdrops": {"type": "array", "items": AIRDROP}, "links": schemas.LINKS},
-    "required": ["airdrops", "links"],
-}
+RESPONSE: dict[str, Any] = schemas.list_response("airdrops", AIRDROP)
 
 
 @dataclass(frozen=True, slots=True)

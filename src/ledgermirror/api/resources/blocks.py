@@ -114,11 +114,7 @@ BLOCK_SCHEMA: dict[str, Any] = {
     ],
 }
 
-BLOCKS_RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"blocks": {"type": "array", "items": BLOCK_SCHEMA}, "links": schemas.LINKS},
-    "required": ["blocks", "links"],
-}
+BLOCKS_RESPONSE: dict[str, Any] = schemas.list_response("blocks", BLOCK_SCHEMA)
 
 
 def _order_column(query: ParsedQuery) -> Column:

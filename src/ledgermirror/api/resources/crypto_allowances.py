@@ -53,23 +53,12 @@ ALLOWANCE: dict[str, Any] = {
         "amount_granted": {"type": "integer", "format": "int64", "description": "Tinybars granted"},
         "owner": schemas.ENTITY_ID,
         "spender": schemas.ENTITY_ID,
-        "timestamp": {
-            "type": "object",
-            "properties": {
-                "from": {"type": "string", "example": "1586567700.453054000"},
-                "to": {"type": ["string", "null"], "example": None},
-            },
-            "required": ["from", "to"],
-        },
+        "timestamp": schemas.TIMESTAMP_RANGE,
     },
     "required": ["amount", "amount_granted", "owner", "spender", "timestamp"],
 }
 
-RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"allowances": {"type": "array", "items": ALLOWANCE}, "links": schemas.LINKS},
-    "required": ["allowances", "links"],
-}
+RESPONSE: dict[str, Any] = schemas.list_response("allowances", ALLOWANCE)
 
 
 class _NothingMatches(Exception):

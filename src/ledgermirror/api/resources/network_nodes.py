@@ -29,12 +29,14 @@ from ledgermirror.api.querystring.grammar import (
 )
 from ledgermirror.api.querystring.pagination import Anchor, next_link
 from ledgermirror.api.querystring.params import (
+    INT64_MAX,
     Filter,
     InvalidValue,
     ParamSet,
     ParamSpec,
     ParseContext,
     ParsedQuery,
+    inclusive_bounds,
 )
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.network_stake import staking_period
@@ -45,12 +47,11 @@ from ledgermirror.ledger.timestamps import format_ns
 
 ADDRESS_BOOK_NUM = 102
 _NODE_ID = re.compile(r"^\d{1,19}$", re.ASCII)
-_INT64_MAX = (1 << 63) - 1
 
 
 def node_id(text: str, ctx: ParseContext) -> int:
     """A node id: a non-negative 64-bit integer in decimal."""
-    if not _NODE_ID.fullmatch(text) or int(text) > _INT64_MAX:
+    if not _NODE_ID.fullmatch(text) or int(text) > INT64_MAX:
         raise InvalidValue(text)
     return int(text)
 
@@ -129,23 +130,14 @@ def plan(query: ParsedQuery, book_timestamp: int, *, limit: int, order: Order) -
         select.any_of(_ENTRY_NODE, inside)
     if lower > 0:
         select.compare(_ENTRY_NODE, Op.GTE, lower)
-    if upper < _INT64_MAX:
+    if upper < INT64_MAX:
         select.compare(_ENTRY_NODE, Op.LTE, upper)
     return select.order_by([_ENTRY_NODE], order).limit(limit)
 
 
 def node_range(filters: list[Filter[int]]) -> tuple[int, int]:
     """The inclusive node id range of the gt/gte/lt/lte filters; an empty range is a 400."""
-    lower, upper = 0, _INT64_MAX
-    for item in filters:
-        if item.op is Op.GT:
-            lower = max(lower, item.value + 1)
-        elif item.op is Op.GTE:
-            lower = max(lower, item.value)
-        elif item.op is Op.LT:
-            upper = min(upper, item.value - 1)
-        elif item.op is Op.LTE:
-            upper = min(upper, item.value)
+    lower, upper = inclusive_bounds(filters)
     if lower > upper:
         raise BadRequest("Invalid range provided for node.id")
     return lower, upper
@@ -286,11 +278,7 @@ NODE: dict[str, Any] = {
 }
 NODE["required"] = list(NODE["properties"])
 
-NODES_RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"nodes": {"type": "array", "items": NODE}, "links": schemas.LINKS},
-    "required": ["nodes", "links"],
-}
+NODES_RESPONSE: dict[str, Any] = schemas.list_response("nodes", NODE)
 
 ENDPOINT = Endpoint(
     path="/api/v1/network/nodes",

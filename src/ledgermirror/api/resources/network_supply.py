@@ -18,8 +18,8 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
-from ledgermirror.api.querystring.grammar import RANGE_OPS, Op
-from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec
+from ledgermirror.api.querystring.grammar import RANGE_OPS
+from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec, inclusive_bounds
 from ledgermirror.api.resources.system_files import NE_NOT_SUPPORTED, at_most_two_timestamps, no_ne_timestamp
 from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.timestamps import format_ns
@@ -38,7 +38,7 @@ UNRELEASED_SUPPLY_NUMS: tuple[tuple[int, int], ...] = (
 )
 """Inclusive ranges of account numbers (in the configured shard and realm) whose balance is not released."""
 
-_INT64_MAX = (1 << 63) - 1
+
 _TINYBARS_PER_HBAR_DIGITS = 8
 
 TIMESTAMP = ParamSpec[int](
@@ -91,16 +91,7 @@ def unreleased_accounts(shard: int, realm: int) -> list[int]:
 
 def window(filters: list[Filter[int]]) -> tuple[int, int]:
     """The inclusive ``[lower, upper]`` nanosecond window; an equality means "as of" (``lte``)."""
-    lower, upper = 0, _INT64_MAX
-    for item in filters:
-        if item.op is Op.GT:
-            lower = max(lower, item.value + 1)
-        elif item.op is Op.GTE:
-            lower = max(lower, item.value)
-        elif item.op is Op.LT:
-            upper = min(upper, item.value - 1)
-        else:  # eq, lte
-            upper = min(upper, item.value)
+    lower, upper = inclusive_bounds(filters, eq_is_upper=True)
     if lower > upper:
         raise BadRequest("Lower timestamp cannot be higher than upper timestamp")
     return max(lower, start_of_previous_month(upper)), upper

@@ -24,7 +24,6 @@ from ledgermirror.api.querystring.grammar import Op, Order, RawQuery
 from ledgermirror.api.querystring.pagination import next_link
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
 from ledgermirror.api.resources import account_ref, schemas
-from ledgermirror.api.resources.token_allowances import TIMESTAMP_RANGE
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
@@ -94,16 +93,12 @@ ALLOWANCE: dict[str, Any] = {
         "approved_for_all": {"type": "boolean"},
         "owner": schemas.ENTITY_ID,
         "spender": schemas.ENTITY_ID,
-        "timestamp": TIMESTAMP_RANGE,
+        "timestamp": schemas.TIMESTAMP_RANGE,
         "token_id": schemas.ENTITY_ID,
     },
     "required": ["approved_for_all", "owner", "spender", "timestamp", "token_id"],
 }
-RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"allowances": {"type": "array", "items": ALLOWANCE}, "links": schemas.LINKS},
-    "required": ["allowances", "links"],
-}
+RESPONSE: dict[str, Any] = schemas.list_response("allowances", ALLOWANCE)
 
 
 def plan(account: int, is_owner: bool, keyset: Keyset, *, limit: int, order: Order) -> Select:

@@ -53,11 +53,7 @@ REWARD: dict[str, Any] = {
     "required": ["account_id", "amount", "timestamp"],
 }
 
-RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"rewards": {"type": "array", "items": REWARD}, "links": schemas.LINKS},
-    "required": ["rewards", "links"],
-}
+RESPONSE: dict[str, Any] = schemas.list_response("rewards", REWARD)
 
 
 def plan(query: ParsedQuery, account: int, *, limit: int, order: Order) -> Select:

@@ -68,3 +68,22 @@ TOKENS_RESPONSE: dict[str, Any] = {
     "properties": {"tokens": {"type": "array", "items": TOKEN}, "links": LINKS},
     "required": ["tokens", "links"],
 }
+
+
+TIMESTAMP_RANGE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "from": {"type": "string", "example": "1586567700.453054000"},
+        "to": {"type": ["string", "null"], "example": None},
+    },
+    "required": ["from", "to"],
+}
+
+
+def list_response(key: str, item: dict[str, Any]) -> dict[str, Any]:
+    """``{<key>: [item, ...], "links": {"next": ...}}``, the shape of every paginated list."""
+    return {
+        "type": "object",
+        "properties": {key: {"type": "array", "items": item}, "links": LINKS},
+        "required": [key, "links"],
+    }

@@ -62,14 +62,6 @@ _OWNER = Column("owner")
 _AMOUNT = Column("amount")
 COLUMNS = {"owner": _OWNER, "spender": Column("spender"), "token_id": Column("token_id")}
 
-TIMESTAMP_RANGE: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "from": {"type": "string", "example": "1586567700.453054000"},
-        "to": {"type": ["string", "null"], "example": None},
-    },
-    "required": ["from", "to"],
-}
 ALLOWANCE: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -77,16 +69,12 @@ ALLOWANCE: dict[str, Any] = {
         "amount_granted": {"type": "integer", "format": "int64", "description": "Amount granted"},
         "owner": schemas.ENTITY_ID,
         "spender": schemas.ENTITY_ID,
-        "timestamp": TIMESTAMP_RANGE,
+        "timestamp": schemas.TIMESTAMP_RANGE,
         "token_id": schemas.ENTITY_ID,
     },
     "required": ["amount", "amount_granted", "owner", "spender", "timestamp", "token_id"],
 }
-RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"allowances": {"type": "array", "items": ALLOWANCE}, "links": schemas.LINKS},
-    "required": ["allowances", "links"],
-}
+RESPONSE: dict[str, Any] = schemas.list_response("allowances", ALLOWANCE)
 
 
 def plan(owner: int, keyset: Keyset, *, limit: int, order: Order) -> Select:
