@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.api.test_token_allowances import reference_validator
+from tests import reference_openapi
 from tests.support import Ledger
 
 from ledgermirror.settings import Settings
@@ -308,7 +308,7 @@ def test_bad_input(nfts: TestClient, query: str, expected: list[str]) -> None:
 
 
 def test_answers_match_the_reference_schema(nfts: TestClient) -> None:
-    validator = reference_validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts")
+    validator = reference_openapi.validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts")
     for url in (BASE, f"{BASE}?limit=2", "/api/v1/accounts/9/nfts"):
         errors = list(validator.iter_errors(nfts.get(url).json()))
         assert errors == [], [error.message for error in errors]

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 from starlette.testclient import TestClient
+from tests import reference_openapi
 from tests.support import Ledger
 
 from ledgermirror.settings import Settings
@@ -456,35 +452,15 @@ def test_shard_and_realm_ids(client: TestClient, ledger: Ledger) -> None:
     assert by_id(response)["1023.1.19"]["evm_address"] == "0x0000000000000000000000000000000000000013"
 
 
-REFERENCE_OPENAPI = Path(__file__).resolve().parents[3] / "shared" / "upstream" / "openapi.yml"
-
-
 def reference_errors(path: str, body: Any) -> list[str]:
     """Where ``body`` breaks the reference OpenAPI's 200 schema of ``path``, except for ``delegation_address``:
     the reference's document requires it (the service leaves it out by default) and does not allow ``"0x"``
     (which the service answers when there is none)."""
-    if not REFERENCE_OPENAPI.exists():
-        pytest.skip("the reference OpenAPI document is not beside this checkout")
-    document = _string_keys(yaml.safe_load(REFERENCE_OPENAPI.read_text()))
-    registry: Registry = Registry().with_resource(  # type: ignore[type-arg]
-        "urn:reference", Resource.from_contents(document, default_specification=DRAFT202012)
+    return reference_openapi.schema_errors(
+        path,
+        body,
+        ignore=lambda error: "delegation_address" in error.message or "delegation_address" in error.absolute_path,
     )
-    pointer = path.replace("~", "~0").replace("/", "~1")
-    schema = {"$ref": f"urn:reference#/paths/{pointer}/get/responses/200/content/application~1json/schema"}
-    errors = Draft202012Validator(schema, registry=registry).iter_errors(body)
-    return [
-        error.message
-        for error in errors
-        if "delegation_address" not in error.message and "delegation_address" not in error.absolute_path
-    ]
-
-
-def _string_keys(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {str(key): _string_keys(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_string_keys(value) for value in node]
-    return node
 
 
 @pytest.mark.parametrize("query", ["", "?order=desc&limit=2", "?balance=false", "?account.id=1003"])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.api.test_token_allowances import reference_validator
+from tests import reference_openapi
 from tests.support import Ledger
 
 from ledgermirror.settings import Settings
@@ -270,7 +270,7 @@ def test_the_query_is_validated_before_the_account_is_looked_up(airdrops: TestCl
 
 
 def test_answers_match_the_reference_schema(airdrops: TestClient) -> None:
-    validator = reference_validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/outstanding")
+    validator = reference_openapi.validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/outstanding")
     # NFT airdrops answer "amount": null (the reference's database and mapper), which its OpenAPI does not allow
     for url in (
         f"{OUT}?serialnumber=0",
@@ -279,6 +279,6 @@ def test_answers_match_the_reference_schema(airdrops: TestClient) -> None:
     ):
         errors = list(validator.iter_errors(airdrops.get(url).json()))
         assert errors == [], [error.message for error in errors]
-    validator = reference_validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending")
+    validator = reference_openapi.validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending")
     errors = list(validator.iter_errors(airdrops.get(f"{PENDING}?serialnumber=0").json()))
     assert errors == [], [error.message for error in errors]

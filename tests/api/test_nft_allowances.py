@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.api.test_token_allowances import reference_validator
+from tests import reference_openapi
 from tests.support import Ledger
 
 from ledgermirror.settings import Settings
@@ -259,7 +259,7 @@ def test_bad_input(allowances: TestClient, query: str, expected: list[str]) -> N
 
 
 def test_answers_match_the_reference_schema(allowances: TestClient) -> None:
-    validator = reference_validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/nfts")
+    validator = reference_openapi.validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/nfts")
     for url in (BASE, f"{BASE}?limit=2", "/api/v1/accounts/3000/allowances/nfts?owner=false"):
         errors = list(validator.iter_errors(allowances.get(url).json()))
         assert errors == [], [error.message for error in errors]

@@ -6,18 +6,13 @@ exchange-rate and fee tests import them.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from hiero_sdk_python.hapi.services import basic_types_pb2, exchange_rate_pb2
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 from starlette.testclient import TestClient
+from tests import reference_openapi
 from tests.support import Ledger
 
 from ledgermirror.api.errors import BadRequest
@@ -105,32 +100,10 @@ def file_rows(entity: int | str, *rows: tuple[int, bytes | None, int]) -> list[d
 
 CREATE, APPEND, UPDATE = 17, 16, 19
 
-REFERENCE_OPENAPI = Path(__file__).resolve().parents[3] / "shared" / "upstream" / "openapi.yml"
-
-
-@functools.cache
-def _reference_registry() -> Registry:  # type: ignore[type-arg]
-    def string_keys(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {str(key): string_keys(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [string_keys(value) for value in node]
-        return node
-
-    document = string_keys(yaml.safe_load(REFERENCE_OPENAPI.read_text()))
-    return Registry().with_resource(
-        "urn:reference", Resource.from_contents(document, default_specification=DRAFT202012)
-    )
-
 
 def reference_schema_errors(path: str, body: Any) -> list[str]:
     """Where ``body`` breaks the reference OpenAPI's 200 schema of ``path`` (skips without the document)."""
-    if not REFERENCE_OPENAPI.exists():
-        pytest.skip("the reference OpenAPI document is not beside this checkout")
-    pointer = path.replace("~", "~0").replace("/", "~1")
-    ref = f"urn:reference#/paths/{pointer}/get/responses/200/content/application~1json/schema"
-    validator = Draft202012Validator({"$ref": ref}, registry=_reference_registry())
-    return [f"{list(error.absolute_path)}: {error.message}" for error in validator.iter_errors(body)]
+    return reference_openapi.schema_errors(path, body)
 
 
 # --- the timestamp window -------------------------------------------------------------------------------------

@@ -4,16 +4,11 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 from typing import Any
 
 import pytest
-import yaml
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 from starlette.testclient import TestClient
-from tests.api import test_contract
+from tests import reference_openapi
 from tests.support import Ledger
 
 from ledgermirror.settings import Settings
@@ -336,23 +331,8 @@ def test_path_is_resolved_before_the_query_is_validated(allowances: TestClient) 
     assert response.status_code == 404
 
 
-@functools.cache
-def _reference_registry() -> Registry:  # type: ignore[type-arg]
-    document = test_contract._string_keys(yaml.safe_load(test_contract.REFERENCE_OPENAPI.read_text()))
-    return Registry().with_resource(
-        "urn:reference", Resource.from_contents(document, default_specification=DRAFT202012)
-    )
-
-
-def reference_validator(path: str) -> Draft202012Validator:  # type: ignore[type-arg]
-    """The reference OpenAPI schema of ``path``'s 200 answer (skips the test when the document is absent)."""
-    if not test_contract.REFERENCE_OPENAPI.exists():
-        pytest.skip("the reference OpenAPI document is not beside this checkout")
-    return test_contract.response_validator(_reference_registry(), path, "200")
-
-
 def test_answers_match_the_reference_schema(allowances: TestClient) -> None:
-    validator = reference_validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/tokens")
+    validator = reference_openapi.validator("/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/tokens")
     for url in (BASE, f"{BASE}?limit=2", f"{BASE}?spender.id=9"):
         errors = list(validator.iter_errors(allowances.get(url).json()))
         assert errors == [], [error.message for error in errors]
