@@ -39,13 +39,21 @@ def scan_fields(data: bytes, start: int, end: int, file_name: str) -> Iterator[t
     """
     pos = start
     while pos < end:
-        key, pos = read_varint(data, pos, end, file_name)
+        key = data[pos]
+        if key < 0x80:  # one-byte keys and lengths are the common case: no call
+            pos += 1
+        else:
+            key, pos = read_varint(data, pos, end, file_name)
         number, wire_type = key >> 3, key & 7
-        if wire_type == VARINT:
-            _, after = read_varint(data, pos, end, file_name)
-        elif wire_type == LENGTH_DELIMITED:
-            length, pos = read_varint(data, pos, end, file_name)
+        if wire_type == LENGTH_DELIMITED:
+            length = data[pos] if pos < end else 0x80
+            if length < 0x80:
+                pos += 1
+            else:
+                length, pos = read_varint(data, pos, end, file_name)
             after = pos + length
+        elif wire_type == VARINT:
+            _, after = read_varint(data, pos, end, file_name)
         elif wire_type == FIXED64:
             after = pos + 8
         elif wire_type == FIXED32:

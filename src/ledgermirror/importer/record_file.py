@@ -24,6 +24,7 @@ import gzip
 import hashlib
 import struct
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -127,21 +128,27 @@ def decompress(name: str, data: bytes) -> bytes:
         raise StreamParseError(name, f"bad gzip stream: {error}") from error
 
 
-def parse_item(name: str, record_bytes: bytes, transaction_bytes: bytes) -> RecordItem:
+def parse_items(name: str, pairs: Iterable[tuple[bytes, bytes]]) -> list[RecordItem]:
+    """Items from (record bytes, transaction bytes) pairs: each record parsed for its consensus time."""
     modules = protos()
+    from_string = modules.transaction_record.TransactionRecord.FromString
+    items = []
     try:
-        record = modules.transaction_record.TransactionRecord.FromString(record_bytes)
+        for record_bytes, transaction_bytes in pairs:
+            record = from_string(record_bytes)
+            stamp = record.consensusTimestamp
+            nanos = stamp.seconds * 1_000_000_000 + stamp.nanos
+            items.append(RecordItem(nanos, record_bytes, transaction_bytes, record))
     except modules.decode_error as error:
-        raise StreamParseError(name, f"bad TransactionRecord: {error}") from error
-    stamp = record.consensusTimestamp
-    return RecordItem(stamp.seconds * 1_000_000_000 + stamp.nanos, record_bytes, transaction_bytes, record)
+        raise StreamParseError(name, f"bad TransactionRecord (item {len(items)}): {error}") from error
+    return items
 
 
 def read_v6(name: str, content: bytes, size: int) -> RecordFile:
     """A v6 file: int32 6, then one ``RecordStreamFile`` (content is decompressed)."""
     modules = protos()
     header: dict[int, bytes] = {}
-    items: list[RecordItem] = []
+    pairs: list[tuple[bytes, bytes]] = []
     sidecars: list[SidecarMetadata] = []
     block_number = 0
     for number, wire_type, start, end in protobuf_wire.scan_fields(content, 4, len(content), name):
@@ -150,7 +157,7 @@ def read_v6(name: str, content: bytes, size: int) -> RecordFile:
         elif wire_type != protobuf_wire.LENGTH_DELIMITED:
             continue
         elif number == _RECORD_STREAM_ITEMS:
-            items.append(_read_v6_item(name, content, start, end))
+            pairs.append(_v6_item_parts(name, content, start, end))
         elif number == 6:
             sidecars.append(_sidecar_metadata(name, modules, content[start:end]))
         elif number in (1, 2, 4):
@@ -161,6 +168,7 @@ def read_v6(name: str, content: bytes, size: int) -> RecordFile:
         end_hash = modules.hash_object.HashObject.FromString(header.get(4, b""))
     except modules.decode_error as error:
         raise StreamParseError(name, f"bad RecordStreamFile header: {error}") from error
+    items = parse_items(name, pairs)
     hapi = SemanticVersion(semantic.major, semantic.minor, semantic.patch)
     start_running = _running_hash_of(name, "start", start_hash)
     end_running = _running_hash_of(name, "end", end_hash)
@@ -186,7 +194,8 @@ def read_v6(name: str, content: bytes, size: int) -> RecordFile:
     )
 
 
-def _read_v6_item(name: str, content: bytes, start: int, end: int) -> RecordItem:
+def _v6_item_parts(name: str, content: bytes, start: int, end: int) -> tuple[bytes, bytes]:
+    """The exact (record, transaction) bytes of one ``RecordStreamItem`` in ``content[start:end]``."""
     parts: dict[int, bytes] = {}
     for number, wire_type, value_start, value_end in protobuf_wire.scan_fields(content, start, end, name):
         if number in (1, 2) and wire_type == protobuf_wire.LENGTH_DELIMITED:
@@ -195,7 +204,7 @@ def _read_v6_item(name: str, content: bytes, start: int, end: int) -> RecordItem
             parts[number] = content[value_start:value_end]
     if 2 not in parts:
         raise StreamParseError(name, "record stream item without a record")
-    return parse_item(name, parts[2], parts.get(1, b""))
+    return parts[2], parts.get(1, b"")
 
 
 def _sidecar_metadata(name: str, modules: Any, data: bytes) -> SidecarMetadata:

@@ -24,7 +24,7 @@ import hashlib
 import struct
 
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.record_file import RecordFile, RecordItem, SemanticVersion, parse_item
+from ledgermirror.importer.record_file import RecordFile, SemanticVersion, parse_items
 from ledgermirror.importer.running_hash import HASH_LENGTH, RECORD_STREAM_OBJECT_CLASS_ID
 from ledgermirror.importer.stream_names import instant_of
 
@@ -77,7 +77,7 @@ def read_v5(name: str, content: bytes, size: int) -> RecordFile:
     _, major, minor, patch, _stream_version = _V5_HEADER.unpack(cursor.take(_V5_HEADER.size, "header"))
     start_object = cursor.take(_HASH_OBJECT_SIZE, "start running hash object")
     start_class_id = _hash_of_object(name, "start", start_object)[0]
-    items: list[RecordItem] = []
+    pairs: list[tuple[bytes, bytes]] = []
     while True:
         if cursor.remaining < 8:
             raise StreamParseError(name, "truncated before the end running hash object")
@@ -88,13 +88,13 @@ def read_v5(name: str, content: bytes, size: int) -> RecordFile:
         if object_class_id != RECORD_STREAM_OBJECT_CLASS_ID:
             raise StreamParseError(name, f"unexpected class id {object_class_id:#x}")
         record_bytes = cursor.sized("record")
-        transaction_bytes = cursor.sized("transaction")
-        items.append(parse_item(name, record_bytes, transaction_bytes))
+        pairs.append((record_bytes, cursor.sized("transaction")))
     end_object = cursor.take(_HASH_OBJECT_SIZE, "end running hash object")
     if cursor.remaining:
         raise StreamParseError(name, f"{cursor.remaining} bytes after the end running hash object")
-    if not items:
+    if not pairs:
         raise StreamParseError(name, "no record stream objects")
+    items = parse_items(name, pairs)
     start_hash = _hash_of_object(name, "start", start_object)[1]
     end_hash = _hash_of_object(name, "end", end_object)[1]
     return RecordFile(
@@ -126,13 +126,13 @@ def read_v2(name: str, content: bytes, size: int, version: int) -> RecordFile:
     if cursor.take(1, "previous hash marker")[0] != _PREVIOUS_HASH_MARKER:
         raise StreamParseError(name, "missing previous hash marker")
     previous_hash = cursor.take(HASH_LENGTH, "previous hash")
-    items: list[RecordItem] = []
+    pairs: list[tuple[bytes, bytes]] = []
     while cursor.remaining:
         if cursor.take(1, "record marker")[0] != _RECORD_MARKER:
             raise StreamParseError(name, f"bad record marker at byte {cursor.pos - 1}")
         transaction_bytes = cursor.sized("transaction")
-        record_bytes = cursor.sized("record")
-        items.append(parse_item(name, record_bytes, transaction_bytes))
+        pairs.append((cursor.sized("record"), transaction_bytes))
+    items = parse_items(name, pairs)
     if version == 2:
         body_hash = hashlib.sha384(content[_V2_HEADER_SIZE:]).digest()
         file_hash = hashlib.sha384(content[:_V2_HEADER_SIZE] + body_hash).digest()
