@@ -231,3 +231,16 @@ def test_malformed_signature_files(data: bytes, detail: str) -> None:
     with pytest.raises(StreamParseError) as refused:
         read_signature_file("bad.rcd_sig", data)
     assert detail in refused.value.detail
+
+
+@pytest.mark.parametrize(("nodes", "required"), [(1, 1), (3, 1), (4, 2), (6, 2), (7, 3)])
+def test_one_third_of_the_node_count_without_stake(nodes: int, required: int) -> None:
+    keys = [rsa.generate_private_key(public_exponent=65537, key_size=1024) for _ in range(nodes)]
+    book = read_address_book(write.address_book(keys))
+    written = write.v6([write.item(T0)], START, 10)
+    sigs = signed(keys, written)
+    enough = verify_stream_file(NAME, written.stored, dict(list(sigs.items())[:required]), book, None)
+    assert (enough.consensus.required_stake, enough.consensus.total_stake) == (required, nodes)
+    with pytest.raises(ConsensusNotReached) as refused:
+        verify_stream_file(NAME, written.stored, dict(list(sigs.items())[: required - 1]), book, None)
+    assert f"with {required - 1}/{nodes} stake" in refused.value.detail
