@@ -24,7 +24,7 @@ from tests.importer.fixtures import (
 from ledgermirror.importer.address_book import AccountId, read_address_book
 from ledgermirror.importer.errors import SignatureRejected
 from ledgermirror.importer.record_file import SemanticVersion, read_record_file
-from ledgermirror.importer.running_hash import running_hash
+from ledgermirror.importer.running_hash import fold, item_hash, running_hash
 from ledgermirror.importer.sidecar_file import read_sidecar_file
 from ledgermirror.importer.signature_file import read_signature_file
 from ledgermirror.importer.stream_names import data_name_of_signature, instant_of, sidecar_name
@@ -59,6 +59,10 @@ def test_running_hash_recomputed_from_the_items() -> None:
         record = read_record_file(f"{stamp}.rcd.gz", record_bytes(stamp))
         pairs = [(item.record_bytes, item.transaction_bytes) for item in record.items]
         assert running_hash(record.previous_hash, pairs).hex() == EXPECTED[stamp].hash
+        folded = record.previous_hash
+        for record_part, transaction_part in pairs:
+            folded = fold(folded, item_hash(record_part, transaction_part))
+        assert folded.hex() == EXPECTED[stamp].hash
         # The item bytes are the file's own: the record and transaction are found verbatim in the file.
         content = gzip.decompress(record_bytes(stamp))
         assert all(item.record_bytes in content and item.transaction_bytes in content for item in record.items)
