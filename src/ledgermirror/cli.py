@@ -1,4 +1,4 @@
-"""The ``ledgermirror`` command: serve, demo, db migrate, db url (and the tools later issues add)."""
+"""The ``ledgermirror`` command: serve, demo, import, db migrate, db url (and the tools later issues add)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from ledgermirror.runtime import (
     prepare,
 )
 from ledgermirror.settings import Settings, SettingsError
+from ledgermirror.importer import command as import_command
 from ledgermirror.status import cli as status_cli
 
 EXIT_USAGE = 2
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     conformance.add_argument("--verbose", action="store_true", help="show the diffs of expected failures too")
     status_cli.register(commands)
+    import_command.register(commands)
     return parser
 
 
@@ -141,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _conformance(args)
         if args.command == "status":
             return status_cli.run(args, settings)
+        if args.command == "import":
+            return _import(args, settings)
         return _serve(settings)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
@@ -157,6 +161,14 @@ def _db(command: str, settings: Settings) -> int:
     finally:
         prepared.stop()
     return 0
+
+
+def _import(args: argparse.Namespace, settings: Settings) -> int:
+    prepared = prepare(settings)
+    try:
+        return import_command.run(args, prepared.owner_url)
+    finally:
+        prepared.stop()
 
 
 def _serve(settings: Settings, prepared: Prepared | None = None) -> int:

@@ -1,0 +1,109 @@
+"""``ledgermirror import``: options, signals and exit codes around :func:`~.pipeline.run_import`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+import asyncpg
+
+from ledgermirror.importer.errors import StreamFileError
+from ledgermirror.importer.pipeline import (
+    DEFAULT_FILES_PER_TRANSACTION,
+    ImporterError,
+    ImportOptions,
+    parse_date,
+    run_import,
+)
+from ledgermirror.importer.progress import progress_for
+from ledgermirror.importer.sources import SourceError, Store, open_store
+
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    command = commands.add_parser(
+        "import",
+        help="import verified record streams from a folder or a bucket",
+        description="Import record stream files (verified before anything is written) from a local folder in "
+        "the network's bucket layout (recordstreams/record0.0.N/ or <network>/<shard>/<node>/record/) or from "
+        "s3://bucket/prefix or gs://bucket/prefix (credentials from the usual AWS_* / GOOGLE_* variables; "
+        "requester-pays), into the database `ledgermirror db url` names. Without --once it follows the "
+        "stream until interrupted.",
+    )
+    command.add_argument("--source", required=True, help="folder, s3://bucket/prefix or gs://bucket/prefix")
+    command.add_argument(
+        "--address-book",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a NodeAddressBook protobuf file (e.g. 0.0.102) to bootstrap the node set of an empty database",
+    )
+    command.add_argument("--once", action="store_true", help="import what is there, then exit")
+    command.add_argument(
+        "--start-date",
+        default=None,
+        metavar="DATE",
+        help="empty database: start at the first file at or after DATE (YYYY-MM-DD[THH:MM:SS[.f]]Z, UTC); "
+        "default: a folder from its first file, a bucket from its newest",
+    )
+    command.add_argument("--end-date", default=None, metavar="DATE", help="stop after the last file before DATE")
+    command.add_argument(
+        "--files-per-transaction",
+        type=int,
+        default=DEFAULT_FILES_PER_TRANSACTION,
+        metavar="N",
+        help=f"files per database transaction while catching up (default {DEFAULT_FILES_PER_TRANSACTION})",
+    )
+
+
+def options_of(args: argparse.Namespace) -> ImportOptions:
+    try:
+        start = parse_date(args.start_date) if args.start_date else None
+        end = parse_date(args.end_date) if args.end_date else None
+    except ValueError as error:
+        raise ImporterError(f"bad date: {error}") from error
+    if args.address_book is not None and not args.address_book.is_file():
+        raise ImporterError(f"no address book file at {args.address_book}")
+    return ImportOptions(
+        once=args.once,
+        start=start,
+        end=end,
+        address_book=args.address_book,
+        files_per_transaction=max(1, args.files_per_transaction),
+    )
+
+
+def run(args: argparse.Namespace, owner_url: str) -> int:
+    try:
+        options = options_of(args)
+        store = open_store(args.source)
+    except (ImporterError, SourceError) as error:
+        print(f"ledgermirror: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return asyncio.run(_run(owner_url, store, options))
+
+
+async def _run(owner_url: str, store: Store, options: ImportOptions) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    conn = await asyncpg.connect(owner_url)
+    try:
+        await run_import(conn, store, options, stop=stop, progress=progress_for(sys.stderr))
+    except (ImporterError, SourceError) as error:
+        print(f"ledgermirror: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except StreamFileError as error:
+        print(f"ledgermirror: refused: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    finally:
+        await conn.close()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+    return 0

@@ -1,0 +1,335 @@
+"""The import loop: list, verify, write, commit; resume where the database stopped.
+
+Per record file, in stream order:
+
+1. its signature files are fetched from every node folder and checked, consensus is reached, and the data
+   file and sidecars are taken from a node that signed them and checked (:mod:`.downloader`, :mod:`.verify`),
+   all **before anything of the file is written**;
+2. its rows (``handlers.rows_of_file`` + ``write_batch``) and then its ``record_file`` row are written inside
+   the open database transaction. One transaction holds one file, or up to ``files_per_transaction`` files
+   while catching up; a refused file ends the transaction after the files before it (committed) and nothing
+   of it is written.
+
+A restart reads the last ``record_file`` row, lists only names after it and checks the next file's previous
+hash against its hash (and the block number), so the chain is re-checked across the restart and nothing is
+written twice. A session advisory lock keeps a second importer off the same database.
+
+The address book in force is the latest ``address_book`` row of 0.0.102; an empty database takes it from
+``--address-book FILE`` (written with the first committed file, as the reference's bootstrap book starting
+at 1). A file whose transactions change 0.0.101/0.0.102 (or the node stakes) reloads it before the next
+file is verified.
+
+Where to start on an empty database: ``start`` if given; else a local folder from its first file, a bucket
+from its newest file that verifies (the reference's rule, so a new mirror does not start a months-long
+download by accident). ``end`` stops after the last file at or before it. ``once`` stops when nothing new
+is listed; otherwise the source is polled with exponential backoff until ``stop`` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import calendar
+import contextlib
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+
+from ledgermirror.db import address_books, import_state, write
+from ledgermirror.importer.address_book import AddressBook, read_address_book
+from ledgermirror.importer.downloader import (
+    Candidate,
+    cursor_after,
+    fetch_verified,
+    list_candidates,
+)
+from ledgermirror.importer.errors import StreamFileError
+from ledgermirror.importer.handlers import address_books as book_handlers
+from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers.base import Batch, rows_of_file, write_batch
+from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
+from ledgermirror.importer.record_file_row import next_index, record_file_row
+from ledgermirror.importer.sources import NodeFolder, Store, discover_nodes, is_bucket
+from ledgermirror.importer.verify import ChainLink, VerifiedRecordFile
+
+_log = logging.getLogger("ledgermirror.importer")
+
+ADDRESS_BOOK_FILE = ids.encoded(0, 0, 102)
+BOOTSTRAP_TIMESTAMP = 0
+"""The bootstrap book is saved as taking effect after this timestamp (so it starts at 1, as the reference's)."""
+_NEWEST_WINDOWS_SECONDS = (600, 3_600, 86_400, 7 * 86_400, 31 * 86_400, 366 * 86_400, None)
+_NEWEST_ATTEMPTS = 10
+DEFAULT_FILES_PER_TRANSACTION = 50
+
+
+class ImporterError(RuntimeError):
+    """The import cannot run (no address book, another importer holds the database)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    once: bool = False
+    start: int | None = None
+    """Nanoseconds: on an empty database, the first file imported is the first at or after it."""
+    end: int | None = None
+    """Nanoseconds: stop after the last file at or before it."""
+    address_book: Path | None = None
+    files_per_transaction: int = DEFAULT_FILES_PER_TRANSACTION
+    items_per_transaction: int = 20_000
+    list_limit: int = 1_000
+    poll_seconds: float = 1.0
+    max_poll_seconds: float = 30.0
+    entity_transactions: bool = False
+
+
+@dataclass(slots=True)
+class _Position:
+    """What the next file is checked against; replaced as a whole when a transaction commits."""
+
+    link: ChainLink | None
+    index: int | None
+    cursor: str | None
+    book: AddressBook
+    stakes: dict[int, int]
+    pending_book: bytes | None
+    """Bootstrap book bytes not yet written (written with the first committed file)."""
+
+
+def stream_name_prefix(nanos: int) -> str:
+    """The name stem of an instant (``2022-07-13T08_46_11.304284003Z``): listing after it starts there."""
+    seconds, fraction = divmod(nanos, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{fraction:09d}Z"
+
+
+def parse_date(text: str) -> int:
+    """``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS[.f]]Z`` (UTC) as nanoseconds since the epoch."""
+    cleaned = text.strip().rstrip("Z").replace(" ", "T")
+    day, _, clock = cleaned.partition("T")
+    year, month, date = (int(part) for part in day.split("-"))
+    parts = clock.split(":") if clock else []
+    hour = int(parts[0]) if parts else 0
+    minute = int(parts[1]) if len(parts) > 1 else 0
+    second_text = parts[2] if len(parts) > 2 else "0"
+    whole, _, fraction = second_text.partition(".")
+    seconds = calendar.timegm((year, month, date, hour, minute, int(whole), 0, 0, 0))
+    return seconds * 1_000_000_000 + int(fraction.ljust(9, "0")[:9] or 0)
+
+
+async def run_import(
+    conn: asyncpg.Connection,
+    store: Store,
+    options: ImportOptions,
+    *,
+    stop: asyncio.Event | None = None,
+    progress: Progress | None = None,
+) -> ImportStats:
+    """Import from ``store`` into the database of ``conn`` until done (``once``, ``end``) or ``stop`` is set.
+    Raises :class:`StreamFileError` for a refused file in ``once`` mode (the files before it are committed)."""
+    if not await import_state.try_lock(conn):
+        raise ImporterError("another importer is writing to this database (advisory lock held)")
+    try:
+        run = _Run(conn, store, options, stop or asyncio.Event(), progress or LogProgress())
+        return await run.run()
+    finally:
+        await import_state.unlock(conn)
+
+
+class _Run:
+    def __init__(
+        self,
+        conn: asyncpg.Connection,
+        store: Store,
+        options: ImportOptions,
+        stop: asyncio.Event,
+        progress: Progress,
+    ) -> None:
+        self.conn = conn
+        self.store = store
+        self.options = options
+        self.stop = stop
+        self.progress = progress
+        self.stats = ImportStats()
+        self.reached_end = False
+        self.position: _Position
+
+    async def run(self) -> ImportStats:
+        position = self.position = await self._initial_position()
+        folders = await discover_nodes(self.store)
+        _log.info("source", extra={"source": str(self.store), "node_folders": len(folders)})
+        if (
+            position.link is None
+            and position.cursor is None
+            and self.options.start is None
+            and is_bucket(self.store)
+        ):
+            position.cursor = await self._newest_start(folders, position)
+        backoff = self.options.poll_seconds
+        while not self.stop.is_set() and not self.reached_end:
+            position = self.position
+            candidates, _ = await list_candidates(self.store, folders, position.cursor, self.options.list_limit)
+            if self.options.start is not None and position.link is None:
+                candidates = [c for c in candidates if c.instant >= self.options.start]
+            if candidates:
+                try:
+                    await self._import(candidates)
+                    backoff = self.options.poll_seconds
+                    continue
+                except StreamFileError as error:
+                    self.progress.refused(error, retrying=not self.options.once)
+                    if self.options.once:
+                        raise
+            elif self.options.once:
+                break
+            self.progress.waiting(self.stats, backoff)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), backoff)
+            backoff = min(backoff * 2, self.options.max_poll_seconds)
+        self.progress.finished(self.stats)
+        return self.stats
+
+    # Starting point ------------------------------------------------------------------------------------------
+
+    async def _initial_position(self) -> _Position:
+        book, pending = await self._book()
+        stakes = await import_state.latest_node_stakes(self.conn)
+        last = await import_state.last_record_file(self.conn)
+        if last is None:
+            cursor = stream_name_prefix(self.options.start) if self.options.start is not None else None
+            return _Position(None, None, cursor, book, stakes, pending)
+        if self.options.start is not None:
+            _log.warning("the database already holds files: resuming after %s, --start-date ignored", last.name)
+        block = last.index if last.version >= 6 else None
+        link = ChainLink(last.name, bytes.fromhex(last.hash), last.consensus_end, block)
+        self.stats.last_name, self.stats.last_consensus_end = last.name, last.consensus_end
+        return _Position(link, last.index, cursor_after(last.name), book, stakes, pending)
+
+    async def _book(self) -> tuple[AddressBook, bytes | None]:
+        stored = await import_state.current_book(self.conn, ADDRESS_BOOK_FILE)
+        given = self.options.address_book
+        if stored is not None:
+            if given is not None:
+                _log.info("the database has an address book: --address-book %s is not needed", given)
+            return read_address_book(stored.file_data, "address book 0.0.102 (database)"), None
+        if given is None:
+            raise ImporterError(
+                "the database has no address book yet: pass --address-book FILE (a NodeAddressBook protobuf, "
+                "e.g. the network's file 0.0.102) to bootstrap the node set"
+            )
+        data = given.read_bytes()
+        return read_address_book(data, str(given)), data
+
+    async def _newest_start(self, folders: list[NodeFolder], position: _Position) -> str | None:
+        """The cursor before the newest file that verifies (looking back over growing windows)."""
+        now = time.time_ns()
+        for window in _NEWEST_WINDOWS_SECONDS:
+            after = stream_name_prefix(now - window * 1_000_000_000) if window is not None else None
+            found: list[Candidate] = []
+            while True:
+                listed, complete = await list_candidates(self.store, folders, after, self.options.list_limit)
+                found.extend(listed)
+                if complete or not listed:
+                    break
+                after = listed[-1].signature_name
+            last_error: StreamFileError | None = None
+            for candidate in reversed(found[-_NEWEST_ATTEMPTS:]):
+                try:
+                    await fetch_verified(self.store, candidate, position.book, None, stakes=position.stakes)
+                except StreamFileError as error:
+                    last_error = error
+                    continue
+                _log.info("empty database on a bucket: starting at its newest file %s", candidate.stem)
+                return candidate.stem
+            if last_error is not None:
+                raise last_error
+        return None
+
+    # Importing -----------------------------------------------------------------------------------------------
+
+    async def _import(self, candidates: list[Candidate]) -> None:
+        """Import ``candidates`` in transactions of several files (``self.position`` follows each commit). A
+        refused file is raised after the files before it are committed."""
+        remaining = list(candidates)
+        while remaining and not self.stop.is_set() and not self.reached_end:
+            refused: StreamFileError | None = None
+            tentative = dataclasses.replace(self.position)
+            group_stats = ImportStats()
+            started = time.perf_counter()
+            async with self.conn.transaction():
+                files = items = 0
+                while remaining and files < self.options.files_per_transaction:
+                    if items >= self.options.items_per_transaction or self.stop.is_set():
+                        break
+                    candidate = remaining[0]
+                    if self.options.end is not None and candidate.instant > self.options.end:
+                        self.reached_end = True
+                        break
+                    load_start = time.time_ns() // 1_000_000
+                    try:
+                        verified = await fetch_verified(
+                            self.store,
+                            candidate,
+                            tentative.book,
+                            tentative.link,
+                            stakes=tentative.stakes,
+                            cost=self.stats.cost,
+                        )
+                    except StreamFileError as error:
+                        refused = error
+                        break
+                    remaining.pop(0)
+                    write_started = time.perf_counter()
+                    group_stats.rows += await self._write(verified, tentative, load_start)
+                    group_stats.write_seconds += time.perf_counter() - write_started
+                    files += 1
+                    items += verified.record.count
+                    group_stats.last_name = verified.record.name
+                    group_stats.last_consensus_end = verified.record.consensus_end
+                group_stats.files, group_stats.items = files, items
+            self._committed(group_stats, time.perf_counter() - started)
+            self.position = tentative
+            if refused is not None:
+                raise refused
+
+    async def _write(self, verified: VerifiedRecordFile, position: _Position, load_start: int) -> int:
+        record = verified.record
+        rows = 0
+        if position.pending_book is not None:
+            book, entries, endpoints = book_handlers.book_rows(
+                ADDRESS_BOOK_FILE, BOOTSTRAP_TIMESTAMP, position.pending_book
+            )
+            rows += sum((await address_books.save_book(self.conn, book, entries, endpoints)).values())
+            position.pending_book = None
+        batch = Batch(entity_transactions=self.options.entity_transactions)
+        rows_of_file(record, batch)
+        counts = await write_batch(self.conn, batch)
+        index = next_index(record, position.index)
+        row = record_file_row(record, index, load_start, time.time_ns() // 1_000_000)
+        counts.update(await write.copy_rows(self.conn, "record_file", [row]))
+        rows += sum(counts.values())
+        position.link = verified.link()
+        position.index = index
+        position.cursor = cursor_after(record.name)
+        if batch.address_book_changed or counts.get("address_book"):
+            stored = await import_state.current_book(self.conn, ADDRESS_BOOK_FILE)
+            if stored is not None:
+                position.book = read_address_book(stored.file_data, "address book 0.0.102")
+                _log.info("address book reloaded", extra={"nodes": len(position.book.nodes), "file": record.name})
+        if counts.get("node_stake"):
+            position.stakes = await import_state.latest_node_stakes(self.conn)
+        return rows
+
+    def _committed(self, group: ImportStats, seconds: float) -> None:
+        if group.files == 0:
+            return
+        stats = self.stats
+        stats.files += group.files
+        stats.items += group.items
+        stats.rows += group.rows
+        stats.write_seconds += group.write_seconds
+        stats.commits += 1
+        stats.last_name, stats.last_consensus_end = group.last_name, group.last_consensus_end
+        self.progress.committed(stats)
+        _log.debug("committed", extra={"files": group.files, "seconds": round(seconds, 4)})

@@ -1,0 +1,241 @@
+"""Where stream files come from: a local folder or a bucket, in either of the network's layouts.
+
+A source is a :class:`Store` (four primitives over ``/``-separated keys relative to the source root) plus the
+node folders found in it by :func:`discover_nodes`:
+
+* ``recordstreams/record<shard>.<realm>.<num>/`` (the reference's ``ACCOUNT_ID`` layout: the folder names the
+  node's account, the address book maps it to a node id);
+* ``<network>/<shard>/<node id>/record/`` (HIP-679, the ``NODE_ID`` layout).
+
+Each node folder holds ``<ts>.rcd_sig`` signature files, ``<ts>.rcd[.gz]`` data files and a ``sidecar/``
+folder. Listing asks only for names after a cursor (S3 ``StartAfter``, GCS ``startOffset``), so a restart or a
+poll never lists history again, and it stops at the first key of a subfolder (``sidecar/`` sorts after every
+timestamp), so sidecars are never listed: their names follow from the record file.
+
+Buckets go through ``obstore``: ``s3://bucket/prefix`` (credentials, region and endpoint from the usual
+``AWS_*`` environment variables; requester-pays unless ``AWS_REQUESTER_PAYS`` says otherwise; an ``http://``
+endpoint is allowed for local servers) and ``gs://bucket/prefix`` (credentials from ``GOOGLE_*`` variables;
+``GOOGLE_CLOUD_PROJECT`` is sent as ``x-goog-user-project``, the project billed for requester-pays reads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from obstore.store import ClientConfig
+
+from ledgermirror.importer.address_book import AccountId, AddressBook
+
+SIGNATURE_SUFFIX = ".rcd_sig"
+SIDECAR_FOLDER = "sidecar"
+_ACCOUNT_FOLDER = re.compile(r"^record(\d+)\.(\d+)\.(\d+)$")
+_NUMBER = re.compile(r"^\d+$")
+_DISCOVERY_DEPTH = 4
+_SKIPPED_FOLDERS = frozenset({SIDECAR_FOLDER, "accountBalances", "eventsStreams", "blocks", "sidecars"})
+
+
+class SourceError(RuntimeError):
+    """The source cannot be used (unknown URL scheme, no node folders, unreadable store)."""
+
+
+class Store(Protocol):
+    """The few operations the importer needs from a folder or a bucket; keys are relative to its root."""
+
+    description: str
+
+    async def folders(self, prefix: str) -> list[str]:
+        """Names of the immediate subfolders of ``prefix`` (``""`` is the root)."""
+        ...
+
+    async def names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
+        """Sorted names of the files directly in ``folder`` that end with ``suffix`` and sort after
+        ``after`` (a name, or ``None`` for the first), at most ``limit``."""
+        ...
+
+    async def read(self, key: str) -> bytes | None:
+        """The object's bytes, or ``None`` when it does not exist."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFolder:
+    path: str
+    """Key prefix of the node's folder, without trailing ``/``."""
+    account: AccountId | None
+    """Set in the ``ACCOUNT_ID`` layout."""
+    folder_node_id: int | None
+    """Set in the HIP-679 layout."""
+
+    def node_id(self, book: AddressBook) -> int | None:
+        """The node id this folder belongs to, given the address book in force."""
+        if self.folder_node_id is not None:
+            return self.folder_node_id
+        if self.account is None:
+            return None
+        entry = book.node_of_account(self.account)
+        return entry.node_id if entry is not None else None
+
+    def key(self, name: str) -> str:
+        return f"{self.path}/{name}" if self.path else name
+
+    def sidecar_key(self, name: str) -> str:
+        return self.key(f"{SIDECAR_FOLDER}/{name}")
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}/{name}" if prefix else name
+
+
+async def discover_nodes(store: Store) -> list[NodeFolder]:
+    """Every node folder within a few levels of the root, in both layouts (breadth first, bounded depth)."""
+    found: list[NodeFolder] = []
+    level: list[tuple[str, tuple[str, ...]]] = [("", ())]
+    for _depth in range(_DISCOVERY_DEPTH):
+        listed = await asyncio.gather(*(store.folders(prefix) for prefix, _ in level))
+        following: list[tuple[str, tuple[str, ...]]] = []
+        for (prefix, parents), names in zip(level, listed, strict=True):
+            for name in names:
+                path = _join(prefix, name)
+                account = _ACCOUNT_FOLDER.match(name)
+                if account is not None:
+                    shard, realm, num = (int(part) for part in account.groups())
+                    found.append(NodeFolder(path, AccountId(shard, realm, num), None))
+                elif name == "record" and len(parents) >= 2 and all(map(_NUMBER.match, parents[-2:])):
+                    found.append(NodeFolder(path, None, int(parents[-1])))
+                elif name not in _SKIPPED_FOLDERS:
+                    following.append((path, (*parents, name)))
+        if found or not following:
+            break
+        level = following
+    if not found:
+        raise SourceError(f"no node folders (record0.0.N/ or <network>/<shard>/<node>/record/) in {store}")
+    return sorted(found, key=lambda folder: folder.path)
+
+
+# Local folders ------------------------------------------------------------------------------------------------
+
+
+class LocalStore:
+    def __init__(self, root: Path) -> None:
+        if not root.is_dir():
+            raise SourceError(f"no folder at {root}")
+        self.root = root
+        self.description = str(root)
+
+    def __str__(self) -> str:
+        return self.description
+
+    async def folders(self, prefix: str) -> list[str]:
+        folder = self.root / prefix if prefix else self.root
+        return sorted(entry.name for entry in os.scandir(folder) if entry.is_dir())
+
+    async def names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
+        path = self.root / folder
+        try:
+            names = [entry.name for entry in os.scandir(path) if entry.name.endswith(suffix) and entry.is_file()]
+        except FileNotFoundError:
+            return []
+        names.sort()
+        if after is not None:
+            names = [name for name in names if name > after]
+        return names[:limit]
+
+    async def read(self, key: str) -> bytes | None:
+        try:
+            return (self.root / key).read_bytes()
+        except FileNotFoundError:
+            return None
+
+
+# Buckets ----------------------------------------------------------------------------------------------------
+
+
+class BucketStore:
+    """A bucket through ``obstore`` (S3 or GCS); keys are relative to the URL's prefix."""
+
+    def __init__(self, url: str, store: Any) -> None:
+        self.description = url
+        self._store = store
+
+    def __str__(self) -> str:
+        return self.description
+
+    async def folders(self, prefix: str) -> list[str]:
+        import obstore
+
+        result = await obstore.list_with_delimiter_async(self._store, prefix + "/" if prefix else None)
+        return sorted(path.rstrip("/").rsplit("/", 1)[-1] for path in result["common_prefixes"])
+
+    async def names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
+        import obstore
+
+        head = folder + "/" if folder else ""
+        offset = head + after if after is not None else None
+        names: list[str] = []
+        stream = obstore.list(self._store, head or None, offset=offset, chunk_size=1000)
+        async for chunk in stream:
+            for meta in chunk:
+                name = meta["path"][len(head) :]
+                if "/" in name:
+                    return names  # a subfolder (sidecar/) sorts after every timestamp: the files are done
+                if name.endswith(suffix):
+                    names.append(name)
+                    if len(names) >= limit:
+                        return names
+        return names
+
+    async def read(self, key: str) -> bytes | None:
+        import obstore
+        from obstore.exceptions import NotFoundError
+
+        try:
+            result = await obstore.get_async(self._store, key)
+            return bytes(await result.bytes_async())
+        except (NotFoundError, FileNotFoundError):
+            return None
+
+
+def _s3_store(url: str) -> Any:
+    from obstore.store import S3Store
+
+    options: dict[str, Any] = {}
+    if "AWS_REQUESTER_PAYS" not in os.environ:
+        options["request_payer"] = True
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or ""
+    if not endpoint:
+        endpoint = os.environ.get("AWS_ENDPOINT", "")
+    client: ClientConfig = {"allow_http": True} if endpoint.startswith("http://") else {}
+    if endpoint:
+        options["endpoint"] = endpoint
+    if "AWS_REGION" not in os.environ and "AWS_DEFAULT_REGION" not in os.environ:
+        options["region"] = "us-east-1"
+    return S3Store.from_url(url, client_options=client or None, **options)
+
+
+def _gcs_store(url: str) -> Any:
+    from obstore.store import GCSStore
+
+    project = os.environ.get("GOOGLE_CLOUD_PROJECT") or os.environ.get("GCLOUD_PROJECT")
+    client: ClientConfig | None = {"default_headers": {"x-goog-user-project": project}} if project else None
+    return GCSStore.from_url(url, client_options=client)
+
+
+def open_store(source: str) -> Store:
+    """A :class:`Store` for a local folder path or an ``s3://`` / ``gs://`` URL."""
+    if source.startswith("s3://"):
+        return BucketStore(source, _s3_store(source))
+    if source.startswith("gs://"):
+        return BucketStore(source, _gcs_store(source))
+    if "://" in source:
+        raise SourceError(f"unsupported source {source!r}: expected a folder, s3://bucket/prefix or gs://...")
+    return LocalStore(Path(source))
+
+
+def is_bucket(store: Store) -> bool:
+    return isinstance(store, BucketStore)
