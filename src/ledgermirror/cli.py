@@ -14,6 +14,7 @@ import asyncpg
 
 from ledgermirror import __version__, log
 from ledgermirror.db.embedded import mask_password
+from ledgermirror.importer import command as import_command
 from ledgermirror.runtime import (
     DatabaseUnreachable,
     Prepared,
@@ -22,7 +23,6 @@ from ledgermirror.runtime import (
     prepare,
 )
 from ledgermirror.settings import Settings, SettingsError
-from ledgermirror.importer import command as import_command
 from ledgermirror.status import cli as status_cli
 
 EXIT_USAGE = 2

@@ -7,19 +7,11 @@ import asyncio
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import asyncpg
-
-from ledgermirror.importer.errors import StreamFileError
-from ledgermirror.importer.pipeline import (
-    DEFAULT_FILES_PER_TRANSACTION,
-    ImporterError,
-    ImportOptions,
-    parse_date,
-    run_import,
-)
-from ledgermirror.importer.progress import progress_for
-from ledgermirror.importer.sources import SourceError, Store, open_store
+if TYPE_CHECKING:
+    from ledgermirror.importer.pipeline import ImportOptions
+    from ledgermirror.importer.sources import Store
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
@@ -55,13 +47,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     command.add_argument(
         "--files-per-transaction",
         type=int,
-        default=DEFAULT_FILES_PER_TRANSACTION,
+        default=None,
         metavar="N",
-        help=f"files per database transaction while catching up (default {DEFAULT_FILES_PER_TRANSACTION})",
+        help="files per database transaction while catching up (default 50)",
     )
 
 
 def options_of(args: argparse.Namespace) -> ImportOptions:
+    from ledgermirror.importer.pipeline import (
+        DEFAULT_FILES_PER_TRANSACTION,
+        ImporterError,
+        ImportOptions,
+        parse_date,
+    )
+
     try:
         start = parse_date(args.start_date) if args.start_date else None
         end = parse_date(args.end_date) if args.end_date else None
@@ -74,11 +73,14 @@ def options_of(args: argparse.Namespace) -> ImportOptions:
         start=start,
         end=end,
         address_book=args.address_book,
-        files_per_transaction=max(1, args.files_per_transaction),
+        files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
     )
 
 
 def run(args: argparse.Namespace, owner_url: str) -> int:
+    from ledgermirror.importer.pipeline import ImporterError
+    from ledgermirror.importer.sources import SourceError, open_store
+
     try:
         options = options_of(args)
         store = open_store(args.source)
@@ -89,6 +91,13 @@ def run(args: argparse.Namespace, owner_url: str) -> int:
 
 
 async def _run(owner_url: str, store: Store, options: ImportOptions) -> int:
+    import asyncpg
+
+    from ledgermirror.importer.errors import StreamFileError
+    from ledgermirror.importer.pipeline import ImporterError, run_import
+    from ledgermirror.importer.progress import progress_for
+    from ledgermirror.importer.sources import SourceError
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

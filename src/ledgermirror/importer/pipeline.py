@@ -52,7 +52,7 @@ from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.base import Batch, rows_of_file, write_batch
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row
-from ledgermirror.importer.sources import NodeFolder, Store, discover_nodes, is_bucket
+from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
 from ledgermirror.importer.verify import ChainLink, VerifiedRecordFile
 
 _log = logging.getLogger("ledgermirror.importer")
@@ -157,17 +157,17 @@ class _Run:
 
     async def run(self) -> ImportStats:
         position = self.position = await self._initial_position()
-        folders = await discover_nodes(self.store)
-        _log.info("source", extra={"source": str(self.store), "node_folders": len(folders)})
+        folders = await self._discover()
         if (
-            position.link is None
+            folders
+            and position.link is None
             and position.cursor is None
             and self.options.start is None
             and is_bucket(self.store)
         ):
             position.cursor = await self._newest_start(folders, position)
         backoff = self.options.poll_seconds
-        while not self.stop.is_set() and not self.reached_end:
+        while folders and not self.stop.is_set() and not self.reached_end:
             position = self.position
             candidates, _ = await list_candidates(self.store, folders, position.cursor, self.options.list_limit)
             if self.options.start is not None and position.link is None:
@@ -183,12 +183,33 @@ class _Run:
                         raise
             elif self.options.once:
                 break
-            self.progress.waiting(self.stats, backoff)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.stop.wait(), backoff)
+            await self._wait(backoff)
             backoff = min(backoff * 2, self.options.max_poll_seconds)
+            folders = await discover_nodes(self.store)  # nodes come and go: look again while waiting
         self.progress.finished(self.stats)
         return self.stats
+
+    async def _wait(self, seconds: float) -> None:
+        self.progress.waiting(self.stats, seconds)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), seconds)
+
+    async def _discover(self) -> list[NodeFolder]:
+        """The node folders; following, an empty source is waited for (an empty list means stopped)."""
+        backoff = self.options.poll_seconds
+        while True:
+            try:
+                folders = await discover_nodes(self.store)
+            except SourceError:
+                if self.options.once:
+                    raise
+                await self._wait(backoff)
+                backoff = min(backoff * 2, self.options.max_poll_seconds)
+                if self.stop.is_set():
+                    return []
+                continue
+            _log.info("source", extra={"source": str(self.store), "node_folders": len(folders)})
+            return folders
 
     # Starting point ------------------------------------------------------------------------------------------
 

@@ -1,0 +1,73 @@
+"""Import from a real S3 server (``weed mini`` on 127.0.0.1, started and stopped here) through ``s3://``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from tests.importer.fixtures import EXPECTED, FIRST, RECORDS, SECOND
+from tests.importer.importing import copy_streams_hip679, fetch, run, table_counts
+from tests.importer.s3_server import S3Server, ServerUnavailable, upload, weed_mini
+from tests.support import Ledger
+
+from ledgermirror.runtime import Prepared
+
+pytestmark = pytest.mark.usefixtures("ledger")
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    try:
+        with weed_mini(tmp_path_factory.mktemp("weed")) as server:
+            upload(server, RECORDS, "flat/recordstreams")
+            upload(server, copy_streams_hip679(tmp_path_factory.mktemp("hip679")), "bynode")
+            yield server
+    except ServerUnavailable as error:
+        pytest.skip(f"no S3 server: {error}")
+
+
+@pytest.fixture
+def s3_env(s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> S3Server:
+    for name, value in s3.environment().items():
+        monkeypatch.setenv(name, value)
+    return s3
+
+
+def _names(url: str) -> list[str]:
+    return [row["name"] for row in fetch(url, "select name from record_file order by consensus_end")]
+
+
+def test_a_bucket_imports_from_the_start_date(database: Prepared, ledger: Ledger, s3_env: S3Server) -> None:
+    stats = run(database.owner_url, f"s3://{s3_env.bucket}/flat", start=EXPECTED[FIRST].consensus_start)
+    assert (stats.files, stats.items) == (2, 3)
+    from_bucket = table_counts(database.owner_url)
+    hashes = [
+        row["file_hash"] for row in fetch(database.owner_url, "select file_hash from record_file order by 1")
+    ]
+    assert sorted(hashes) == sorted(EXPECTED[stamp].file_hash for stamp in (FIRST, SECOND))
+    ledger.reset()
+    run(database.owner_url, RECORDS)
+    assert table_counts(database.owner_url) == from_bucket
+
+
+def test_an_empty_database_follows_a_bucket_from_its_newest_file(database: Prepared, s3_env: S3Server) -> None:
+    stats = run(database.owner_url, f"s3://{s3_env.bucket}/flat")
+    assert stats.files == 1
+    assert _names(database.owner_url) == [f"{SECOND}.rcd.gz"]
+    again = run(database.owner_url, f"s3://{s3_env.bucket}/flat")
+    assert again.files == 0
+
+
+def test_a_bucket_in_the_hip679_layout(database: Prepared, s3_env: S3Server) -> None:
+    stats = run(database.owner_url, f"s3://{s3_env.bucket}/bynode", start=EXPECTED[FIRST].consensus_start)
+    assert stats.files == 2
+    assert _names(database.owner_url) == [f"{FIRST}.rcd.gz", f"{SECOND}.rcd.gz"]
+
+
+def test_a_restart_on_a_bucket_lists_only_after_the_last_file(database: Prepared, s3_env: S3Server) -> None:
+    url = f"s3://{s3_env.bucket}/flat"
+    first = run(database.owner_url, url, start=EXPECTED[FIRST].consensus_start, end=EXPECTED[FIRST].consensus_end)
+    assert first.files == 1
+    second = run(database.owner_url, url, book=None)
+    assert second.files == 1
+    assert _names(database.owner_url) == [f"{FIRST}.rcd.gz", f"{SECOND}.rcd.gz"]
