@@ -7,18 +7,19 @@ from tests.importer.handlers.items import T0, basic, body, encoded, fetch, file,
 from tests.support import Ledger
 
 from ledgermirror.importer.handlers import Batch
+from ledgermirror.importer.record_file import RecordItem
 
 FILE_CREATE, FILE_UPDATE, FILE_APPEND = 17, 19, 16
 
 
-def update(num: int, contents: bytes, *, at: int, status: int = 22, memo: str | None = None) -> object:
+def update(num: int, contents: bytes, *, at: int, status: int = 22, memo: str | None = None) -> RecordItem:
     message = module("file_update_pb2").FileUpdateTransactionBody(fileID=file(num), contents=contents)
     if memo is not None:
         message.memo.CopyFrom(wrappers_pb2.StringValue(value=memo))
     return record_item(body("fileUpdate", message, payer=50), at=at, status=status)
 
 
-def append(num: int, contents: bytes, *, at: int) -> object:
+def append(num: int, contents: bytes, *, at: int) -> RecordItem:
     message = module("file_append_pb2").FileAppendTransactionBody(fileID=file(num), contents=contents)
     return record_item(body("fileAppend", message, payer=50), at=at)
 

@@ -123,8 +123,8 @@ def test_freeze_both_forms(ledger: Ledger) -> None:
     assert rows == [
         {"consensus_timestamp": T0, "end_time": None, "file_hash": b"\x09" * 48, "file_id": 150,
          "payer_account_id": PAYER, "start_time": T0 + 3600 * SECOND, "type": 2},
-        {"consensus_timestamp": T0 + 1, "end_time": day + DAY + 15 * 60 * SECOND, "file_hash": b"", "file_id": None,
-         "payer_account_id": PAYER, "start_time": day + (23 * 60 + 30) * 60 * SECOND, "type": 0},
+        {"consensus_timestamp": T0 + 1, "end_time": day + DAY + 15 * 60 * SECOND, "file_hash": b"",
+         "file_id": None, "payer_account_id": PAYER, "start_time": day + (23 * 60 + 30) * 60 * SECOND, "type": 0},
     ]  # fmt: skip
     entity_ids = fetch(ledger.url, "select entity_id from transaction order by consensus_timestamp")
     assert entity_ids == [{"entity_id": encoded(150)}, {"entity_id": None}]
