@@ -26,7 +26,7 @@ def append(num: int, contents: bytes, *, at: int) -> RecordItem:
 
 def book(*nodes: tuple[int, int, str]) -> bytes:
     """A NodeAddressBook of (node id, account num, ip) entries."""
-    return basic.NodeAddressBook(
+    message = basic.NodeAddressBook(
         nodeAddress=[
             basic.NodeAddress(
                 nodeId=node_id,
@@ -42,7 +42,8 @@ def book(*nodes: tuple[int, int, str]) -> bytes:
             )
             for node_id, num, ip in nodes
         ]
-    ).SerializeToString()
+    )
+    return bytes(message.SerializeToString())
 
 
 def test_file_create_update_append_delete(ledger: Ledger) -> None:
