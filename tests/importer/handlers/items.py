@@ -144,7 +144,10 @@ def import_items(url: str, *items: RecordItem, batch: Batch | None = None) -> di
     """rows_of_file + write_batch of one file made of the items."""
     batch = batch or Batch()
     rows_of_file(record_file(items), batch)
+    return write(url, batch)
 
+
+def write(url: str, batch: Batch) -> dict[str, int]:
     async def main() -> dict[str, int]:
         conn = await asyncpg.connect(url)
         try:
