@@ -61,11 +61,17 @@ def session_client(database: Prepared, api_settings: Settings) -> Iterator[TestC
         yield client
 
 
+@pytest.fixture(scope="session")
+def owner_ledger(database: Prepared) -> Iterator[Ledger]:
+    with Ledger.kept(database.owner_url) as ledger:
+        yield ledger
+
+
 @pytest.fixture
-def ledger(database: Prepared) -> Ledger:
-    ledger = Ledger(database.owner_url)
-    ledger.reset()
-    return ledger
+def ledger(owner_ledger: Ledger) -> Ledger:
+    """The owner's ledger on empty tables: every public table emptied before the test."""
+    owner_ledger.reset()
+    return owner_ledger
 
 
 @pytest.fixture

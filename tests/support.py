@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import warnings
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import asyncpg
@@ -17,43 +19,64 @@ from ledgermirror.settings import Settings
 
 
 class Ledger:
-    """Writes fixture rows (in the reference spec-file setup language) as the database owner."""
+    """Writes fixture rows (in the reference spec-file setup language) as the database owner.
+
+    A plain ``Ledger(url)`` opens a connection (on a new event loop) per call. The suites' ``ledger`` fixture uses
+    :meth:`kept`: one loop and one owner connection for the whole run, reopened when the server dropped it (the
+    outage test restarts the server), which saves a connection per call on every test.
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
+        self._runner: asyncio.Runner | None = None
+        self._conn: asyncpg.Connection | None = None
+
+    @classmethod
+    @contextlib.contextmanager
+    def kept(cls, url: str) -> Iterator[Ledger]:
+        ledger = cls(url)
+        ledger._runner = asyncio.Runner(loop_factory=asyncio.new_event_loop)
+        try:
+            yield ledger
+        finally:
+            if ledger._conn is not None:
+                ledger._conn.terminate()  # nothing is pending between calls
+            ledger._runner.close()
 
     def load(self, setup: dict[str, Any]) -> None:
-        asyncio.run(self._load(setup))
-
-    def reset(self) -> None:
-        asyncio.run(self._reset())
-
-    def execute(self, sql: str, *args: Any) -> None:
-        asyncio.run(self._execute(sql, *args))
-
-    async def _load(self, setup: dict[str, Any]) -> None:
         from ledgermirror.conformance.loader import load_setup
 
-        conn = await asyncpg.connect(self.url)
-        try:
-            await load_setup(conn, setup, spec="test")
-        finally:
-            await conn.close()
+        self._run(lambda conn: load_setup(conn, setup, spec="test"))
 
-    async def _reset(self) -> None:
+    def reset(self) -> None:
+        self._run(reset)
 
-        conn = await asyncpg.connect(self.url)
-        try:
-            await reset(conn)
-        finally:
-            await conn.close()
+    def execute(self, sql: str, *args: Any) -> None:
+        self._run(lambda conn: conn.execute(sql, *args))
 
-    async def _execute(self, sql: str, *args: Any) -> None:
-        conn = await asyncpg.connect(self.url)
-        try:
-            await conn.execute(sql, *args)
-        finally:
-            await conn.close()
+    def _run(self, action: Callable[[asyncpg.Connection], Awaitable[Any]]) -> None:
+        if self._runner is None:
+            asyncio.run(_once(self.url, action))
+        else:
+            self._runner.run(action(self._runner.run(self._connection())))
+
+    async def _connection(self) -> asyncpg.Connection:
+        if self._conn is not None and not self._conn.is_closed():
+            try:
+                await self._conn.execute("select 1")
+                return self._conn
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
+                self._conn.terminate()  # the server went away since the last call
+        self._conn = await asyncpg.connect(self.url)
+        return self._conn
+
+
+async def _once(url: str, action: Callable[[asyncpg.Connection], Awaitable[Any]]) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await action(conn)
+    finally:
+        await conn.close()
 
 
 def reconfigure(client: TestClient, settings: Settings) -> AppContext:
