@@ -33,7 +33,7 @@ class EmbeddedPostgres:
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         _log.info("starting embedded PostgreSQL", extra={"pgdata": str(self.pgdata), "durable": self.durable})
         self._server = _pgserver().get_server(self.pgdata, cleanup_mode="stop")
-        if _write_throwaway_settings(self.pgdata / "postgresql.conf", throwaway=not self.durable):
+        if write_throwaway_settings(self.pgdata / "postgresql.conf", throwaway=not self.durable):
             os.kill(self._server.get_pid(), signal.SIGHUP)  # the postmaster re-reads its configuration
         return str(self._server.get_uri())
 
@@ -47,7 +47,7 @@ THROWAWAY_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_wr
 _MARKER = "# ledgermirror: throwaway cluster (tests, conformance); never for data that must survive a crash\n"
 
 
-def _write_throwaway_settings(conf: Path, *, throwaway: bool) -> bool:
+def write_throwaway_settings(conf: Path, *, throwaway: bool) -> bool:
     """Add (or, for a durable server, remove) the throwaway settings block; True when the file changed."""
     text = conf.read_text()
     kept, marked, _ = text.partition(_MARKER)
