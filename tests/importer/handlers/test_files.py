@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from google.protobuf import wrappers_pb2
-from tests.importer.handlers.items import T0, basic, body, encoded, fetch, file, import_items, module, record_item
+from tests.importer.handlers.items import (
+    PAYER,
+    T0,
+    basic,
+    body,
+    crypto_transfer,
+    encoded,
+    fetch,
+    file,
+    import_items,
+    module,
+    record_item,
+)
 from tests.support import Ledger
 
 from ledgermirror.importer.handlers import Batch
@@ -168,3 +180,25 @@ def test_system_delete_and_undelete(ledger: Ledger) -> None:
         {"id": encoded(1600), "type": "FILE", "deleted": True},
         {"id": encoded(1700), "type": "CONTRACT", "deleted": False},
     ]
+
+
+def test_deferred_address_book_keeps_balances_of_the_whole_batch(ledger: Ledger) -> None:
+    """An address book update splits the batch into segments; transfers before and after it all count."""
+    ledger.execute(
+        "insert into entity (id, num, realm, shard, type, balance, timestamp_range)"
+        " values ($1, $1, 0, 0, 'ACCOUNT', 1000, '[1,)')",
+        PAYER,
+    )
+    batch = Batch()
+    import_items(
+        ledger.url,
+        crypto_transfer([], at=T0, fee=10),
+        update(102, book((0, 3, "10.0.0.1")), at=T0 + 1),
+        crypto_transfer([], at=T0 + 2, fee=20),
+        batch=batch,
+    )
+    assert len(batch.segments) == 2
+    assert fetch(ledger.url, "select balance, balance_timestamp from entity where id = $1", PAYER) == [
+        {"balance": 970, "balance_timestamp": T0 + 2}
+    ]
+    assert fetch(ledger.url, "select count(*) from address_book") == [{"count": 1}]
