@@ -1,4 +1,4 @@
-"""Batch-level behaviour that needs no database: signature rows, entity_transaction, atomic batches."""
+"""Batch-level behaviour that needs no database: entity_transaction, atomic batches, item parsing."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from tests.importer.handlers.items import (
     T0,
     basic,
     body,
-    contents_pb2,
     crypto_transfer,
     encoded,
     module,
@@ -17,37 +16,11 @@ from tests.importer.handlers.items import (
 )
 
 from ledgermirror.importer.handlers import Batch, item_of, rows_of_file
-from ledgermirror.importer.handlers.common import signature_rows
 from ledgermirror.importer.record_file import RecordItem
 
 
 def rows(batch: Batch, table: str) -> list[dict[str, object]]:
     return [row for segment in batch.segments for row in segment.inserts.get(table, [])]
-
-
-def test_signature_rows_first_per_prefix() -> None:
-    item = item_of(crypto_transfer([], at=T0), 0)
-    pairs = [
-        basic.SignaturePair(pubKeyPrefix=b"\x01", ed25519=b"\x02" * 64),
-        basic.SignaturePair(pubKeyPrefix=b"\x01", ed25519=b"\x03" * 64),
-        basic.SignaturePair(pubKeyPrefix=b"\x04", ECDSA_secp256k1=b"\x05" * 64),
-    ]
-    signed = contents_pb2.SignedTransaction(
-        bodyBytes=item.body.SerializeToString(), sigMap=basic.SignatureMap(sigPair=pairs)
-    ).SerializeToString()
-    transaction = transaction_pb2.Transaction(signedTransactionBytes=signed).SerializeToString()
-    record_item_ = RecordItem(T0, item.record.SerializeToString(), transaction, item.record)
-    batch = Batch()
-    signature_rows(item_of(record_item_, 0), batch, 777)
-    assert rows(batch, "transaction_signature") == [
-        {"consensus_timestamp": T0, "entity_id": 777, "public_key_prefix": b"\x01", "signature": b"\x02" * 64,
-         "type": 3},
-        {"consensus_timestamp": T0, "entity_id": 777, "public_key_prefix": b"\x04", "signature": b"\x05" * 64,
-         "type": 6},
-    ]  # fmt: skip
-    failed = item_of(crypto_transfer([], at=T0, status=7), 0)
-    signature_rows(failed, batch := Batch(), 777)
-    assert rows(batch, "transaction_signature") == []
 
 
 def test_entity_transaction_rows_when_kept() -> None:
@@ -82,3 +55,33 @@ def test_atomic_batch_lists_its_inner_transactions() -> None:
     assert transactions[0]["inner_transactions"] == [encoded(1001), T0 - 7]
     assert transactions[1]["batch_key"] == batch_key.SerializeToString()
     assert transactions[1]["inner_transactions"] is None
+
+
+def test_item_of_reads_the_body_and_the_success_rule() -> None:
+    item = item_of(crypto_transfer([(PAYER, -1), (1001, 1)], at=T0 + 5), 4)
+    assert (item.body_name, item.type, item.index, item.payer_account_id) == ("cryptoTransfer", 14, 4, PAYER)
+    assert (item.consensus_timestamp, item.result, item.successful) == (T0 + 5, 22, True)
+    assert item.signature_map is not None
+    assert [pair.pubKeyPrefix for pair in item.signature_map.sigPair] == [b"\x01"]
+    for status, successful in ((220, True), (104, True), (1, False), (7, False)):
+        assert item_of(crypto_transfer([], at=T0, status=status), 0).successful is successful
+
+
+def test_item_of_legacy_body_bytes_and_unknown_type() -> None:
+    """``bodyBytes`` + ``sigMap`` (before signedTransactionBytes); a body whose oneof this SDK does not know
+    takes its single unknown field's number as type."""
+    message = body("util_prng", module("util_prng_pb2").UtilPrngTransactionBody())
+    unknown = message.SerializeToString() + bytes([0xBA, 0x3E, 0x00])  # field 999, length-delimited, empty
+    legacy = transaction_pb2.Transaction(bodyBytes=unknown).SerializeToString()
+    record = record_item(message, at=T0).record
+    item = item_of(RecordItem(T0, record.SerializeToString(), legacy, record), 0)
+    assert item.body_name == "util_prng"
+    assert item.type == 52
+    plain = transaction_pb2.TransactionBody(transactionID=message.transactionID)
+    bare = plain.SerializeToString() + bytes([0xBA, 0x3E, 0x00])
+    unknown_item = item_of(
+        RecordItem(T0, record.SerializeToString(), transaction_pb2.Transaction(bodyBytes=bare).SerializeToString(),
+                   record),
+        0,
+    )  # fmt: skip
+    assert (unknown_item.body_name, unknown_item.type) == ("", 999)

@@ -296,28 +296,3 @@ def entity_transactions(item: Item, batch: Batch) -> None:
                 "type": item.type,
             },
         )
-
-
-def signature_rows(item: Item, batch: Batch, entity_id: int | None) -> None:
-    """§1.12: on success, one ``transaction_signature`` row per signature pair of the body's signature map
-    (the first per public-key prefix), ``type`` = the field number of its signature case. The reference keeps
-    them for ScheduleCreate and ScheduleSign only: their handlers call this (the table comes with them)."""
-    if not item.successful or item.signature_map is None:
-        return
-    seen: set[bytes] = set()
-    for pair in item.signature_map.sigPair:
-        case = pair.WhichOneof("signature")
-        prefix = bytes(pair.pubKeyPrefix)
-        if case is None or prefix in seen:
-            continue
-        seen.add(prefix)
-        batch.insert(
-            "transaction_signature",
-            {
-                "consensus_timestamp": item.consensus_timestamp,
-                "entity_id": entity_id,
-                "public_key_prefix": prefix,
-                "signature": bytes(getattr(pair, case)),
-                "type": pair.DESCRIPTOR.fields_by_name[case].number,
-            },
-        )
