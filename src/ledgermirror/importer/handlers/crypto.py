@@ -242,7 +242,7 @@ def crypto_delete_allowance(item: Item, batch: Batch) -> None:
     if not item.successful:
         return
     for entry in item.body.cryptoDeleteAllowance.nftAllowances:
-        token = ids.token_id(entry.tokenId)
+        token = ids.token_id(entry.token_id)
         for serial in entry.serial_numbers:
             batch.upsert(
                 "nft", {"token_id": token, "serial_number": serial, "timestamp_range": item.consensus_timestamp}
