@@ -53,7 +53,7 @@ from ledgermirror.importer.handlers.base import Batch, rows_of_file, write_batch
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
-from ledgermirror.importer.verify import ChainLink, VerifiedRecordFile
+from ledgermirror.importer.verify import ChainLink
 
 _log = logging.getLogger("ledgermirror.importer")
 
@@ -62,6 +62,12 @@ BOOTSTRAP_TIMESTAMP = 0
 """The bootstrap book is saved as taking effect after this timestamp (so it starts at 1, as the reference's)."""
 _NEWEST_WINDOWS_SECONDS = (600, 3_600, 86_400, 7 * 86_400, 31 * 86_400, 366 * 86_400, None)
 _NEWEST_ATTEMPTS = 10
+
+
+def _has_node_stakes(batch: Batch) -> bool:
+    return any("node_stake" in segment.inserts for segment in batch.segments)
+
+
 DEFAULT_FILES_PER_TRANSACTION = 50
 
 
@@ -274,48 +280,71 @@ class _Run:
         refused file is raised after the files before it are committed."""
         remaining = list(candidates)
         while remaining and not self.stop.is_set() and not self.reached_end:
-            refused: StreamFileError | None = None
             tentative = dataclasses.replace(self.position)
-            group_stats = ImportStats()
+            group = ImportStats()
             started = time.perf_counter()
             async with self.conn.transaction():
-                files = items = 0
-                while remaining and files < self.options.files_per_transaction:
-                    if items >= self.options.items_per_transaction or self.stop.is_set():
-                        break
-                    candidate = remaining[0]
-                    if self.options.end is not None and candidate.instant > self.options.end:
-                        self.reached_end = True
-                        break
-                    load_start = time.time_ns() // 1_000_000
-                    try:
-                        verified = await fetch_verified(
-                            self.store,
-                            candidate,
-                            tentative.book,
-                            tentative.link,
-                            stakes=tentative.stakes,
-                            cost=self.stats.cost,
-                        )
-                    except StreamFileError as error:
-                        refused = error
-                        break
-                    remaining.pop(0)
-                    write_started = time.perf_counter()
-                    group_stats.rows += await self._write(verified, tentative, load_start)
-                    group_stats.write_seconds += time.perf_counter() - write_started
-                    files += 1
-                    items += verified.record.count
-                    group_stats.last_name = verified.record.name
-                    group_stats.last_consensus_end = verified.record.consensus_end
-                group_stats.files, group_stats.items = files, items
-            self._committed(group_stats, time.perf_counter() - started)
+                refused = await self._group(remaining, tentative, group)
+            self._committed(group, time.perf_counter() - started)
             self.position = tentative
             if refused is not None:
                 raise refused
 
-    async def _write(self, verified: VerifiedRecordFile, position: _Position, load_start: int) -> int:
-        record = verified.record
+    async def _group(
+        self, remaining: list[Candidate], position: _Position, group: ImportStats
+    ) -> StreamFileError | None:
+        """Verify and write files from ``remaining`` (consumed) into the open transaction, up to the group's
+        limits; returns the refused file's error, if one ends the group. Rows of several files are gathered
+        in one batch and written together, before the next file is verified when a file changes the node
+        set (0.0.101/0.0.102, node stakes)."""
+        batch = Batch(entity_transactions=self.options.entity_transactions)
+        record_rows: list[dict[str, object]] = []
+        refused: StreamFileError | None = None
+        while remaining and group.files < self.options.files_per_transaction:
+            if group.items >= self.options.items_per_transaction or self.stop.is_set():
+                break
+            candidate = remaining[0]
+            if self.options.end is not None and candidate.instant > self.options.end:
+                self.reached_end = True
+                break
+            load_start = time.time_ns() // 1_000_000
+            try:
+                verified = await fetch_verified(
+                    self.store,
+                    candidate,
+                    position.book,
+                    position.link,
+                    stakes=position.stakes,
+                    cost=self.stats.cost,
+                )
+            except StreamFileError as error:
+                refused = error
+                break
+            remaining.pop(0)
+            built = time.perf_counter()
+            record = verified.record
+            rows_of_file(record, batch)
+            index = next_index(record, position.index)
+            record_rows.append(record_file_row(record, index, load_start, time.time_ns() // 1_000_000))
+            position.link, position.index, position.cursor = verified.link(), index, cursor_after(record.name)
+            group.files += 1
+            group.items += record.count
+            group.last_name, group.last_consensus_end = record.name, record.consensus_end
+            group.write_seconds += time.perf_counter() - built
+            if batch.address_book_changed or _has_node_stakes(batch):
+                group.rows += await self._flush(batch, record_rows, position, group)
+                batch = Batch(entity_transactions=self.options.entity_transactions)
+                record_rows = []
+        group.rows += await self._flush(batch, record_rows, position, group)
+        return refused
+
+    async def _flush(
+        self, batch: Batch, record_rows: list[dict[str, object]], position: _Position, group: ImportStats
+    ) -> int:
+        """Write the gathered rows, then the files' ``record_file`` rows; reload the node set if it changed."""
+        if not record_rows:
+            return 0
+        started = time.perf_counter()
         rows = 0
         if position.pending_book is not None:
             book, entries, endpoints = book_handlers.book_rows(
@@ -323,23 +352,19 @@ class _Run:
             )
             rows += sum((await address_books.save_book(self.conn, book, entries, endpoints)).values())
             position.pending_book = None
-        batch = Batch(entity_transactions=self.options.entity_transactions)
-        rows_of_file(record, batch)
         counts = await write_batch(self.conn, batch)
-        index = next_index(record, position.index)
-        row = record_file_row(record, index, load_start, time.time_ns() // 1_000_000)
-        counts.update(await write.copy_rows(self.conn, "record_file", [row]))
+        counts.update(await write.copy_rows(self.conn, "record_file", record_rows))
         rows += sum(counts.values())
-        position.link = verified.link()
-        position.index = index
-        position.cursor = cursor_after(record.name)
         if batch.address_book_changed or counts.get("address_book"):
             stored = await import_state.current_book(self.conn, ADDRESS_BOOK_FILE)
             if stored is not None:
                 position.book = read_address_book(stored.file_data, "address book 0.0.102")
-                _log.info("address book reloaded", extra={"nodes": len(position.book.nodes), "file": record.name})
+                _log.info(
+                    "address book reloaded", extra={"nodes": len(position.book.nodes), "file": position.cursor}
+                )
         if counts.get("node_stake"):
             position.stakes = await import_state.latest_node_stakes(self.conn)
+        group.write_seconds += time.perf_counter() - started
         return rows
 
     def _committed(self, group: ImportStats, seconds: float) -> None:
