@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
+EXIT_SOURCE = 4
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -105,9 +106,12 @@ async def _run(owner_url: str, store: Store, options: ImportOptions) -> int:
     conn = await asyncpg.connect(owner_url)
     try:
         await run_import(conn, store, options, stop=stop, progress=progress_for(sys.stderr))
-    except (ImporterError, SourceError) as error:
+    except ImporterError as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except SourceError as error:
+        print(f"ledgermirror: {error}", file=sys.stderr)
+        return EXIT_SOURCE
     except StreamFileError as error:
         print(f"ledgermirror: refused: {error}", file=sys.stderr)
         return EXIT_REFUSED

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ledgermirror.importer.address_book import AddressBook
 from ledgermirror.importer.errors import StreamFileError
-from ledgermirror.importer.record_file import read_record_file
+from ledgermirror.importer.record_file import RecordFile, read_record_file
 from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile, read_signature_file
 from ledgermirror.importer.sources import SIGNATURE_SUFFIX, NodeFolder, Store
@@ -95,6 +95,56 @@ async def list_candidates(
     return candidates, horizon is None
 
 
+@dataclass(slots=True)
+class Download:
+    """A candidate's bytes, fetched ahead of verification: every node's signature file and, from the first
+    node listing it, the data file (parsed) and its sidecars. Nothing here is trusted yet."""
+
+    candidate: Candidate
+    signatures: list[bytes | None]
+    """Aligned with ``candidate.folders``."""
+    folder: NodeFolder | None = None
+    record: RecordFile | StreamFileError | None = None
+    sidecars: dict[int, bytes] = field(default_factory=dict)
+
+
+async def download(store: Store, candidate: Candidate, cost: VerificationCost | None = None) -> Download:
+    """Fetch the signature files, then one copy of the data file and its sidecars (parsed for their names)."""
+    cost = cost if cost is not None else VerificationCost()
+    started = time.perf_counter()
+    name = candidate.signature_name
+    signatures = list(await asyncio.gather(*(store.read(folder.key(name)) for folder in candidate.folders)))
+    fetched = Download(candidate, signatures)
+    first = next((index for index, data in enumerate(signatures) if data), None)
+    if first is None:
+        cost.download += time.perf_counter() - started
+        return fetched
+    folder = candidate.folders[first]
+    head = signatures[first]
+    assert head is not None
+    data_name = data_name_of_signature(name, head[0])  # the first byte is the signature file's version
+    data = await store.read(folder.key(data_name))
+    cost.download += time.perf_counter() - started
+    if data is None:
+        return fetched
+    fetched.folder = folder
+    parsed = time.perf_counter()
+    try:
+        fetched.record = read_record_file(data_name, data)
+    except StreamFileError as error:
+        fetched.record = error
+    cost.data += time.perf_counter() - parsed
+    if isinstance(fetched.record, RecordFile) and fetched.record.sidecars:
+        started = time.perf_counter()
+        ids = [listed.id for listed in fetched.record.sidecars]
+        names = [folder.sidecar_key(sidecar_name(data_name, sidecar_id)) for sidecar_id in ids]
+        for sidecar_id, raw in zip(ids, await asyncio.gather(*map(store.read, names)), strict=True):
+            if raw is not None:
+                fetched.sidecars[sidecar_id] = raw
+        cost.download += time.perf_counter() - started
+    return fetched
+
+
 async def fetch_verified(
     store: Store,
     candidate: Candidate,
@@ -104,17 +154,30 @@ async def fetch_verified(
     stakes: Mapping[int, int] | None = None,
     cost: VerificationCost | None = None,
 ) -> VerifiedRecordFile:
-    """Download every node's signature file, reach consensus, then take the data file and its sidecars from
-    the agreeing nodes in turn until one copy passes every check. Raises the last copy's error otherwise."""
+    """:func:`download` then :func:`verify_download`."""
+    fetched = await download(store, candidate, cost)
+    return await verify_download(store, fetched, book, previous, stakes=stakes, cost=cost)
+
+
+async def verify_download(
+    store: Store,
+    fetched: Download,
+    book: AddressBook,
+    previous: ChainLink | None,
+    *,
+    stakes: Mapping[int, int] | None = None,
+    cost: VerificationCost | None = None,
+) -> VerifiedRecordFile:
+    """Check every node's signatures, reach consensus, then take the data file and its sidecars from the
+    agreeing nodes in turn (the prefetched copy when its node agreed, else downloaded now) until one copy
+    passes every check. Raises the last copy's error otherwise."""
     cost = cost if cost is not None else VerificationCost()
-    started = time.perf_counter()
-    nodes = [(folder.node_id(book), folder) for folder in candidate.folders]
-    raw = await asyncio.gather(*(store.read(folder.key(candidate.signature_name)) for _, folder in nodes))
-    cost.download += time.perf_counter() - started
+    candidate = fetched.candidate
     started = time.perf_counter()
     parsed: dict[int, SignatureFile | StreamFileError] = {}
     folder_of: dict[int, NodeFolder] = {}
-    for (node_id, folder), data in zip(nodes, raw, strict=True):
+    for folder, data in zip(candidate.folders, fetched.signatures, strict=True):
+        node_id = folder.node_id(book)
         if node_id is None or data is None:
             continue
         folder_of[node_id] = folder
@@ -132,7 +195,10 @@ async def fetch_verified(
             assert isinstance(signature, SignatureFile)
             data_name = data_name_of_signature(candidate.signature_name, signature.version)
             try:
-                verified = await _verify_copy(store, folder_of[node_id], data_name, consensus, previous, cost)
+                if folder_of[node_id] == fetched.folder and fetched.record is not None:
+                    verified = _verify_prefetched(fetched, consensus, previous, cost)
+                else:
+                    verified = await _verify_copy(store, folder_of[node_id], data_name, consensus, previous, cost)
             except StreamFileError as error:
                 last_error = error
                 cost.node_fallbacks += 1
@@ -141,6 +207,60 @@ async def fetch_verified(
             return verified
     assert last_error is not None
     raise last_error
+
+
+def _verify_prefetched(
+    fetched: Download, consensus: Consensus, previous: ChainLink | None, cost: VerificationCost
+) -> VerifiedRecordFile:
+    if isinstance(fetched.record, StreamFileError):
+        raise fetched.record
+    record = fetched.record
+    assert record is not None
+    started = time.perf_counter()
+    sidecars = {
+        sidecar_id: read_sidecar_file(sidecar_name(record.name, sidecar_id), raw)
+        for sidecar_id, raw in fetched.sidecars.items()
+    }
+    verify_record_file(record, consensus, previous, sidecars)
+    cost.data += time.perf_counter() - started
+    return VerifiedRecordFile(record, tuple(sidecars[listed.id] for listed in record.sidecars), consensus)
+
+
+class Prefetcher:
+    """Downloads of the next ``window`` candidates run while earlier files are verified and written."""
+
+    def __init__(self, store: Store, candidates: Sequence[Candidate], window: int, cost: VerificationCost) -> None:
+        self._store = store
+        self._waiting = list(reversed(candidates))
+        self._window = max(window, 1)
+        self._cost = cost
+        self._running: list[tuple[Candidate, asyncio.Task[Download]]] = []
+        self._fill()
+
+    def _fill(self) -> None:
+        while self._waiting and len(self._running) < self._window:
+            candidate = self._waiting.pop()
+            task = asyncio.ensure_future(download(self._store, candidate, self._cost))
+            self._running.append((candidate, task))
+
+    def __bool__(self) -> bool:
+        return bool(self._running)
+
+    def peek(self) -> Candidate:
+        """The candidate :meth:`next` returns."""
+        return self._running[0][0]
+
+    async def next(self) -> Download:
+        _, task = self._running.pop(0)
+        self._fill()
+        return await task
+
+    def close(self) -> None:
+        """Cancel the downloads not taken (a refused file or a stop ends the run)."""
+        for _, task in self._running:
+            task.cancel()
+        self._running.clear()
+        self._waiting.clear()
 
 
 async def _verify_copy(  # noqa: PLR0917

@@ -42,9 +42,11 @@ from ledgermirror.db import address_books, import_state, write
 from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.downloader import (
     Candidate,
+    Prefetcher,
     cursor_after,
     fetch_verified,
     list_candidates,
+    verify_download,
 )
 from ledgermirror.importer.errors import StreamFileError
 from ledgermirror.importer.handlers import address_books as book_handlers
@@ -86,6 +88,8 @@ class ImportOptions:
     files_per_transaction: int = DEFAULT_FILES_PER_TRANSACTION
     items_per_transaction: int = 20_000
     list_limit: int = 1_000
+    prefetch_files: int = 8
+    """Files downloaded ahead of verification (their bytes only: nothing is trusted before it is checked)."""
     poll_seconds: float = 1.0
     max_poll_seconds: float = 30.0
     entity_transactions: bool = False
@@ -175,15 +179,19 @@ class _Run:
         backoff = self.options.poll_seconds
         while folders and not self.stop.is_set() and not self.reached_end:
             position = self.position
-            candidates, _ = await list_candidates(self.store, folders, position.cursor, self.options.list_limit)
-            if self.options.start is not None and position.link is None:
-                candidates = [c for c in candidates if c.instant >= self.options.start]
+            try:
+                candidates = await self._candidates(folders)
+            except SourceError as error:
+                if self.options.once:
+                    raise
+                self.progress.refused(error, retrying=True)
+                candidates = []
             if candidates:
                 try:
                     await self._import(candidates)
                     backoff = self.options.poll_seconds
                     continue
-                except StreamFileError as error:
+                except (StreamFileError, SourceError) as error:
                     self.progress.refused(error, retrying=not self.options.once)
                     if self.options.once:
                         raise
@@ -191,9 +199,17 @@ class _Run:
                 break
             await self._wait(backoff)
             backoff = min(backoff * 2, self.options.max_poll_seconds)
-            folders = await discover_nodes(self.store)  # nodes come and go: look again while waiting
+            with contextlib.suppress(SourceError):
+                folders = await discover_nodes(self.store)  # nodes come and go: look again while waiting
         self.progress.finished(self.stats)
         return self.stats
+
+    async def _candidates(self, folders: list[NodeFolder]) -> list[Candidate]:
+        position = self.position
+        candidates, _ = await list_candidates(self.store, folders, position.cursor, self.options.list_limit)
+        if self.options.start is not None and position.link is None:
+            candidates = [c for c in candidates if c.instant >= self.options.start]
+        return candidates
 
     async def _wait(self, seconds: float) -> None:
         self.progress.waiting(self.stats, seconds)
@@ -278,20 +294,23 @@ class _Run:
     async def _import(self, candidates: list[Candidate]) -> None:
         """Import ``candidates`` in transactions of several files (``self.position`` follows each commit). A
         refused file is raised after the files before it are committed."""
-        remaining = list(candidates)
-        while remaining and not self.stop.is_set() and not self.reached_end:
-            tentative = dataclasses.replace(self.position)
-            group = ImportStats()
-            started = time.perf_counter()
-            async with self.conn.transaction():
-                refused = await self._group(remaining, tentative, group)
-            self._committed(group, time.perf_counter() - started)
-            self.position = tentative
-            if refused is not None:
-                raise refused
+        remaining = Prefetcher(self.store, candidates, self.options.prefetch_files, self.stats.cost)
+        try:
+            while remaining and not self.stop.is_set() and not self.reached_end:
+                tentative = dataclasses.replace(self.position)
+                group = ImportStats()
+                started = time.perf_counter()
+                async with self.conn.transaction():
+                    refused = await self._group(remaining, tentative, group)
+                self._committed(group, time.perf_counter() - started)
+                self.position = tentative
+                if refused is not None:
+                    raise refused
+        finally:
+            remaining.close()
 
     async def _group(
-        self, remaining: list[Candidate], position: _Position, group: ImportStats
+        self, remaining: Prefetcher, position: _Position, group: ImportStats
     ) -> StreamFileError | None:
         """Verify and write files from ``remaining`` (consumed) into the open transaction, up to the group's
         limits; returns the refused file's error, if one ends the group. Rows of several files are gathered
@@ -303,15 +322,15 @@ class _Run:
         while remaining and group.files < self.options.files_per_transaction:
             if group.items >= self.options.items_per_transaction or self.stop.is_set():
                 break
-            candidate = remaining[0]
-            if self.options.end is not None and candidate.instant > self.options.end:
+            if self.options.end is not None and remaining.peek().instant > self.options.end:
                 self.reached_end = True
                 break
             load_start = time.time_ns() // 1_000_000
+            fetched = await remaining.next()
             try:
-                verified = await fetch_verified(
+                verified = await verify_download(
                     self.store,
-                    candidate,
+                    fetched,
                     position.book,
                     position.link,
                     stakes=position.stakes,
@@ -320,7 +339,6 @@ class _Run:
             except StreamFileError as error:
                 refused = error
                 break
-            remaining.pop(0)
             built = time.perf_counter()
             record = verified.record
             rows_of_file(record, batch)

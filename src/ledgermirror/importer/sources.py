@@ -169,10 +169,19 @@ class BucketStore:
     async def folders(self, prefix: str) -> list[str]:
         import obstore
 
-        result = await obstore.list_with_delimiter_async(self._store, prefix + "/" if prefix else None)
+        try:
+            result = await obstore.list_with_delimiter_async(self._store, prefix + "/" if prefix else None)
+        except Exception as error:  # obstore's errors: network, credentials, missing bucket
+            raise SourceError(f"cannot list {self.description}/{prefix}: {error}") from error
         return sorted(path.rstrip("/").rsplit("/", 1)[-1] for path in result["common_prefixes"])
 
     async def names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
+        try:
+            return await self._names_after(folder, after, suffix, limit)
+        except Exception as error:
+            raise SourceError(f"cannot list {self.description}/{folder}: {error}") from error
+
+    async def _names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
         import obstore
 
         head = folder + "/" if folder else ""
@@ -199,6 +208,8 @@ class BucketStore:
             return bytes(await result.bytes_async())
         except (NotFoundError, FileNotFoundError):
             return None
+        except Exception as error:
+            raise SourceError(f"cannot read {self.description}/{key}: {error}") from error
 
 
 def _s3_store(url: str) -> Any:
@@ -228,10 +239,13 @@ def _gcs_store(url: str) -> Any:
 
 def open_store(source: str) -> Store:
     """A :class:`Store` for a local folder path or an ``s3://`` / ``gs://`` URL."""
-    if source.startswith("s3://"):
-        return BucketStore(source, _s3_store(source))
-    if source.startswith("gs://"):
-        return BucketStore(source, _gcs_store(source))
+    try:
+        if source.startswith("s3://"):
+            return BucketStore(source, _s3_store(source))
+        if source.startswith("gs://"):
+            return BucketStore(source, _gcs_store(source))
+    except Exception as error:  # obstore's configuration errors (bad URL, credentials)
+        raise SourceError(f"cannot open {source}: {error}") from error
     if "://" in source:
         raise SourceError(f"unsupported source {source!r}: expected a folder, s3://bucket/prefix or gs://...")
     return LocalStore(Path(source))
