@@ -4,11 +4,13 @@ Per record file, in stream order:
 
 1. its signature files are fetched from every node folder and checked, consensus is reached, and the data
    file and sidecars are taken from a node that signed them and checked (:mod:`.downloader`, :mod:`.verify`),
-   all **before anything of the file is written**;
-2. its rows (``handlers.rows_of_file`` + ``write_batch``) and then its ``record_file`` row are written inside
-   the open database transaction. One transaction holds one file, or up to ``files_per_transaction`` files
-   while catching up; a refused file ends the transaction after the files before it (committed) and nothing
-   of it is written.
+   all **before anything of the file is written** (downloads of the next ``prefetch_files`` files run ahead;
+   their bytes are trusted only once checked);
+2. its rows are gathered (``handlers.rows_of_file``) into the batch of the open database transaction; the
+   batch is written (``write_batch``), then the ``record_file`` rows of its files, at the end of the
+   transaction, or before the next file is verified when a file changes the node set. One transaction holds
+   one file, or up to ``files_per_transaction`` files (``items_per_transaction`` items) while catching up; a
+   refused file ends the transaction after the files before it (committed) and nothing of it is written.
 
 A restart reads the last ``record_file`` row, lists only names after it and checks the next file's previous
 hash against its hash (and the block number), so the chain is re-checked across the restart and nothing is
@@ -42,13 +44,14 @@ from ledgermirror.db import address_books, import_state, write
 from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.downloader import (
     Candidate,
+    FileUnavailable,
     Prefetcher,
     cursor_after,
     fetch_verified,
     list_candidates,
     verify_download,
 )
-from ledgermirror.importer.errors import StreamFileError
+from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.base import Batch, rows_of_file, write_batch
@@ -192,9 +195,14 @@ class _Run:
                     backoff = self.options.poll_seconds
                     continue
                 except (StreamFileError, SourceError) as error:
-                    self.progress.refused(error, retrying=not self.options.once)
                     if self.options.once:
+                        self.progress.refused(error, retrying=False)
                         raise
+                    if isinstance(error, (ConsensusNotReached, FileUnavailable)):
+                        # usual at the head of the stream: the other nodes' files are still being uploaded
+                        _log.info("waiting for more nodes' files: %s", error)
+                    else:
+                        self.progress.refused(error, retrying=True)
             elif self.options.once:
                 break
             await self._wait(backoff)
