@@ -7,14 +7,7 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from hiero_sdk_python.hapi.services import (  # type: ignore[import-untyped]
-    basic_types_pb2,
-    timestamp_pb2,
-    transaction_contents_pb2,
-    transaction_pb2,
-    transaction_record_pb2,
-)
-from tests.importer import stream_writer
+from tests.importer import signed_streams, stream_writer
 from tests.importer.importing import fetch, run
 
 from ledgermirror.importer.errors import StreamFileError
@@ -24,64 +17,17 @@ from ledgermirror.runtime import Prepared
 pytestmark = pytest.mark.usefixtures("ledger")
 
 NODES = 4
-SUCCESS = 22
 START = 1_700_000_000 * 1_000_000_000
-GENESIS_HASH = bytes(48)
 
 
 @pytest.fixture(scope="module")
 def old_keys() -> list[rsa.RSAPrivateKey]:
-    return [rsa.generate_private_key(public_exponent=65537, key_size=1024) for _ in range(NODES)]
+    return signed_streams.node_keys(NODES)
 
 
 @pytest.fixture(scope="module")
 def new_keys() -> list[rsa.RSAPrivateKey]:
-    return [rsa.generate_private_key(public_exponent=65537, key_size=1024) for _ in range(NODES)]
-
-
-def _stamp(nanos: int) -> timestamp_pb2.Timestamp:
-    return timestamp_pb2.Timestamp(seconds=nanos // 1_000_000_000, nanos=nanos % 1_000_000_000)
-
-
-def _file_update(nanos: int, file_num: int, contents: bytes) -> stream_writer.Item:
-    """A successful FileUpdate of 0.0.``file_num`` paid by 0.0.2, with its record."""
-    transaction_id = basic_types_pb2.TransactionID(
-        accountID=basic_types_pb2.AccountID(accountNum=2), transactionValidStart=_stamp(nanos - 1_000_000_000)
-    )
-    body = transaction_pb2.TransactionBody(
-        transactionID=transaction_id,
-        nodeAccountID=basic_types_pb2.AccountID(accountNum=3),
-        transactionFee=100,
-    )
-    body.fileUpdate.fileID.fileNum = file_num
-    body.fileUpdate.contents = contents
-    signed = transaction_contents_pb2.SignedTransaction(bodyBytes=body.SerializeToString())
-    transaction = transaction_pb2.Transaction(signedTransactionBytes=signed.SerializeToString())
-    record = transaction_record_pb2.TransactionRecord(
-        consensusTimestamp=_stamp(nanos), transactionID=transaction_id
-    )
-    record.receipt.status = SUCCESS
-    return stream_writer.Item(record.SerializeToString(), transaction.SerializeToString())
-
-
-def _write_file(
-    root: Path,
-    nanos: int,
-    items: Sequence[stream_writer.Item],
-    start: bytes,
-    block: int,
-    *,
-    keys: Sequence[rsa.RSAPrivateKey],
-) -> bytes:
-    written = stream_writer.v6(items, start, block)
-    stem = stream_name_prefix(nanos)
-    for node_id, key in enumerate(keys):
-        folder = root / "recordstreams" / f"record0.0.{node_id + 3}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{stem}.rcd.gz").write_bytes(written.stored)
-        signature = stream_writer.signature_v6(key, written.file_hash, written.metadata_hash or b"")
-        (folder / f"{stem}.rcd_sig").write_bytes(signature)
-    return written.end_hash
+    return signed_streams.node_keys(NODES)
 
 
 def _stream(
@@ -90,8 +36,17 @@ def _stream(
     """File 1 (signed by ``first_keys``) updates 0.0.102 to ``book``; file 2 is signed by ``second_keys``."""
     first = START
     second = START + 2_000_000_000
-    end = _write_file(root, first, [_file_update(first, 102, book)], GENESIS_HASH, 1, keys=first_keys)
-    _write_file(root, second, [_file_update(second, 1234, b"contents")], end, 2, keys=second_keys)
+    end = signed_streams.write_file(
+        root,
+        first,
+        [signed_streams.file_update(first, 102, book)],
+        signed_streams.GENESIS_HASH,
+        1,
+        keys=first_keys,
+    )
+    signed_streams.write_file(
+        root, second, [signed_streams.file_update(second, 1234, b"contents")], end, 2, keys=second_keys
+    )
 
 
 def test_a_new_address_book_verifies_the_files_after_it(

@@ -1,0 +1,116 @@
+"""An import stopped at random points (the task cancelled and its connection dropped, as a crash looks to the
+database) and restarted ends with exactly the tables of an uninterrupted run."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import asyncpg
+import pytest
+from tests.importer import signed_streams, stream_writer
+from tests.importer.importing import table_counts
+from tests.support import Ledger
+
+from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.sources import open_store
+from ledgermirror.runtime import Prepared
+
+pytestmark = pytest.mark.usefixtures("ledger")
+
+FILES = 200
+ITEMS_PER_FILE = 4
+START = 1_710_000_000 * 1_000_000_000
+INTERRUPTIONS = 20
+_TABLES = (
+    "select tablename from pg_tables where schemaname = 'public' and tablename <> 'ledgermirror_schema_history'"
+)
+_COLUMNS = "select column_name from information_schema.columns where table_name = $1 order by 1"
+_DIGEST = "select md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from (select {} from \"{}\") r"
+_WALL_CLOCK_COLUMNS = {"record_file": ("load_start", "load_end")}
+
+
+def _write_stream(root: Path) -> Path:
+    keys = signed_streams.node_keys(4)
+    (root / "book.bin").write_bytes(stream_writer.address_book(keys))
+    running = signed_streams.GENESIS_HASH
+    for number in range(FILES):
+        first = START + number * 2_000_000_000
+        items = [
+            signed_streams.file_update(first + index, 1000 + (number + index) % 7, f"{number}.{index}".encode())
+            for index in range(ITEMS_PER_FILE)
+        ]
+        running = signed_streams.write_file(root / "streams", first, items, running, number + 1, keys=keys)
+    return root
+
+
+async def _digest(url: str) -> dict[str, str]:
+    """Every table's content (wall-clock columns left out) as one md5 per table."""
+    conn = await asyncpg.connect(url)
+    try:
+        digests = {}
+        for (name,) in await conn.fetch(_TABLES):
+            columns = [
+                row["column_name"]
+                for row in await conn.fetch(_COLUMNS, name)
+                if row["column_name"] not in _WALL_CLOCK_COLUMNS.get(name, ())
+            ]
+            listed = ", ".join(f'"{column}"' for column in columns)
+            digests[name] = await conn.fetchval(_DIGEST.format(listed, name))
+        return digests
+    finally:
+        await conn.close()
+
+
+async def _count(url: str) -> int:
+    conn = await asyncpg.connect(url)
+    try:
+        return int(await conn.fetchval("select count(*) from record_file"))
+    finally:
+        await conn.close()
+
+
+async def _import(url: str, root: Path, *, cancel_after: float | None = None) -> bool:
+    """One run; with ``cancel_after`` it is cancelled then (its connection dropped). True when it finished."""
+    conn = await asyncpg.connect(url)
+    options = ImportOptions(once=True, address_book=root / "book.bin", files_per_transaction=3)
+    task = asyncio.create_task(run_import(conn, open_store(str(root / "streams")), options))
+    try:
+        await asyncio.wait_for(asyncio.shield(task), cancel_after)
+        return True
+    except TimeoutError:
+        task.cancel()
+        with_error = await asyncio.gather(task, return_exceptions=True)
+        assert with_error
+        return False
+    finally:
+        conn.terminate()
+
+
+def test_interrupted_imports_end_with_the_tables_of_one_run(
+    database: Prepared, ledger: Ledger, tmp_path: Path
+) -> None:
+    root = _write_stream(tmp_path)
+    url = database.owner_url
+
+    async def scenario() -> tuple[dict[str, str], dict[str, str], int]:
+        started = asyncio.get_running_loop().time()
+        assert await _import(url, root)
+        duration = asyncio.get_running_loop().time() - started
+        expected = await _digest(url)
+        await asyncio.to_thread(ledger.reset)
+        chance = random.Random(12)
+        interrupted = 0
+        while interrupted < INTERRUPTIONS:
+            finished = await _import(url, root, cancel_after=chance.uniform(0.0, duration / 25))
+            assert not finished, "the stream was imported before the interruptions were done: make it longer"
+            interrupted += 1
+        progress = await _count(url)
+        assert await _import(url, root)
+        return expected, await _digest(url), progress
+
+    expected, resumed, progress = asyncio.run(scenario())
+    assert 0 < progress < FILES  # the interrupted runs committed part of the stream
+    assert resumed == expected
+    assert table_counts(url)["record_file"] == FILES
