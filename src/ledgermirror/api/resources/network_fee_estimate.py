@@ -23,7 +23,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ledgermirror.api.context import AppContext, context_of
-from ledgermirror.api.errors import ApiError, BadRequest, InternalError, PayloadTooLarge, UnsupportedMediaType
+from ledgermirror.api.errors import (
+    ANSWERED,
+    BadRequest,
+    InternalError,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    api_error,
+)
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
 from ledgermirror.api.resources import system_files
@@ -197,8 +204,8 @@ async def estimate(request: Request) -> Response:
             result = calculate(schedule, parsed, state, query.throttle)
         except TransactionError as error:
             raise BadRequest(str(error)) from None
-    except ApiError as error:
-        return error_response(error)
+    except ANSWERED as error:
+        return error_response(api_error(error))
     except Exception:
         _log.exception("unhandled error", extra={"path": request.scope["path"]})
         return error_response(InternalError())
