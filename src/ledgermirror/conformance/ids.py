@@ -17,15 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgermirror.conformance.values import SetupValueError, js_str
-
-_NUM_BITS = 38
-_REALM_BITS = 16
-_MAX_NUM = (1 << _NUM_BITS) - 1
-_MAX_REALM = (1 << _REALM_BITS) - 1
-_MAX_SHARD = (1 << 10) - 1
-_MAX_SAFE_REALM = 32767
-_INT64_MIN = -(1 << 63)
-_INT64_MAX = (1 << 63) - 1
+from ledgermirror.ledger.entity_id import MAX_NUM as _MAX_NUM
+from ledgermirror.ledger.entity_id import MAX_REALM as _MAX_REALM
+from ledgermirror.ledger.entity_id import MAX_SHARD as _MAX_SHARD
+from ledgermirror.ledger.entity_id import decode_entity_id, encode_entity_id
+from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
+from ledgermirror.ledger.int64 import INT64_MIN as _INT64_MIN
 
 _ENTITY_ID = re.compile(r"^(\d{1,4}\.)?\d{1,5}\.\d{1,12}\Z", re.ASCII)
 _ENCODED_ID = re.compile(r"^-?\d{1,19}\Z", re.ASCII)
@@ -44,18 +41,6 @@ class Context:
     def id_text(self, num: int) -> str:
         """``EntityId.parseString(num).toString()``, e.g. ``"0.0.300"``."""
         return f"{self.shard}.{self.realm}.{num}"
-
-
-def _to_int64(value: int) -> int:
-    value &= (1 << 64) - 1
-    return value - (1 << 64) if value >> 63 else value
-
-
-def encode(shard: int, realm: int, num: int) -> int:
-    """The encoded id, computed the way the reference does (no range checks)."""
-    if shard == 0 and realm <= _MAX_SAFE_REALM:
-        return realm * (1 << _NUM_BITS) + num
-    return _to_int64((shard << (_NUM_BITS + _REALM_BITS)) | (realm << _NUM_BITS) | num)
 
 
 def _strip_hex(text: str) -> str:
@@ -110,12 +95,10 @@ def _parse(text: str, ctx: Context) -> int | None:
         encoded = int(text)
         if not _INT64_MIN <= encoded <= _INT64_MAX:
             raise _invalid(text)
-        num = encoded & _MAX_NUM
-        realm = (encoded >> _NUM_BITS) & _MAX_REALM
-        shard = (encoded >> (_NUM_BITS + _REALM_BITS)) & _MAX_SHARD
+        shard, realm, num = decode_entity_id(encoded)
     if num > _MAX_NUM or realm > _MAX_REALM or shard > _MAX_SHARD:
         raise _invalid(text)
-    return encode(shard, realm, num)
+    return encode_entity_id(shard, realm, num)
 
 
 def encoded_id(value: Any, ctx: Context, *, nullable: bool = False) -> int | None:

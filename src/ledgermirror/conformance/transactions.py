@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hiero_sdk_python.hapi.services import custom_fees_pb2  # type: ignore[import-untyped]
+from hiero_sdk_python.hapi.services import custom_fees_pb2
 
 from ledgermirror.conformance.ids import Context, encoded_id, spec_id
 from ledgermirror.conformance.rows import Row, pick
