@@ -56,7 +56,8 @@ def test_encode_examples() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["entity_id", "int64", "keys", "timestamps", "transaction_codes", "system_files", "custom_fees"]
+    "module",
+    ["aliases", "entity_id", "int64", "keys", "timestamps", "transaction_codes", "system_files", "custom_fees"],
 )
 def test_doctests(module: str) -> None:
     result = doctest.testmod(importlib.import_module(f"ledgermirror.ledger.{module}"))

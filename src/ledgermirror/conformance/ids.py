@@ -20,7 +20,7 @@ from ledgermirror.conformance.values import SetupValueError, js_str
 from ledgermirror.ledger.entity_id import MAX_NUM as _MAX_NUM
 from ledgermirror.ledger.entity_id import MAX_REALM as _MAX_REALM
 from ledgermirror.ledger.entity_id import MAX_SHARD as _MAX_SHARD
-from ledgermirror.ledger.entity_id import decode_entity_id, encode_entity_id
+from ledgermirror.ledger.entity_id import decode_entity_id, encode_entity_id, long_zero_num
 from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
 from ledgermirror.ledger.int64 import INT64_MIN as _INT64_MIN
 
@@ -28,7 +28,6 @@ _ENTITY_ID = re.compile(r"^(\d{1,4}\.)?\d{1,5}\.\d{1,12}\Z", re.ASCII)
 _ENCODED_ID = re.compile(r"^-?\d{1,19}\Z", re.ASCII)
 _EVM_ADDRESS = re.compile(r"^(0x)?[A-Fa-f0-9]{40}\Z", re.ASCII)
 _EVM_ADDRESS_SHARD_REALM = re.compile(r"^(\d{1,4}\.)?(\d{1,5}\.)?[A-Fa-f0-9]{40}\Z", re.ASCII)
-_LONG_ZERO_PREFIX = "0" * 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,17 +50,11 @@ def _is_evm_address(text: str) -> bool:
     return bool(_EVM_ADDRESS.match(text) or _EVM_ADDRESS_SHARD_REALM.match(text))
 
 
-def _split_evm(address: str) -> tuple[str, int]:
-    digits = _strip_hex(address).split(".")[-1]
-    return digits[:24], int(digits[24:40], 16)
-
-
 def _is_evm_alias(text: str) -> bool:
     """A valid EVM address that is not a long-zero (``0x000...num``) address."""
     if not _is_evm_address(text):
         return False
-    prefix, num = _split_evm(text)
-    return prefix != _LONG_ZERO_PREFIX or num > _MAX_NUM
+    return long_zero_num(_strip_hex(text).split(".")[-1]) is None
 
 
 def _invalid(text: str) -> SetupValueError:
@@ -76,10 +69,7 @@ def _parse_dotted(text: str, ctx: Context) -> tuple[int, int, int | None]:
     if len(last) in (40, 42):
         if shard != ctx.shard or realm != ctx.realm:
             raise SetupValueError(f"Invalid shard or realm for EVM address {text}")
-        prefix, num = _split_evm(last)
-        if prefix != _LONG_ZERO_PREFIX or num > _MAX_NUM:
-            return shard, realm, None
-        return shard, realm, num
+        return shard, realm, long_zero_num(_strip_hex(last))
     return shard, realm, int(last)
 
 

@@ -106,6 +106,30 @@ class EvmAddress:
     address: bytes
 
 
+def long_zero_num(hex_address: str) -> int | None:
+    """The num a long-zero EVM address names (40 hex digits: twelve zero bytes, then a num that fits in 38 bits);
+    None for an opaque address, which only a lookup can resolve.
+
+    >>> long_zero_num("00000000000000000000000000000000000003e9")
+    1001
+    >>> long_zero_num("06bd279138d5918402fc8ad500526cb2ee0eb985") is None
+    True
+    """
+    if not hex_address.startswith(_LONG_ZERO_PREFIX):
+        return None
+    num = int(hex_address[24:40], 16)
+    return num if num <= MAX_NUM else None
+
+
+def long_zero_address(num: int) -> str:
+    """``0x`` and the 20-byte long-zero address of ``num`` (the num only: the reference encodes no shard or realm).
+
+    >>> long_zero_address(1001)
+    '0x00000000000000000000000000000000000003e9'
+    """
+    return "0x" + format(num, "040x")
+
+
 def parse_entity_ref(text: str, *, shard: int, realm: int, evm: EvmForm) -> EntityId | EvmAddress:
     """Parse an id in any form the parameter allows; long-zero EVM addresses become ids."""
     evm_match = _EVM.fullmatch(text) if evm is not EvmForm.NONE else None
@@ -116,10 +140,9 @@ def parse_entity_ref(text: str, *, shard: int, realm: int, evm: EvmForm) -> Enti
         first, second = str(shard), first
     if first is not None and (has_0x or int(first) != shard or int(second) != realm):
         raise InvalidEntityId(text)
-    if hex_text.startswith(_LONG_ZERO_PREFIX):
-        num = int(hex_text[24:], 16)
-        if num <= MAX_NUM:
-            return EntityId(shard, realm, num)
+    num = long_zero_num(hex_text)
+    if num is not None:
+        return EntityId(shard, realm, num)
     if evm is EvmForm.LONG_ZERO:
         raise InvalidEntityId(text)
     return EvmAddress(bytes.fromhex(hex_text))
