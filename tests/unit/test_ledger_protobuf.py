@@ -44,20 +44,26 @@ def test_the_classes_are_the_generated_ones_and_loaded_once() -> None:
 
 def test_preload_imports_on_a_worker_thread() -> None:
     script = (
-        "import asyncio, sys, threading\n"
+        "import asyncio, importlib, threading\n"
         "from ledgermirror.ledger import protobuf\n"
-        "importer = []\n"
-        "original = protobuf._module\n"
-        "def spy(name):\n"
-        "    importer.append(threading.current_thread() is threading.main_thread())\n"
-        "    return original(name)\n"
-        "protobuf._module = spy\n"
+        "calls = []\n"
+        "original = importlib.import_module\n"
+        "def spy(name, package=None):\n"
+        "    if name.startswith(('hiero_sdk_python', 'google.protobuf')):\n"
+        "        calls.append((name, threading.current_thread() is threading.main_thread()))\n"
+        "    return original(name, package)\n"
+        "importlib.import_module = spy\n"
         "asyncio.run(protobuf.preload())\n"
         "asyncio.run(protobuf.preload())\n"
-        "print(protobuf.loaded(), set(importer), len(importer))\n"
+        "print(protobuf.loaded(), len(calls), sorted({on_main for _, on_main in calls}))\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert result.stdout.split() == ["True", "{False}", "7"]  # off the main thread, once
+    assert result.stdout.split() == ["True", "7", "[False]"]  # off the main thread, each module once
+
+
+def test_hapi_module_is_the_generated_module() -> None:
+    assert protobuf.hapi_module("services.custom_fees_pb2") is custom_fees_pb2
+    assert protobuf.hapi_module("streams.hash_object_pb2").HashObject.DESCRIPTOR.full_name == "proto.HashObject"
 
 
 def test_preload_is_a_no_op_once_loaded() -> None:

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-_MAX_INT64 = (1 << 63) - 1  # the ledger's int64 maximum (max_supply default)
+from ledgermirror.ledger.int64 import INT64_MAX as _MAX_INT64
+
 HISTORY_SUFFIX = "_history"
 RANGE_COLUMN = "timestamp_range"
 

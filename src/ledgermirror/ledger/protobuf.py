@@ -26,9 +26,6 @@ if TYPE_CHECKING:
         transaction_pb2,
     )
 
-_SERVICES = "hiero_sdk_python.hapi.services."
-_FEES = "hiero_sdk_python.hapi.fees."
-
 
 @dataclass(frozen=True, slots=True)
 class Hapi:
@@ -52,27 +49,31 @@ class Hapi:
     """What ``FromString`` raises for bytes that are not a message of its type."""
 
 
-def _module(name: str) -> Any:
-    return importlib.import_module(name)
+@functools.cache
+def hapi_module(name: str) -> Any:
+    """A generated module by its name below ``hiero_sdk_python.hapi`` (e.g. ``streams.hash_object_pb2``),
+    imported on the first call: the only place that imports one (the stream readers' ``importer/_proto.py``
+    takes theirs from here)."""
+    return importlib.import_module("hiero_sdk_python.hapi." + name)
 
 
 @functools.cache
 def hapi() -> Hapi:
     """The classes, importing their modules on the first call."""
-    transaction = _module(_SERVICES + "transaction_pb2")
-    basic = _module(_SERVICES + "basic_types_pb2")
-    fees = _module(_FEES + "fee_schedule_pb2")
+    transaction = hapi_module("services.transaction_pb2")
+    basic = hapi_module("services.basic_types_pb2")
+    fees = hapi_module("fees.fee_schedule_pb2")
     return Hapi(
         Transaction=transaction.Transaction,
         TransactionBody=transaction.TransactionBody,
-        SignedTransaction=_module(_SERVICES + "transaction_contents_pb2").SignedTransaction,
+        SignedTransaction=hapi_module("services.transaction_contents_pb2").SignedTransaction,
         HederaFunctionality=basic.HederaFunctionality,
         CurrentAndNextFeeSchedule=basic.CurrentAndNextFeeSchedule,
-        ExchangeRateSet=_module(_SERVICES + "exchange_rate_pb2").ExchangeRateSet,
-        CustomFeeLimit=_module(_SERVICES + "custom_fees_pb2").CustomFeeLimit,
+        ExchangeRateSet=hapi_module("services.exchange_rate_pb2").ExchangeRateSet,
+        CustomFeeLimit=hapi_module("services.custom_fees_pb2").CustomFeeLimit,
         SimpleFeeSchedule=fees.FeeSchedule,
         Extra=fees.Extra,
-        DecodeError=_module("google.protobuf.message").DecodeError,
+        DecodeError=importlib.import_module("google.protobuf.message").DecodeError,
     )
 
 
