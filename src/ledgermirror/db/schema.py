@@ -664,6 +664,34 @@ CONTRACT = Table(
     key=("id",),
 )
 
+# Freeze and PRNG (0023) -----------------------------------------------------------------------------------------
+
+NETWORK_FREEZE = Table(
+    "network_freeze",
+    (
+        _n("consensus_timestamp", "bigint"),
+        _c("end_time", "bigint"),
+        _n("file_hash", "bytea"),
+        _c("file_id", "bigint"),
+        _n("payer_account_id", "bigint"),
+        _n("start_time", "bigint"),
+        _n("type", "smallint"),
+    ),
+    key=("consensus_timestamp",),
+)
+
+PRNG = Table(
+    "prng",
+    (
+        _n("consensus_timestamp", "bigint"),
+        _n("payer_account_id", "bigint"),
+        _n("range", "integer"),
+        _c("prng_bytes", "bytea"),
+        _c("prng_number", "integer"),
+    ),
+    key=("consensus_timestamp",),
+)
+
 # Topics, topic messages, schedules, signatures (0030_topics_schedules.sql) ---------------------------------------
 
 TOPIC = Table(
@@ -752,7 +780,8 @@ BASE_TABLES: tuple[Table, ...] = (
     TOKEN_ALLOWANCE, NFT_ALLOWANCE, NFT, TOKEN_AIRDROP, STAKING_REWARD_TRANSFER, ENTITY_STAKE, CUSTOM_FEE,
     RECORD_FILE, ADDRESS_BOOK, ADDRESS_BOOK_ENTRY, ADDRESS_BOOK_SERVICE_ENDPOINT, NODE, NODE_STAKE, NETWORK_STAKE,
     FILE_DATA, REGISTERED_NODE, TRANSACTION, CRYPTO_TRANSFER, TOKEN_TRANSFER, TRANSACTION_HASH, ENTITY_TRANSACTION,
-    ASSESSED_CUSTOM_FEE, CONTRACT, TOPIC, TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE, TRANSACTION_SIGNATURE,
+    ASSESSED_CUSTOM_FEE, CONTRACT, NETWORK_FREEZE, PRNG, TOPIC, TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE,
+    TRANSACTION_SIGNATURE,
 )  # fmt: skip
 """Every declared table, in migration order (history twins are derived, see :data:`TABLES`)."""
 

@@ -27,7 +27,9 @@ class StreamProtos:
     transaction_record: Any
     """``TransactionRecord``."""
     transaction: Any
-    """``Transaction``."""
+    """``Transaction``, ``TransactionBody``."""
+    transaction_contents: Any
+    """``SignedTransaction``."""
     decode_error: type[Exception]
 
 
@@ -42,5 +44,6 @@ def protos() -> StreamProtos:
         basic_types=importlib.import_module(hapi + "services.basic_types_pb2"),
         transaction_record=importlib.import_module(hapi + "services.transaction_record_pb2"),
         transaction=importlib.import_module(hapi + "services.transaction_pb2"),
+        transaction_contents=importlib.import_module(hapi + "services.transaction_contents_pb2"),
         decode_error=importlib.import_module("google.protobuf.message").DecodeError,
     )
