@@ -11,6 +11,9 @@ rules need the stored state of a row and are applied here, by the deferred steps
   the mirror's start gets no row): :func:`set_schedules_executed`;
 * a burned or wiped NFT has no owner (``nft.account_id`` is NULL when ``deleted``): :func:`clear_deleted_owners`;
 * TokenUpdateNfts changes the metadata of NFTs and keeps their spenders: :func:`update_nft_metadata`;
+* the dissociation of an account from a deleted token lowers the token's ``total_supply`` by what the account
+  held, and deletes the account's NFTs of an NFT class (owner and spenders cleared):
+  :func:`dissociate_deleted_token`;
 * a treasury change of an NFT class moves every NFT the old treasury holds to the new one, and both treasuries'
   ``token_account.balance`` with them: :func:`move_nft_treasury`.
 
@@ -94,6 +97,17 @@ where {_TREASURY_WHERE} and lower({RANGE_COLUMN}) <= $4
 """
 
 
+_SUPPLY_DELTA = "update token set total_supply = total_supply + $2 where token_id = $1"
+
+_HELD_WHERE = "token_id = $1 and account_id = $2"
+_HELD_HISTORY = _nft_history_copy(_HELD_WHERE + " and not deleted")
+_HELD_DELETE = f"""
+update nft set deleted = true, account_id = null, spender = null, delegating_spender = null,
+  {RANGE_COLUMN} = int8range($3, null)
+where {_HELD_WHERE} and not deleted and lower({RANGE_COLUMN}) <= $3
+"""
+
+
 def _count(status: str) -> int:
     """Rows an ``INSERT 0 n`` / ``UPDATE n`` status reports."""
     return int(status.rsplit(" ", 1)[-1])
@@ -164,3 +178,14 @@ async def move_nft_treasury(
     await conn.execute(_OLD_TREASURY_BALANCE, old_treasury, token_id, stamp)
     await conn.execute(_NEW_TREASURY_BALANCE, new_treasury, token_id, moved, stamp)
     return {"nft_history": history, "nft": moved}
+
+
+async def dissociate_deleted_token(
+    conn: asyncpg.Connection, token_id: int, account_id: int, amount: int, consensus_timestamp: int
+) -> dict[str, int]:
+    """An account dissociated from a deleted token: ``total_supply`` += ``amount`` (negative: what it held);
+    its NFTs of the token, if any, are deleted from ``consensus_timestamp`` on (previous states to history)."""
+    await conn.execute(_SUPPLY_DELTA, token_id, amount)
+    history = _count(await conn.execute(_HELD_HISTORY, token_id, account_id, consensus_timestamp))
+    deleted = _count(await conn.execute(_HELD_DELETE, token_id, account_id, consensus_timestamp))
+    return {"nft_history": history, "nft": deleted}

@@ -488,3 +488,49 @@ def test_token_reject_and_wipe_main_entities(url: str) -> None:
     ]
     assert fetch(url, "select total_supply from token") == [{"total_supply": 995}]
     assert ranges(url, "token", "true") == [(at, None)]  # a supply change makes no history
+
+
+def test_dissociating_from_a_deleted_token_drops_its_supply_and_nfts(url: str) -> None:
+    _accounts(url, TREASURY, ALICE)
+    created, minted, moved, deleted, left = (T0 + n * SECOND for n in range(1, 6))
+    associate = module("token_associate_pb2").TokenAssociateTransactionBody(
+        account=account(ALICE), tokens=[token(NFT)]
+    )
+    transfer = module("crypto_transfer_pb2").CryptoTransferTransactionBody()
+    delete = module("token_delete_pb2").TokenDeleteTransactionBody(token=token(NFT))
+    dissociate = module("token_dissociate_pb2").TokenDissociateTransactionBody(
+        account=account(ALICE), tokens=[token(NFT)]
+    )
+    run(
+        url,
+        create_nft_class(created),
+        item(body("tokenAssociate", associate, at=created + 1), at=created + 1),
+        mint_nfts(minted, [1, 2, 3]),
+        item(
+            body("cryptoTransfer", transfer, at=moved),
+            at=moved,
+            tokenTransferLists=[token_transfers(NFT, nfts=[(TREASURY, ALICE, 1), (TREASURY, ALICE, 2)])],
+        ),
+        item(body("tokenDeletion", delete, at=deleted), at=deleted),
+    )
+    run(
+        url,
+        item(
+            body("tokenDissociate", dissociate, payer=ALICE, at=left),
+            at=left,
+            tokenTransferLists=[token_transfers(NFT, [(ALICE, -2)])],
+        ),
+    )
+    assert fetch(url, "select total_supply from token") == [{"total_supply": 1}]
+    nfts = fetch(url, "select serial_number, account_id, deleted from nft order by serial_number")
+    assert nfts == [
+        {"serial_number": 1, "account_id": None, "deleted": True},
+        {"serial_number": 2, "account_id": None, "deleted": True},
+        {"serial_number": 3, "account_id": encoded(TREASURY), "deleted": False},
+    ]
+    assert ranges(url, "nft", "serial_number = 2") == [(minted, moved), (moved, left), (left, None)]
+    alice = fetch(url, "select balance from token_account where account_id = $1", encoded(ALICE))
+    assert alice == [{"balance": 0}]
+    history = fetch(url, "select associated from token_account_history where account_id = $1", encoded(ALICE))
+    assert history == [{"associated": True}]  # closed by the dissociation at `left`
+    assert ranges(url, "token_account", "account_id = $1", encoded(ALICE)) == [(created + 1, left), (left, None)]

@@ -9,8 +9,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+import asyncpg
+
+from ledgermirror.db import token_state
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.base import Batch, Handler, Item, Step
 from ledgermirror.importer.handlers.tokens import FROZEN, GRANTED, REVOKED, UNFROZEN
 
 
@@ -40,8 +43,20 @@ def token_associate(item: Item, batch: Batch) -> None:
         batch.touch(token)
 
 
+def _deleted_token_holdings(item: Item, account: int) -> list[tuple[int, int]]:
+    """(token, negative amount) of the record's token transfer lists that hold exactly one entry, a debit of
+    the dissociating account: the shape of a dissociation from a deleted token (reference §1.6)."""
+    found = []
+    for token_list in item.record.tokenTransferLists:
+        entries = token_list.transfers
+        if len(entries) == 1 and entries[0].amount < 0 and ids.account_id(entries[0].accountID) == account:
+            found.append((ids.token_id(token_list.token), int(entries[0].amount)))
+    return found
+
+
 def token_dissociate(item: Item, batch: Batch) -> None:
-    """``associated = false`` from now on; the balance is inherited (the record's transfers zero it)."""
+    """``associated = false`` from now on; the balance is inherited (the record's transfers zero it). From a
+    deleted token, the token's supply drops by what the account held and its NFTs are deleted."""
     body = item.body.tokenDissociate
     account = ids.account_id(body.account)
     batch.set_transaction(entity_id=ids.nullable(account))
@@ -59,6 +74,21 @@ def token_dissociate(item: Item, batch: Batch) -> None:
             },
         )
         batch.touch(token)
+    holdings = _deleted_token_holdings(item, account)
+    if holdings:
+        batch.defer(_dissociate_deleted(account, holdings, item.consensus_timestamp))
+
+
+def _dissociate_deleted(account: int, holdings: list[tuple[int, int]], stamp: int) -> Step:
+    async def step(conn: asyncpg.Connection) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for token, amount in holdings:
+            done = await token_state.dissociate_deleted_token(conn, token, account, amount, stamp)
+            for name, count in done.items():
+                counts[name] = counts.get(name, 0) + count
+        return counts
+
+    return step
 
 
 def _status(body_name: str, column: str, value: int) -> Handler:
