@@ -167,7 +167,8 @@ class Batch:
 
     def touch(self, *entity_ids: int | None) -> None:
         """Entities the current item involves (for ``entity_transaction``); None and 0 are ignored."""
-        self.touched.update(entity_id for entity_id in entity_ids if entity_id)
+        if self.entity_transactions:
+            self.touched.update(entity_id for entity_id in entity_ids if entity_id)
 
     # Running values ------------------------------------------------------------------------------------------
 

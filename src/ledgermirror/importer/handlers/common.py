@@ -94,31 +94,30 @@ def _inner_transaction(item: Item, batch: Batch) -> None:
 
 def crypto_transfers(item: Item, batch: Batch) -> None:
     """§1.5: one row per record transfer, even on failure; each adds to the account's balance."""
-    body_transfers: list[Any] = []
+    approved: set[tuple[int, int]] = set()
+    errata: set[tuple[int, int]] = set()
     if item.body_name == "cryptoTransfer":
-        body_transfers = list(item.body.cryptoTransfer.transfers.accountAmounts)
-    errata = not item.successful and item.body_name == "cryptoTransfer" and item.consensus_timestamp < ERRATA_END
+        body_transfers = item.body.cryptoTransfer.transfers.accountAmounts
+        approved = {
+            (ids.account_id(entry.accountID), entry.amount)
+            for entry in body_transfers
+            if entry.is_approval and entry.amount < 0
+        }
+        if not item.successful and item.consensus_timestamp < ERRATA_END:
+            errata = {(ids.account_id(entry.accountID), entry.amount) for entry in body_transfers}
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
     for entry in item.record.transferList.accountAmounts:
         account = ids.account_id(entry.accountID)
         amount = entry.amount
-        approval = False
-        if amount < 0:
-            approval = any(
-                ids.account_id(other.accountID) == account and other.amount == amount and other.is_approval
-                for other in body_transfers
-            )
         row = {
             "entity_id": account,
             "consensus_timestamp": stamp,
             "amount": amount,
             "payer_account_id": payer,
-            "is_approval": approval,
+            "is_approval": (account, amount) in approved,
         }
-        if errata and any(
-            ids.account_id(other.accountID) == account and other.amount == amount for other in body_transfers
-        ):
+        if errata and (account, amount) in errata:
             row["errata"] = "DELETE"
         batch.insert("crypto_transfer", row)
         batch.add_balance(account, amount, stamp)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgermirror.ledger.entity_id import EntityId, InvalidEntityId
+from ledgermirror.ledger.entity_id import MAX_NUM, EntityId, InvalidEntityId
 
 EMPTY = 0
 """The id 0.0.0: an unset id, or an account given only by its alias."""
@@ -15,6 +15,8 @@ _MAX_INT64 = (1 << 63) - 1
 
 def encoded(shard: int, realm: int, num: int) -> int:
     """The encoded id, EMPTY when out of range (the reference logs and stores 0.0.0)."""
+    if shard == 0 and realm == 0 and 0 <= num <= MAX_NUM:
+        return num
     try:
         return EntityId(shard, realm, num).encoded
     except InvalidEntityId:
@@ -23,9 +25,10 @@ def encoded(shard: int, realm: int, num: int) -> int:
 
 def account_id(message: Any) -> int:
     """An ``AccountID``: its encoded id, EMPTY when it is given by alias or unset."""
-    if message.WhichOneof("account") != "accountNum":
+    num = message.accountNum
+    if not num:  # unset, or given by alias
         return EMPTY
-    return encoded(message.shardNum, message.realmNum, message.accountNum)
+    return encoded(message.shardNum, message.realmNum, num)
 
 
 def account_alias(message: Any) -> bytes:
