@@ -161,7 +161,9 @@ def test_submit_message_writes_topic_messages(url: str) -> None:
     assert fetch(url, "select count(*) as n from transaction_hash") == [{"n": 0}]
 
 
-def _create_schedule(at: int, *, signatures: list[tuple[bytes, bytes]], payer: int | None = BOB) -> object:
+def _create_schedule(
+    at: int, *, signatures: list[tuple[bytes, bytes]], payer: int | None = BOB, number: int = SCHEDULE
+) -> object:
     scheduled = _schedulable(
         transactionFee=10,
         cryptoTransfer=module("crypto_transfer_pb2").CryptoTransferTransactionBody(),
@@ -178,7 +180,7 @@ def _create_schedule(at: int, *, signatures: list[tuple[bytes, bytes]], payer: i
     return item(
         body("scheduleCreate", create, payer=ALICE, at=at),
         at=at,
-        receipt={"scheduleID": schedule(SCHEDULE)},
+        receipt={"scheduleID": schedule(number)},
         signatures=signatures,
     )
 
@@ -341,4 +343,25 @@ def test_airdrops_pending_claimed_and_cancelled(url: str) -> None:
     assert ranges(url, "token_account", "account_id = $1", encoded(ALICE)) == [(0, None)]
     assert fetch(url, "select balance from token_account where account_id = $1", encoded(ALICE)) == [
         {"balance": 60}
+    ]
+
+
+def test_stored_schedules_executed_in_one_later_file(url: str) -> None:
+    first, second = T0 + SECOND, T0 + 2 * SECOND
+    run(url, _create_schedule(first, signatures=[]), _create_schedule(second, signatures=[], number=SCHEDULE + 1))
+    executed = [T0 + n * SECOND for n in (3, 4)]
+    run(
+        url,
+        _scheduled_child(executed[0], SCHEDULE + 1),
+        item(
+            body(
+                "cryptoTransfer", module("crypto_transfer_pb2").CryptoTransferTransactionBody(), at=executed[1] - 1
+            ),
+            at=executed[1] - 1,
+        ),
+        _scheduled_child(executed[1], SCHEDULE),
+    )
+    assert fetch(url, "select schedule_id, executed_timestamp from schedule order by schedule_id") == [
+        {"schedule_id": encoded(SCHEDULE), "executed_timestamp": executed[1]},
+        {"schedule_id": encoded(SCHEDULE + 1), "executed_timestamp": executed[0]},
     ]

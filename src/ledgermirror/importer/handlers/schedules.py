@@ -4,8 +4,8 @@ ScheduleCreate writes the SCHEDULE entity and the ``schedule`` row; ScheduleCrea
 ``transaction_signature`` row per signature pair of the transaction (the reference's default
 ``persist.transactionSignatures``); ScheduleDelete sets ``entity.deleted``. All only on success.
 A scheduled child (a record with ``scheduleRef``) sets ``schedule.executed_timestamp``, even when it failed
-(:data:`COMMON`): on the row of a schedule created in the same batch directly, else by a deferred update of a
-stored schedule (a schedule created before the mirror's start gets no row).
+(:data:`COMMON`): on the row of a schedule created in the same batch directly, else by one deferred update of
+the stored schedules per batch (a schedule created before the mirror's start gets no row).
 """
 
 from __future__ import annotations
@@ -94,6 +94,26 @@ def schedule_delete(item: Item, batch: Batch) -> None:
     upsert_entity(item, batch, schedule, Operation.DELETE, SCHEDULE)
 
 
+class _StoredExecutions:
+    """The executions of stored schedules in one batch, applied by one deferred step: nothing else in the
+    batch changes a schedule created before it, so the step may run anywhere (it is deferred at the first)."""
+
+    def __init__(self) -> None:
+        self.executed: list[tuple[int, int]] = []
+
+    async def __call__(self, conn: asyncpg.Connection) -> dict[str, int]:
+        return await token_state.set_schedules_executed(conn, self.executed)
+
+
+def _stored_executions(batch: Batch) -> _StoredExecutions:
+    for segment in batch.segments:
+        if isinstance(segment.step, _StoredExecutions):
+            return segment.step
+    step = _StoredExecutions()
+    batch.defer(step)
+    return step
+
+
 def executed(item: Item, batch: Batch) -> None:
     """A scheduled child (success or not) marks its schedule executed at its consensus timestamp."""
     if not item.record.HasField("scheduleRef"):
@@ -102,13 +122,8 @@ def executed(item: Item, batch: Batch) -> None:
     stamp = item.consensus_timestamp
     if batch.latest("schedule", schedule) is not None:
         batch.upsert("schedule", {"schedule_id": schedule, "executed_timestamp": stamp})
-        return
-    executions = [(schedule, stamp)]
-
-    async def step(conn: asyncpg.Connection) -> dict[str, int]:
-        return await token_state.set_schedules_executed(conn, executions)
-
-    batch.defer(step)
+    else:
+        _stored_executions(batch).executed.append((schedule, stamp))
 
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
