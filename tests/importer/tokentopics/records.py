@@ -1,47 +1,52 @@
-"""Record items of the token, consensus and schedule services built from ``hiero-sdk-python``'s HAPI classes,
-imported through ``rows_of_file`` and ``write_batch`` into the test database."""
+"""Record items of the token, consensus and schedule services built from ``hiero-sdk-python``'s HAPI classes
+(the shared primitives are `tests/importer/handlers/items.py`), imported through ``rows_of_file`` and
+``write_batch`` into the test database."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import asyncpg
+from tests.importer.handlers.items import (
+    NODE,
+    PAYER,
+    SECOND,
+    T0,
+    account,
+    basic,
+    encoded,
+    fetch,
+    import_items,
+    module,
+    record_file,
+    timestamp,
+    token,
+)
 
-from ledgermirror.importer.handlers import Batch, rows_of_file, write_batch
-from ledgermirror.importer.record_file import RecordFile, RecordItem, SemanticVersion
-from ledgermirror.ledger.entity_id import EntityId
+from ledgermirror.importer.record_file import RecordItem
 
-SECOND = 1_000_000_000
-T0 = 1_700_000_000 * SECOND
-PAYER = 2
-NODE = 3
+__all__ = [
+    "PAYER",
+    "SECOND",
+    "T0",
+    "account",
+    "basic",
+    "encoded",
+    "fetch",
+    "module",
+    "record_file",
+    "token",
+]
+
 SUCCESS = 22
 INVALID_SIGNATURE = 7
 
-
-def module(name: str) -> Any:
-    return importlib.import_module("hiero_sdk_python.hapi.services." + name)
-
-
-basic = module("basic_types_pb2")
 _transaction = module("transaction_pb2")
 _record = module("transaction_record_pb2")
 _receipt = module("transaction_receipt_pb2")
-_timestamp = module("timestamp_pb2")
 _contents = module("transaction_contents_pb2")
 _duration = module("duration_pb2")
-
-
-def account(num: int) -> Any:
-    return basic.AccountID(shardNum=0, realmNum=0, accountNum=num)
-
-
-def token(num: int) -> Any:
-    return basic.TokenID(shardNum=0, realmNum=0, tokenNum=num)
 
 
 def topic(num: int) -> Any:
@@ -50,10 +55,6 @@ def topic(num: int) -> Any:
 
 def schedule(num: int) -> Any:
     return basic.ScheduleID(shardNum=0, realmNum=0, scheduleNum=num)
-
-
-def timestamp(nanos: int) -> Any:
-    return _timestamp.Timestamp(seconds=nanos // SECOND, nanos=nanos % SECOND)
 
 
 def duration(seconds: int) -> Any:
@@ -66,10 +67,6 @@ def key(seed: int) -> Any:
 
 def key_bytes(seed: int) -> bytes:
     return bytes(key(seed).SerializeToString())
-
-
-def encoded(num: int) -> int:
-    return EntityId(0, 0, num).encoded
 
 
 def transaction_id(payer: int, valid_start: int) -> Any:
@@ -136,49 +133,9 @@ def item(
     return RecordItem(at, record.SerializeToString(), transaction_bytes, record)
 
 
-def record_file(items: Sequence[RecordItem], hapi: tuple[int, int, int]) -> RecordFile:
-    stamps = [entry.consensus_timestamp for entry in items]
-    return RecordFile(
-        name="2023-11-14T22_13_20Z.rcd.gz",
-        version=6,
-        hapi_version=SemanticVersion(*hapi),
-        previous_hash=b"\x00" * 48,
-        hash=b"\x00" * 48,
-        file_hash=b"\x00" * 48,
-        metadata_hash=None,
-        block_number=1,
-        items=tuple(items),
-        sidecars=(),
-        size=0,
-        consensus_start=min(stamps, default=T0),
-        consensus_end=max(stamps, default=T0),
-    )
-
-
-def run(url: str, *items: RecordItem, hapi: tuple[int, int, int] = (0, 60, 0)) -> dict[str, int]:
+def run(url: str, *items: RecordItem) -> dict[str, int]:
     """Import one record file of these items (rows_of_file, then write_batch); rows written by table."""
-    batch = Batch()
-    rows_of_file(record_file(items, hapi), batch)
-
-    async def main() -> dict[str, int]:
-        conn = await asyncpg.connect(url)
-        try:
-            return await write_batch(conn, batch)
-        finally:
-            await conn.close()
-
-    return asyncio.run(main())
-
-
-def fetch(url: str, sql: str, *args: Any) -> list[dict[str, Any]]:
-    async def main() -> list[dict[str, Any]]:
-        conn = await asyncpg.connect(url)
-        try:
-            return [dict(row) for row in await conn.fetch(sql, *args)]
-        finally:
-            await conn.close()
-
-    return asyncio.run(main())
+    return import_items(url, *items)
 
 
 def ranges(url: str, table: str, where: str, *args: Any) -> list[tuple[int, int | None]]:
