@@ -237,3 +237,69 @@ def test_staking_reward_sets_stake_period_start(ledger: Ledger) -> None:
     row = fetch(ledger.url, "select stake_period_start, balance, type from entity where id = $1", PAYER)[0]
     assert row == {"stake_period_start": at // (86_400 * SECOND) - 1, "balance": 1_000_077, "type": "ACCOUNT"}
     assert len(fetch(ledger.url, "select * from entity_history where id = $1", PAYER)) == 1
+
+
+def test_nft_allowances_approve_and_delete(ledger: Ledger) -> None:
+    ledger.execute(
+        "insert into nft (token_id, serial_number, account_id, created_timestamp, timestamp_range)"
+        " select 6000, s, $1, 1, '[1,)' from generate_series(1, 3) s",
+        PAYER,
+    )
+    t1, t2 = T0 + 1, T0 + 2
+    allowances = module("crypto_approve_allowance_pb2")
+    approve = allowances.CryptoApproveAllowanceTransactionBody(
+        nftAllowances=[
+            allowances.NftAllowance(
+                tokenId=module("basic_types_pb2").TokenID(tokenNum=6000),
+                spender=account(1001),
+                serial_numbers=[1, 2],
+                approved_for_all=wrappers_pb2.BoolValue(value=True),
+            ),
+            allowances.NftAllowance(
+                tokenId=module("basic_types_pb2").TokenID(tokenNum=6000),
+                spender=account(1002),
+                delegating_spender=account(1001),
+                serial_numbers=[2],
+            ),
+        ]
+    )
+    removals = module("crypto_delete_allowance_pb2")
+    delete = removals.CryptoDeleteAllowanceTransactionBody(
+        nftAllowances=[
+            removals.NftRemoveAllowance(
+                token_id=module("basic_types_pb2").TokenID(tokenNum=6000), owner=account(PAYER), serial_numbers=[1]
+            )
+        ]
+    )
+    import_items(ledger.url, record_item(body("cryptoApproveAllowance", approve), at=t1))
+    nfts = fetch(ledger.url, "select serial_number, account_id, spender, delegating_spender from nft order by 1")
+    assert nfts == [
+        {"serial_number": 1, "account_id": PAYER, "spender": encoded(1001), "delegating_spender": None},
+        {"serial_number": 2, "account_id": PAYER, "spender": encoded(1002), "delegating_spender": encoded(1001)},
+        {"serial_number": 3, "account_id": PAYER, "spender": None, "delegating_spender": None},
+    ]
+    assert fetch(
+        ledger.url, "select owner, spender, token_id, approved_for_all, payer_account_id from nft_allowance"
+    ) == [
+        {
+            "owner": PAYER,
+            "spender": encoded(1001),
+            "token_id": 6000,
+            "approved_for_all": True,
+            "payer_account_id": PAYER,
+        }
+    ]
+    import_items(ledger.url, record_item(body("cryptoDeleteAllowance", delete), at=t2))
+    nfts = fetch(ledger.url, "select serial_number, account_id, spender, timestamp_range from nft order by 1")
+    assert [(row["serial_number"], row["account_id"], row["spender"]) for row in nfts] == [
+        (1, PAYER, None),
+        (2, PAYER, encoded(1002)),
+        (3, PAYER, None),
+    ]
+    assert nfts[0]["timestamp_range"].lower == t2
+    history = fetch(ledger.url, "select serial_number, spender from nft_history order by timestamp_range, 1")
+    assert history == [
+        {"serial_number": 1, "spender": None},
+        {"serial_number": 2, "spender": None},
+        {"serial_number": 1, "spender": encoded(1001)},
+    ]

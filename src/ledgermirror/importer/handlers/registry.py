@@ -13,6 +13,7 @@ from types import MappingProxyType, ModuleType
 
 from ledgermirror.importer.handlers import (
     airdrops,
+    contracts,
     crypto,
     files,
     network,
@@ -23,7 +24,17 @@ from ledgermirror.importer.handlers import (
 )
 from ledgermirror.importer.handlers.base import Handler
 
-_MODULES: tuple[ModuleType, ...] = (crypto, files, network, tokens, token_accounts, airdrops, topics, schedules)
+_MODULES: tuple[ModuleType, ...] = (
+    crypto,
+    files,
+    network,
+    contracts,
+    tokens,
+    token_accounts,
+    airdrops,
+    topics,
+    schedules,
+)
 
 
 def _handlers() -> Mapping[str, Handler]:
