@@ -28,7 +28,9 @@ class StreamProtos:
     transaction_record: Any
     """``TransactionRecord``."""
     transaction: Any
-    """``Transaction``."""
+    """``Transaction``, ``TransactionBody``."""
+    transaction_contents: Any
+    """``SignedTransaction``."""
     decode_error: type[Exception]
 
 
@@ -42,5 +44,6 @@ def protos() -> StreamProtos:
         basic_types=hapi_module("services.basic_types_pb2"),
         transaction_record=hapi_module("services.transaction_record_pb2"),
         transaction=hapi_module("services.transaction_pb2"),
+        transaction_contents=hapi_module("services.transaction_contents_pb2"),
         decode_error=hapi().DecodeError,
     )
