@@ -10,6 +10,8 @@ table. The whole load is one transaction: a failed or interrupted load leaves th
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import itertools
 import logging
 import time
@@ -109,6 +111,20 @@ async def _copy_stream(
         batch = await upcoming
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """A bulk load allocates millions of short-lived rows and builds no reference cycles, so the cyclic garbage
+    collector's repeated scans of the chunks in flight are pure cost (about a sixth of the generators' time);
+    it is paused for the load and resumed after (reference counting still frees every row)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 async def is_loaded(conn: asyncpg.Connection) -> bool:
     """True if the ``entity`` table exists and has rows."""
     exists = await conn.fetchval("select to_regclass('entity') is not null")
@@ -135,14 +151,15 @@ async def load(
     world = World(chosen, seed)
     counts = dict.fromkeys(schema.TABLES, 0)
     began = time.perf_counter()
-    async with conn.transaction():
-        for stream in STREAMS:
-            stream_began = time.perf_counter()
-            await _copy_stream(conn, stream.produce(world), chosen.chunk_rows, counts, progress)
-            _log.info(
-                "dataset stream loaded",
-                extra={"stream": stream.name, "seconds": round(time.perf_counter() - stream_began, 3)},
-            )
+    with _collector_paused():
+        async with conn.transaction():
+            for stream in STREAMS:
+                stream_began = time.perf_counter()
+                await _copy_stream(conn, stream.produce(world), chosen.chunk_rows, counts, progress)
+                _log.info(
+                    "dataset stream loaded",
+                    extra={"stream": stream.name, "seconds": round(time.perf_counter() - stream_began, 3)},
+                )
     for table in sorted(name for name, rows in counts.items() if rows):
         await conn.execute(f'analyze "{table}"')
     _log.info(
