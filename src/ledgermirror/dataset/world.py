@@ -16,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 from ledgermirror.dataset.profiles import Profile
 from ledgermirror.ledger.entity_id import encode_entity_id
@@ -52,6 +54,14 @@ _NFT_SLOTS = (3, 7, 9)
 _FUNGIBLE_SLOTS = (0, 1, 2, 4, 5, 6, 8)
 
 _M64 = (1 << 64) - 1
+MEMO_LIMIT = 100_000  # derived facts kept per world (a few tens of MB at most)
+
+Row = dict[str, Any]
+"""A row by column name, as the writer (``db/write.py``) takes it; omitted columns get their defaults."""
+
+Emit = Iterator[tuple[str, Row]]
+"""What a generator yields: ``(table name, row)`` pairs. A versioned row whose ``timestamp_range`` is closed is
+a superseded version; the writer routes it to the table's ``_history`` twin."""
 
 
 class Tag(IntEnum):
@@ -75,6 +85,7 @@ class Tag(IntEnum):
     NETWORK = 16
     PERMUTATION = 17
     NAME = 18
+    HISTORY = 19
 
 
 def mix64(value: int) -> int:
@@ -140,6 +151,14 @@ class World:
         self._perm_inverse = pow(a, -1, self.accounts)
         # Staking: the last complete staking day before the end, and when its NodeStakeUpdate happened.
         self.last_epoch_day = (self.end - 60 * SECOND) // DAY - 1
+        # Derived facts that generators ask for again and again (a token's facts), kept up to a bound. They are
+        # pure functions of (seed, index), so keeping them changes no row; generators run one at a time.
+        self.memo: dict[tuple[Tag, int], Any] = {}
+
+    def remember(self, tag: Tag, index: int, value: Any) -> None:
+        """Keep a derived fact for :attr:`memo`, while fewer than ``MEMO_LIMIT`` are kept."""
+        if len(self.memo) < MEMO_LIMIT:
+            self.memo[tag, index] = value
 
     # hashing -----------------------------------------------------------------------------------------------------
 
