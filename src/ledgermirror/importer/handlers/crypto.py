@@ -17,7 +17,7 @@ CLEARED_STAKED_ACCOUNT = 0
 CLEARED_STAKED_NODE = -1
 
 
-def _staking(item: Item, body: Any, *, update: bool) -> dict[str, Any]:
+def staking_fields(item: Item, body: Any, *, update: bool) -> dict[str, Any]:
     """decline_reward, staked_node_id / staked_account_id and stake_period_start (HAPI >= 0.27)."""
     if not item.hapi_at_least(STAKING_MINOR):
         return {}
@@ -66,7 +66,7 @@ def crypto_create(item: Item, batch: Batch) -> None:
         max_automatic_token_associations=body.max_automatic_token_associations,
         memo=sanitize(body.memo),
         receiver_sig_required=body.receiverSigRequired,
-        **_staking(item, body, update=False),
+        **staking_fields(item, body, update=False),
     )
 
 
@@ -96,7 +96,7 @@ def crypto_update(item: Item, batch: Batch) -> None:
         memo=sanitize(body.memo.value) if body.HasField("memo") else None,
         proxy_account_id=ids.account_id(body.proxyAccountID) if body.HasField("proxyAccountID") else None,
         receiver_sig_required=receiver_sig_required,
-        **_staking(item, body, update=True),
+        **staking_fields(item, body, update=True),
     )
 
 
@@ -119,8 +119,8 @@ def crypto_transfer(item: Item, batch: Batch) -> None:
             batch.add_allowance_debit(ids.account_id(entry.accountID), spender, entry.amount)
     record = item.record
     token_spender = spender
-    if record.HasField("contractCallResult") and record.contractCallResult.HasField("senderId"):
-        token_spender = ids.account_id(record.contractCallResult.senderId)
+    if record.HasField("contractCallResult") and record.contractCallResult.HasField("sender_id"):
+        token_spender = ids.account_id(record.contractCallResult.sender_id)
     for token_list in body.tokenTransfers:
         token = ids.token_id(token_list.token)
         for entry in token_list.transfers:
