@@ -14,6 +14,7 @@ from tests.importer.importing import table_counts
 from tests.support import Ledger
 
 from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.sources import open_store
 from ledgermirror.runtime import Prepared
 
@@ -71,18 +72,35 @@ async def _count(url: str) -> int:
         await conn.close()
 
 
-async def _import(url: str, root: Path, *, cancel_after: float | None = None) -> bool:
-    """One run; with ``cancel_after`` it is cancelled then (its connection dropped). True when it finished."""
+class _Commits(LogProgress):
+    """Progress that also signals each committed transaction."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+
+    def committed(self, stats: ImportStats) -> None:
+        self.event.set()
+
+
+async def _import(
+    url: str, root: Path, *, cancel_after: float | None = None, after_first_commit: bool = False
+) -> bool:
+    """One run; with ``cancel_after`` it is cancelled that many seconds after its start (or after its first
+    commit) and its connection dropped. True when it finished first."""
     conn = await asyncpg.connect(url)
     options = ImportOptions(once=True, address_book=root / "book.bin", files_per_transaction=3)
-    task = asyncio.create_task(run_import(conn, open_store(str(root / "streams")), options))
+    commits = _Commits()
+    task = asyncio.create_task(run_import(conn, open_store(str(root / "streams")), options, progress=commits))
     try:
+        if after_first_commit:
+            waiting = asyncio.create_task(commits.event.wait())
+            await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
         await asyncio.wait_for(asyncio.shield(task), cancel_after)
         return True
     except TimeoutError:
         task.cancel()
-        with_error = await asyncio.gather(task, return_exceptions=True)
-        assert with_error
+        await asyncio.gather(task, return_exceptions=True)
         return False
     finally:
         conn.terminate()
@@ -107,8 +125,12 @@ def test_interrupted_imports_end_with_the_tables_of_one_run(
         chance = random.Random(12)
         interrupted = 0
         while interrupted < INTERRUPTIONS:
-            cancel_after = overhead + chance.uniform(0.0, max(duration - overhead, 0.0) / 30)
-            finished = await _import(url, root, cancel_after=cancel_after)
+            # odd runs: a random time from the start (often in the first transaction); even runs: a random
+            # time after their first commit (so the stream advances under interruptions)
+            after_commit = interrupted % 2 == 1
+            spread = max(duration - overhead, 0.0) / (60 if after_commit else 40)
+            cancel_after = chance.uniform(0.0, spread) + (0.0 if after_commit else overhead)
+            finished = await _import(url, root, cancel_after=cancel_after, after_first_commit=after_commit)
             assert not finished, "the stream was imported before the interruptions were done: make it longer"
             interrupted += 1
         progress = await _count(url)
