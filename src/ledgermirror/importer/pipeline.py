@@ -51,10 +51,10 @@ from ledgermirror.importer.downloader import (
     list_candidates,
     verify_download,
 )
-from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError
+from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, rows_of_file, write_batch
+from ledgermirror.importer.handlers.base import Batch, ItemError, rows_of_file, write_batch
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
@@ -349,7 +349,10 @@ class _Run:
                 break
             built = time.perf_counter()
             record = verified.record
-            rows_of_file(record, batch)
+            try:
+                rows_of_file(record, batch)
+            except ItemError as error:  # a verified file whose transaction we cannot read: the group rolls back
+                raise StreamParseError(record.name, str(error)) from error
             index = next_index(record, position.index)
             record_rows.append(record_file_row(record, index, load_start, time.time_ns() // 1_000_000))
             position.link, position.index, position.cursor = verified.link(), index, cursor_after(record.name)
