@@ -4,7 +4,11 @@ database) and restarted ends with exactly the tables of an uninterrupted run."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import asyncpg
@@ -24,6 +28,7 @@ FILES = 200
 ITEMS_PER_FILE = 4
 START = 1_710_000_000 * 1_000_000_000
 INTERRUPTIONS = 20
+KILLS = 3
 _TABLES = (
     "select tablename from pg_tables where schemaname = 'public' and tablename <> 'ledgermirror_schema_history'"
 )
@@ -141,3 +146,34 @@ def test_interrupted_imports_end_with_the_tables_of_one_run(
     assert 0 < progress < FILES  # the interrupted runs committed part of the stream
     assert resumed == expected
     assert table_counts(url)["record_file"] == FILES
+
+
+def test_killed_importer_processes_resume_to_the_same_tables(
+    database: Prepared, ledger: Ledger, tmp_path: Path
+) -> None:
+    """The same with ``ledgermirror import`` processes killed with SIGKILL a moment after a commit."""
+    root = _write_stream(tmp_path)
+    url = database.owner_url
+    assert asyncio.run(_import(url, root))
+    expected = asyncio.run(_digest(url))
+    ledger.reset()
+    environment = {**os.environ, "LEDGERMIRROR_DB_URL": url, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = [sys.executable, "-m", "ledgermirror", "import", "--source", str(root / "streams")]
+    command += ["--address-book", str(root / "book.bin"), "--once", "--files-per-transaction", "3"]
+    chance = random.Random(5)
+    kills = 0
+    for _ in range(KILLS):
+        before = asyncio.run(_count(url))
+        process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while asyncio.run(_count(url)) == before and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(chance.uniform(0.0, 0.1))
+        if process.poll() is None:
+            process.kill()
+            kills += 1
+        process.wait(timeout=30)
+    assert kills >= 1
+    done = subprocess.run(command, env=environment, capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    assert asyncio.run(_digest(url)) == expected
