@@ -8,6 +8,7 @@ or raises a :class:`~ledgermirror.importer.errors.StreamFileError` naming the fi
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,9 +21,11 @@ from ledgermirror.importer.signature_file import SignatureFile, read_signature_f
 from ledgermirror.importer.sources import SIGNATURE_SUFFIX, NodeFolder, Store
 from ledgermirror.importer.stream_names import data_name_of_signature, instant_of, sidecar_name
 from ledgermirror.importer.verify import (
+    CONSENSUS_RATIO,
     ChainLink,
     Consensus,
     VerifiedRecordFile,
+    node_weights,
     reach_consensus,
     verify_record_file,
 )
@@ -73,12 +76,43 @@ def cursor_after(name: str) -> str:
     return stem_of(name) + "_"
 
 
+def listing_folders(
+    folders: Sequence[NodeFolder], book: AddressBook, stakes: Mapping[int, int]
+) -> list[NodeFolder]:
+    """The folders worth listing: the heaviest nodes until one third of the weight is reached, plus one for
+    margin. A file they list is then read by name from every node (a GET costs a tenth of a LIST), so only
+    a listing cost is saved, never a signature."""
+    weights = node_weights(book, stakes)
+    required = math.ceil(sum(weights.values()) * CONSENSUS_RATIO)
+
+    def weight(folder: NodeFolder) -> int:
+        node_id = folder.node_id(book)
+        return weights.get(node_id, 0) if node_id is not None else 0
+
+    ranked = sorted(folders, key=lambda folder: (-weight(folder), folder.path))
+    chosen: list[NodeFolder] = []
+    held = 0
+    for folder in ranked:
+        chosen.append(folder)
+        if held >= required:
+            break  # the margin
+        held += weight(folder)
+    return chosen
+
+
 async def list_candidates(
-    store: Store, folders: Sequence[NodeFolder], after: str | None, limit: int
+    store: Store,
+    folders: Sequence[NodeFolder],
+    after: str | None,
+    limit: int,
+    *,
+    every_folder: Sequence[NodeFolder] | None = None,
 ) -> tuple[list[Candidate], bool]:
-    """Signature files after ``after`` in every node folder, grouped by file. Returns the candidates in order
-    and whether the listings were complete (no node's listing hit ``limit``); when one was cut, only names up
-    to the smallest last name of the cut listings are returned, so no file is judged on part of its nodes."""
+    """Signature files after ``after`` in the listed ``folders``, grouped by file. Returns the candidates in
+    order and whether the listings were complete (no node's listing hit ``limit``); when one was cut, only
+    names up to the smallest last name of the cut listings are returned, so no file is judged on part of its
+    nodes. With ``every_folder``, a candidate's signatures are then read from all of those folders (by name,
+    not listed), else from the folders that listed it."""
     listings = await asyncio.gather(
         *(store.names_after(folder.path, after, SIGNATURE_SUFFIX, limit) for folder in folders)
     )
@@ -91,7 +125,10 @@ async def list_candidates(
         for name in names:
             if horizon is None or name <= horizon:
                 by_name.setdefault(name, []).append(folder)
-    candidates = [Candidate(name, tuple(by_name[name])) for name in sorted(by_name)]
+    if every_folder is not None:
+        candidates = [Candidate(name, tuple(every_folder)) for name in sorted(by_name)]
+    else:
+        candidates = [Candidate(name, tuple(by_name[name])) for name in sorted(by_name)]
     return candidates, horizon is None
 
 

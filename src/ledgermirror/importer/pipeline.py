@@ -49,6 +49,7 @@ from ledgermirror.importer.downloader import (
     cursor_after,
     fetch_verified,
     list_candidates,
+    listing_folders,
     verify_download,
 )
 from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, StreamParseError
@@ -92,6 +93,10 @@ class ImportOptions:
     items_per_transaction: int = 20_000
     list_limit: int = 1_000
     prefetch_files: int = 8
+    """Files downloaded ahead of verification (their bytes only: nothing is trusted before it is checked)."""
+    list_every_node: bool | None = None
+    """List every node's folder (True), or only the heaviest third plus one and read the others' signature
+    files by name (False); None: every node for a folder, the third for a bucket (LIST requests cost ten GETs)."""
     """Files downloaded ahead of verification (their bytes only: nothing is trusted before it is checked)."""
     poll_seconds: float = 1.0
     max_poll_seconds: float = 30.0
@@ -212,9 +217,17 @@ class _Run:
         self.progress.finished(self.stats)
         return self.stats
 
+    def _listed(self, folders: list[NodeFolder]) -> list[NodeFolder]:
+        every = self.options.list_every_node
+        if every if every is not None else not is_bucket(self.store):
+            return folders
+        return listing_folders(folders, self.position.book, self.position.stakes)
+
     async def _candidates(self, folders: list[NodeFolder]) -> list[Candidate]:
         position = self.position
-        candidates, _ = await list_candidates(self.store, folders, position.cursor, self.options.list_limit)
+        candidates, _ = await list_candidates(
+            self.store, self._listed(folders), position.cursor, self.options.list_limit, every_folder=folders
+        )
         if self.options.start is not None and position.link is None:
             candidates = [c for c in candidates if c.instant >= self.options.start]
         return candidates
@@ -279,7 +292,9 @@ class _Run:
             after = stream_name_prefix(now - window * 1_000_000_000) if window is not None else None
             found: list[Candidate] = []
             while True:
-                listed, complete = await list_candidates(self.store, folders, after, self.options.list_limit)
+                listed, complete = await list_candidates(
+                    self.store, self._listed(folders), after, self.options.list_limit, every_folder=folders
+                )
                 found.extend(listed)
                 if complete or not listed:
                     break
