@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import asyncpg
 
 from ledgermirror.db import running, write
+from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.handlers import ids
@@ -318,13 +319,34 @@ def _add(total: dict[str, int], more: dict[str, int] | None) -> None:
         total[name] = total.get(name, 0) + count
 
 
+def _uniform(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with every nullable column without default given (None where unset), so that the writer stages
+    them in few groups (one per set of columns). For those columns None and "not given" mean the same to
+    ``db.write.upsert`` (inserted as NULL, or "keep the existing value"); columns with a default and columns a
+    NULL clears (``replace_nulls``) are left as the handler gave them."""
+    model = table_model(table)
+    fill = [
+        column.name
+        for column in model.columns
+        if column.nullable
+        and column.default is NO_DEFAULT
+        and column.name != RANGE_COLUMN
+        and column.name not in model.replace_nulls
+    ]
+    for row in rows:
+        for name in fill:
+            if name not in row:
+                row[name] = None
+    return rows
+
+
 async def write_segment(conn: asyncpg.Connection, segment: Segment) -> dict[str, int]:
     counts: dict[str, int] = {}
     for name, rows in segment.inserts.items():
         _add(counts, await write.copy_rows(conn, name, rows))
     for name in _upsert_order(list(segment.upserts)):
         rows = segment.upserts[name]
-        taken = await write.upsert(conn, name, rows)
+        taken = await write.upsert(conn, name, _uniform(name, rows))
         _add(counts, {name: taken})
         if name == "entity":
             await running.clear_empty_public_keys(conn, [row["id"] for row in rows if row.get("public_key") == ""])
