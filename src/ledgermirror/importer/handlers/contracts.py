@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ledgermirror.importer._proto import protos
-from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers import hooks, ids
 from ledgermirror.importer.handlers.base import Batch, Handler, Item
 from ledgermirror.importer.handlers.crypto import staking_fields
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
@@ -68,6 +68,7 @@ def contract_create(item: Item, batch: Batch) -> None:
         proxy_account_id=ids.account_id(body.proxyAccountID) or None if body.HasField("proxyAccountID") else None,
         **staking_fields(item, body, update=False),
     )
+    hooks.create_hooks(item, batch, contract, body.hook_creation_details)
     batch.upsert(
         "contract",
         {
@@ -108,6 +109,8 @@ def contract_update(item: Item, batch: Batch) -> None:
         proxy_account_id=ids.account_id(body.proxyAccountID) if body.HasField("proxyAccountID") else None,
         **staking_fields(item, body, update=True),
     )
+    hooks.delete_hooks(item, batch, contract, body.hook_ids_to_delete)
+    hooks.create_hooks(item, batch, contract, body.hook_creation_details)
 
 
 def contract_delete(item: Item, batch: Batch) -> None:

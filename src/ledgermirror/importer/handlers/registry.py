@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
-from ledgermirror.importer.handlers import contracts, crypto, files, network
+from ledgermirror.importer.handlers import contracts, crypto, files, hooks, network
 from ledgermirror.importer.handlers.base import Handler
 
-_MODULES: tuple[ModuleType, ...] = (crypto, files, network, contracts)
+_MODULES: tuple[ModuleType, ...] = (crypto, files, network, contracts, hooks)
 
 
 def _handlers() -> Mapping[str, Handler]:
