@@ -11,10 +11,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
 
-from ledgermirror.importer.handlers import contracts, crypto, files, hooks, network
+from ledgermirror.importer.handlers import (
+    airdrops,
+    contracts,
+    crypto,
+    files,
+    hooks,
+    network,
+    schedules,
+    token_accounts,
+    tokens,
+    topics,
+)
 from ledgermirror.importer.handlers.base import Handler
 
-_MODULES: tuple[ModuleType, ...] = (crypto, files, network, contracts, hooks)
+_MODULES: tuple[ModuleType, ...] = (
+    crypto,
+    files,
+    network,
+    contracts,
+    hooks,
+    tokens,
+    token_accounts,
+    airdrops,
+    topics,
+    schedules,
+)
 
 
 def _handlers() -> Mapping[str, Handler]:
