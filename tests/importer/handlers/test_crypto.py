@@ -20,7 +20,6 @@ from tests.importer.handlers.items import (
 from tests.support import Ledger
 
 INSUFFICIENT_PAYER_BALANCE = 10
-FAIL_INVALID = 1
 
 
 def seed_payer(ledger: Ledger, balance: int = 1_000_000) -> None:

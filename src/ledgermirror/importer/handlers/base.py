@@ -34,18 +34,18 @@ from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.handlers import ids
+from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.ledger.transaction_codes import result_number
 
 if TYPE_CHECKING:
     from ledgermirror.importer.record_file import RecordFile, RecordItem
 
-SUCCESS = 22
-SUCCESS_BUT_MISSING_EXPECTED_OPERATION = 220
-FEE_SCHEDULE_FILE_PART_UPLOADED = 104
-FAIL_INVALID = 1
-SUCCESS_CODES = frozenset({SUCCESS, SUCCESS_BUT_MISSING_EXPECTED_OPERATION, FEE_SCHEDULE_FILE_PART_UPLOADED})
+FAIL_INVALID = result_number("FAIL_INVALID")
+SUCCESS_CODES = frozenset(
+    result_number(name)
+    for name in ("SUCCESS", "SUCCESS_BUT_MISSING_EXPECTED_OPERATION", "FEE_SCHEDULE_FILE_PART_UPLOADED")
+)
 """Receipt statuses the reference counts as successful (``RecordItem.isSuccessful``)."""
-
-_MAX_INT64 = (1 << 63) - 1
 
 
 class ItemError(ValueError):
@@ -236,7 +236,7 @@ def item_of(
     if record.HasField("parent_consensus_timestamp"):
         parent = ids.nanos(record.parent_consensus_timestamp)
     return Item(
-        consensus_timestamp=min(record_item.consensus_timestamp, _MAX_INT64),
+        consensus_timestamp=min(record_item.consensus_timestamp, INT64_MAX),
         index=index,
         record=record,
         transaction=transaction,
