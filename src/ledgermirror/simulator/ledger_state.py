@@ -1,0 +1,153 @@
+"""The simulated ledger's state: what the network knows after each transaction (accounts, tokens, NFTs,
+topics, schedules, contracts, allowances, system files). Generators read it to pick realistic transactions
+and change it exactly as the records they write say; ``truth.json`` is its final picture."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+TREASURY = 2
+"""0.0.2 holds the whole initial supply at genesis."""
+FEE_COLLECTOR = 98
+"""0.0.98 receives the network and service parts of every fee."""
+FIRST_USER_NUM = 1001
+INITIAL_SUPPLY = 50_000_000_000 * 100_000_000
+"""50 billion hbar in tinybars."""
+
+
+@dataclass(slots=True)
+class Account:
+    num: int
+    key: bytes
+    """The serialized ``Key`` (ED25519)."""
+    created_timestamp: int | None
+    memo: str = ""
+    alias: bytes = b""
+    deleted: bool = False
+    obtainer: int | None = None
+    max_automatic_token_associations: int = 0
+    receiver_sig_required: bool = False
+    staked_node_id: int | None = None
+    decline_reward: bool = False
+    pinned: bool = False
+    """Involved in something besides hbar (tokens, schedules, allowances, topics): never deleted."""
+
+
+@dataclass(slots=True)
+class CustomFee:
+    collector: int
+    amount: int
+    denominated_in_token: bool
+    """``True``: the fee is paid in units of the token itself; ``False``: in tinybars."""
+
+
+@dataclass(slots=True)
+class Nft:
+    owner: int | None
+    metadata: bytes
+    created_timestamp: int
+    deleted: bool = False
+    spender: int | None = None
+
+
+@dataclass(slots=True)
+class Token:
+    num: int
+    fungible: bool
+    name: str
+    symbol: str
+    decimals: int
+    treasury: int
+    initial_supply: int
+    total_supply: int
+    max_supply: int
+    created_timestamp: int
+    memo: str
+    custom_fees: list[CustomFee] = field(default_factory=list)
+    balances: dict[int, int] = field(default_factory=dict)
+    """Associated accounts and their balances (units, or serial counts for NFTs)."""
+    holders: list[int] = field(default_factory=list)
+    """The associated accounts in association order (random picks)."""
+    nfts: dict[int, Nft] = field(default_factory=dict)
+    live_serials: list[int] = field(default_factory=list)
+    next_serial: int = 1
+
+
+@dataclass(slots=True)
+class Topic:
+    num: int
+    memo: str
+    created_timestamp: int
+    has_submit_key: bool
+    has_admin_key: bool
+    auto_renew_account: int | None
+    sequence_number: int = 0
+    running_hash: bytes = bytes(48)
+    last_message_timestamp: int | None = None
+
+
+@dataclass(slots=True)
+class Schedule:
+    num: int
+    creator: int
+    payer: int
+    memo: str
+    created_timestamp: int
+    sender: int
+    receiver: int
+    amount: int
+    scheduled_fee: int
+    """The scheduled transfer's ``transactionFee`` (its max fee)."""
+    valid_start: int
+    """The ScheduleCreate transaction's valid start: the scheduled transaction id reuses it."""
+    signers: list[int] = field(default_factory=list)
+    executed_timestamp: int | None = None
+    executed_result: str | None = None
+
+
+@dataclass(slots=True)
+class Contract:
+    num: int
+    created_timestamp: int
+    creator: int
+    runtime_bytecode: bytes
+    storage: dict[bytes, bytes] = field(default_factory=dict)
+    calls: int = 0
+
+
+@dataclass(slots=True)
+class Ledger:
+    """Hbar balances of every account (contracts included) and the entities created so far."""
+
+    balances: dict[int, int] = field(default_factory=lambda: {TREASURY: INITIAL_SUPPLY})
+    accounts: dict[int, Account] = field(default_factory=dict)
+    users: list[int] = field(default_factory=list)
+    """Live user accounts (random picks); a deleted account leaves it."""
+    tokens: dict[int, Token] = field(default_factory=dict)
+    topics: dict[int, Topic] = field(default_factory=dict)
+    schedules: dict[int, Schedule] = field(default_factory=dict)
+    contracts: dict[int, Contract] = field(default_factory=dict)
+    crypto_allowances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    """(owner, spender) → [amount granted, amount left]."""
+    token_allowances: dict[tuple[int, int, int], list[int]] = field(default_factory=dict)
+    """(owner, spender, token) → [amount granted, amount left]."""
+    nft_allowances: dict[tuple[int, int, int], bool] = field(default_factory=dict)
+    """(owner, spender, token) → approved for all."""
+    files: dict[int, bytes] = field(default_factory=dict)
+    """System file contents after the last update/append (0.0.101, 0.0.102, 0.0.111, 0.0.112)."""
+    next_num: int = FIRST_USER_NUM
+
+    def new_num(self) -> int:
+        num = self.next_num
+        self.next_num += 1
+        return num
+
+    def move(self, account: int, amount: int) -> None:
+        self.balances[account] = self.balances.get(account, 0) + amount
+
+    def balance(self, account: int) -> int:
+        return self.balances.get(account, 0)
+
+    def delete_user(self, num: int) -> None:
+        self.users.remove(num)
+        self.accounts[num].deleted = True

@@ -1,0 +1,114 @@
+"""What each slot of the simulated network does: scripted system work first (bootstrap, then address book,
+fee schedule and exchange rate updates at their times), then a tour that runs every kind of transaction
+once, then a weighted random mix (mostly hbar transfers). A kind whose preconditions do not hold in the
+current state (no NFT to move yet, ...) falls back to an hbar transfer."""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from collections.abc import Callable
+
+from ledgermirror.simulator import crypto, services, tokens
+from ledgermirror.simulator.emitter import Emitter
+
+Generator = Callable[[Emitter], bool]
+
+WEIGHTS: tuple[tuple[str, int, Generator], ...] = (
+    ("crypto transfer", 500, crypto.transfer),
+    ("failed transfer", 30, crypto.failed_transfer),
+    ("approved transfer", 10, crypto.approved_transfer),
+    ("transfer to new alias", 8, crypto.transfer_to_alias),
+    ("account create", 25, crypto.create_account),
+    ("account update", 10, crypto.update_account),
+    ("account delete", 4, crypto.delete_account),
+    ("approve allowance", 12, crypto.approve_allowance),
+    ("delete NFT allowance", 3, crypto.delete_nft_allowance),
+    ("fungible token create", 4, functools.partial(tokens.create_token, fungible=True)),
+    ("NFT class create", 3, functools.partial(tokens.create_token, fungible=False)),
+    ("token associate", 30, tokens.associate),
+    ("fungible mint", 8, functools.partial(tokens.mint, fungible=True)),
+    ("NFT mint", 15, functools.partial(tokens.mint, fungible=False)),
+    ("fungible burn", 4, tokens.burn),
+    ("fungible token transfer", 100, tokens.transfer_fungible),
+    ("NFT transfer", 40, tokens.transfer_nft),
+    ("failed token transfer", 8, tokens.failed_token_transfer),
+    ("topic create", 5, services.create_topic),
+    ("topic message", 110, services.submit_message),
+    ("schedule create", 8, services.create_schedule),
+    ("schedule sign", 7, services.sign_schedule),
+    ("prng", 10, services.prng),
+    ("contract create", 2, services.create_contract),
+    ("contract call", 20, services.call_contract),
+)
+
+TOUR: tuple[str, ...] = (
+    "account create",
+    "crypto transfer",
+    "fungible token create",
+    "NFT class create",
+    "token associate",
+    "token associate",
+    "token associate",
+    "token associate",
+    "fungible mint",
+    "NFT mint",
+    "fungible token transfer",
+    "NFT transfer",
+    "failed transfer",
+    "failed token transfer",
+    "transfer to new alias",
+    "approve allowance",
+    "approved transfer",
+    "delete NFT allowance",
+    "account update",
+    "account delete",
+    "topic create",
+    "topic message",
+    "schedule create",
+    "schedule create",
+    "schedule sign",
+    "prng",
+    "contract create",
+    "contract call",
+    "fungible burn",
+)
+_TOUR_RETRIES = 5
+
+
+class Mix:
+    def __init__(self, em: Emitter) -> None:
+        self.em = em
+        self.by_name = {name: generator for name, _, generator in WEIGHTS}
+        self.names = [name for name, _, _ in WEIGHTS]
+        self.cumulative: list[int] = []
+        total = 0
+        for _, weight, _ in WEIGHTS:
+            total += weight
+            self.cumulative.append(total)
+        self.total = total
+        self.scripted: deque[Callable[[Emitter], None]] = deque()
+        self.tour: deque[tuple[str, int]] = deque((name, 0) for name in TOUR)
+
+    def step(self) -> None:
+        """Fill one slot."""
+        if self.scripted:
+            self.scripted.popleft()(self.em)
+            return
+        if self.tour:
+            name, tries = self.tour.popleft()
+            if self._run(name):
+                return
+            if tries < _TOUR_RETRIES:
+                self.tour.append((name, tries + 1))
+        else:
+            pick = self.em.rng.randrange(self.total)
+            index = next(i for i, bound in enumerate(self.cumulative) if pick < bound)
+            if self._run(self.names[index]):
+                return
+        self._run("crypto transfer")
+
+    def _run(self, name: str) -> bool:
+        if name == "approve allowance" and self.tour:
+            return all(crypto.approve_allowance(self.em, kind) for kind in crypto.ALLOWANCE_KINDS)
+        return self.by_name[name](self.em)

@@ -1,0 +1,295 @@
+"""Consensus, schedule, utility and contract generators: topics and their messages (sequence numbers and
+v3 running hashes), scheduled transfers signed later and executed as a child, PRNG, and contract
+create/call with the sidecar records (bytecode, state changes, actions) the network writes for them."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+from ledgermirror.simulator import picks
+from ledgermirror.simulator.emitter import Emitter, Tx
+from ledgermirror.simulator.hapi import set_timestamp
+from ledgermirror.simulator.ledger_state import Contract, Schedule, Topic
+from ledgermirror.simulator.picks import HBAR
+
+RUNNING_HASH_VERSION = 3
+_TOPIC_MEMOS = ("price feed", "audit log", "chat", "supply chain events", "votes", "iot readings")
+_MESSAGES = ("temperature=21.5", "order shipped", "hello", "vote: yes", "checkpoint", "price 0.0521", "ping")
+_GAS = 300_000
+
+
+def topic_running_hash(
+    previous: bytes, *, payer: int, topic: int, consensus: int, sequence: int, message: bytes
+) -> bytes:
+    """The v3 topic running hash after one more message (shard and realm 0)."""
+    seconds, nanos = divmod(consensus, 1_000_000_000)
+    data = previous + struct.pack(
+        ">qqqqqqqqiq", RUNNING_HASH_VERSION, 0, 0, payer, 0, 0, topic, seconds, nanos, sequence
+    )
+    return hashlib.sha384(data + hashlib.sha384(message).digest()).digest()
+
+
+def create_topic(em: Emitter) -> bool:
+    payer = picks.payer(em, 100 * HBAR)
+    if payer is None:
+        return False
+    num = em.ledger.new_num()
+    body = em.hapi.bodies["consensus_create_topic"].ConsensusCreateTopicTransactionBody(
+        memo=em.rng.choice(_TOPIC_MEMOS), autoRenewAccount=em.account_id(payer)
+    )
+    body.autoRenewPeriod.seconds = 7_776_000
+    admin = em.rng.random() < 0.5
+    restricted = em.rng.random() < 0.3
+    if admin:
+        body.adminKey.CopyFrom(picks.key_message(em, em.ledger.accounts[payer].key))
+    if restricted:
+        body.submitKey.CopyFrom(picks.key_message(em, em.ledger.accounts[payer].key))
+    record = em.new_record()
+    record.receipt.topicID.topicNum = num
+    stamp = em.emit(Tx(payer, "consensusCreateTopic", body, picks.fee(em, "consensusCreateTopic")), record)
+    em.ledger.topics[num] = Topic(num, body.memo, stamp, restricted, admin, payer)
+    em.ledger.accounts[payer].pinned = True
+    return True
+
+
+def submit_message(em: Emitter) -> bool:
+    if not em.ledger.topics:
+        return False
+    topic = em.ledger.topics[em.rng.choice(list(em.ledger.topics))]
+    payer = topic.auto_renew_account if topic.has_submit_key else picks.payer(em, 10 * HBAR)
+    if payer is None or em.ledger.balance(payer) < 10 * HBAR:
+        return False
+    message = f"{em.rng.choice(_MESSAGES)} #{topic.sequence_number + 1}".encode()
+    body = em.hapi.bodies["consensus_submit_message"].ConsensusSubmitMessageTransactionBody(message=message)
+    body.topicID.topicNum = topic.num
+    sequence = topic.sequence_number + 1
+    running = topic_running_hash(
+        topic.running_hash, payer=payer, topic=topic.num, consensus=em.peek(), sequence=sequence, message=message
+    )
+    record = em.new_record()
+    record.receipt.topicSequenceNumber = sequence
+    record.receipt.topicRunningHash = running
+    record.receipt.topicRunningHashVersion = RUNNING_HASH_VERSION
+    stamp = em.emit(Tx(payer, "consensusSubmitMessage", body, picks.fee(em, "consensusSubmitMessage")), record)
+    topic.sequence_number = sequence
+    topic.running_hash = running
+    topic.last_message_timestamp = stamp
+    return True
+
+
+def create_schedule(em: Emitter) -> bool:
+    """A transfer from another account, scheduled by the payer (who will pay its fee); it executes when the
+    sender signs (:func:`sign_schedule`)."""
+    creator = picks.payer(em, 200 * HBAR)
+    sender = picks.payer(em, 200 * HBAR, exclude=(creator or 0,))
+    receiver = picks.other_user(em, sender or 0)
+    if creator is None or sender is None or receiver is None:
+        return False
+    hapi = em.hapi
+    amount = em.rng.randrange(1, 20) * HBAR
+    scheduled_fee = 2 * picks.FEES["cryptoTransfer"]
+    inner = hapi.schedulable.SchedulableTransactionBody(transactionFee=scheduled_fee, memo="scheduled payment")
+    for account, value in sorted({sender: -amount, receiver: amount}.items()):
+        inner.cryptoTransfer.transfers.accountAmounts.add(accountID=em.account_id(account), amount=value)
+    num = em.ledger.new_num()
+    body = hapi.bodies["schedule_create"].ScheduleCreateTransactionBody(
+        scheduledTransactionBody=inner,
+        memo=f"schedule {num}",
+        adminKey=picks.key_message(em, picks.ed25519_key(em)),
+    )
+    valid_start = em.valid_start(creator, em.peek())
+    record = em.new_record()
+    record.receipt.scheduleID.scheduleNum = num
+    scheduled_id = record.receipt.scheduledTransactionID
+    scheduled_id.accountID.accountNum = creator
+    scheduled_id.scheduled = True
+    set_timestamp(scheduled_id.transactionValidStart, valid_start)
+    fee = picks.fee(em, "scheduleCreate")
+    stamp = em.emit(Tx(creator, "scheduleCreate", body, fee, valid_start=valid_start), record)
+    em.ledger.schedules[num] = Schedule(
+        num, creator, creator, body.memo, stamp, sender, receiver, amount, scheduled_fee, valid_start, [creator]
+    )
+    for account in (creator, sender, receiver):
+        em.ledger.accounts[account].pinned = True
+    return True
+
+
+def sign_schedule(em: Emitter) -> bool:
+    """The sender signs a pending schedule; the transfer runs right after as a scheduled child record."""
+    pending = [s for s in em.ledger.schedules.values() if s.executed_timestamp is None]
+    if not pending:
+        return False
+    schedule = pending[0] if em.rng.random() < 0.7 else em.rng.choice(pending)
+    ledger = em.ledger
+    if ledger.balance(schedule.sender) < 10 * HBAR or ledger.balance(schedule.creator) < 10 * HBAR:
+        return False
+    hapi = em.hapi
+    body = hapi.bodies["schedule_sign"].ScheduleSignTransactionBody()
+    body.scheduleID.scheduleNum = schedule.num
+    record = em.new_record()
+    scheduled_id = record.receipt.scheduledTransactionID
+    scheduled_id.accountID.accountNum = schedule.creator
+    scheduled_id.scheduled = True
+    set_timestamp(scheduled_id.transactionValidStart, schedule.valid_start)
+    em.emit(Tx(schedule.sender, "scheduleSign", body, picks.fee(em, "scheduleSign")), record)
+    schedule.signers.append(schedule.sender)
+    transfer = hapi.bodies["crypto_transfer"].CryptoTransferTransactionBody()
+    moves = {schedule.sender: -schedule.amount, schedule.receiver: schedule.amount}
+    for account in sorted(moves):
+        transfer.transfers.accountAmounts.add(accountID=em.account_id(account), amount=moves[account])
+    fee = picks.fee(em, "cryptoTransfer")
+    enough = (
+        ledger.balance(schedule.sender) - (fee if schedule.sender == schedule.creator else 0) > schedule.amount
+    )
+    child = em.new_record()
+    child.scheduleRef.scheduleNum = schedule.num
+    tx = Tx(
+        schedule.creator,
+        "cryptoTransfer",
+        transfer,
+        fee,
+        status="SUCCESS" if enough else "INSUFFICIENT_ACCOUNT_BALANCE",
+        hbar=moves if enough else {},
+        memo="scheduled payment",
+        scheduled=True,
+        valid_start=schedule.valid_start,
+    )
+    schedule.executed_timestamp = em.emit(tx, child)
+    schedule.executed_result = tx.status
+    return True
+
+
+def prng(em: Emitter) -> bool:
+    payer = picks.payer(em, 10 * HBAR)
+    if payer is None:
+        return False
+    body = em.hapi.bodies["util_prng"].UtilPrngTransactionBody()
+    record = em.new_record()
+    if em.rng.random() < 0.5:
+        body.range = em.rng.choice((10, 100, 1000, 2**31 - 1))
+        record.prng_number = em.rng.randrange(body.range)
+    else:
+        record.prng_bytes = em.rng.randbytes(48)
+    em.emit(Tx(payer, "util_prng", body, picks.fee(em, "util_prng")), record)
+    return True
+
+
+def _word(value: int) -> bytes:
+    return value.to_bytes(32, "big")
+
+
+def create_contract(em: Emitter) -> bool:
+    """A contract deployed from inline initcode: its bytecode and first storage writes go to sidecars."""
+    payer = picks.payer(em, 500 * HBAR)
+    if payer is None:
+        return False
+    hapi = em.hapi
+    runtime = bytes.fromhex("6080604052") + em.rng.randbytes(em.rng.randrange(64, 256))
+    initcode = bytes.fromhex("608060405234801561001057600080fd5b50") + runtime
+    num = em.ledger.new_num()
+    body = hapi.bodies["contract_create"].ContractCreateTransactionBody(
+        initcode=initcode,
+        gas=_GAS,
+        memo="simulated contract",
+        adminKey=picks.key_message(em, em.ledger.accounts[payer].key),
+    )
+    body.autoRenewPeriod.seconds = 7_776_000
+    record = em.new_record()
+    record.receipt.contractID.contractNum = num
+    result = record.contractCreateResult
+    result.contractID.contractNum = num
+    result.gasUsed = em.rng.randrange(50_000, _GAS)
+    result.gas = _GAS
+    result.sender_id.accountNum = payer
+    result.evm_address.value = num.to_bytes(20, "big")
+    result.contractCallResult = runtime
+    contract = Contract(num, 0, payer, runtime)
+    slot, value = _word(0), _word(em.rng.randrange(1, 1 << 64))
+    contract.storage[slot] = value
+    sidecars = _sidecars(em, num, payer, [(slot, b"", value)], bytecode=(initcode, runtime))
+    contract.created_timestamp = em.emit(
+        Tx(payer, "contractCreateInstance", body, picks.fee(em, "contractCreateInstance"), sidecars=sidecars),
+        record,
+    )
+    em.ledger.contracts[num] = contract
+    em.ledger.balances.setdefault(num, 0)
+    return True
+
+
+def call_contract(em: Emitter) -> bool:
+    """A call that reads one slot and writes another, with a log; state changes and actions go to sidecars."""
+    if not em.ledger.contracts:
+        return False
+    payer = picks.payer(em, 50 * HBAR)
+    if payer is None:
+        return False
+    hapi = em.hapi
+    contract = em.ledger.contracts[em.rng.choice(sorted(em.ledger.contracts))]
+    parameters = bytes.fromhex("6057361d") + _word(em.rng.randrange(1 << 32))
+    body = hapi.bodies["contract_call"].ContractCallTransactionBody(gas=_GAS, functionParameters=parameters)
+    body.contractID.contractNum = contract.num
+    read_slot = _word(0)
+    write_slot = _word(em.rng.randrange(1, 8))
+    value = _word(em.rng.randrange(1, 1 << 64))
+    changes = [
+        (read_slot, contract.storage.get(read_slot, b""), None),
+        (write_slot, contract.storage.get(write_slot, b""), value),
+    ]
+    record = em.new_record()
+    record.receipt.contractID.contractNum = contract.num
+    result = record.contractCallResult
+    result.contractID.contractNum = contract.num
+    result.contractCallResult = value
+    result.gasUsed = em.rng.randrange(21_000, _GAS)
+    result.gas = _GAS
+    result.functionParameters = parameters
+    result.sender_id.accountNum = payer
+    log = result.logInfo.add(data=value)
+    log.contractID.contractNum = contract.num
+    log.topic.append(hashlib.sha256(b"ValueChanged(uint256)").digest())
+    sidecars = _sidecars(em, contract.num, payer, changes, call=(parameters, value, result.gasUsed))
+    em.emit(Tx(payer, "contractCall", body, picks.fee(em, "contractCall"), sidecars=sidecars), record)
+    contract.storage[write_slot] = value
+    contract.calls += 1
+    return True
+
+
+def _sidecars(
+    em: Emitter,
+    contract: int,
+    payer: int,
+    changes: list[tuple[bytes, bytes, bytes | None]],
+    *,
+    bytecode: tuple[bytes, bytes] | None = None,
+    call: tuple[bytes, bytes, int] | None = None,
+) -> tuple[object, ...]:
+    """The item's sidecar records; their consensus timestamp is set when the item's time is known."""
+    hapi = em.hapi
+    records = []
+    state = hapi.sidecar.TransactionSidecarRecord()
+    change = state.state_changes.contract_state_changes.add()
+    change.contract_id.contractNum = contract
+    for slot, read, written in changes:
+        storage = change.storage_changes.add(slot=slot.lstrip(b"\0"), value_read=read.lstrip(b"\0"))
+        if written is not None:
+            storage.value_written.value = written.lstrip(b"\0")
+    records.append(state)
+    if call is not None:
+        actions = hapi.sidecar.TransactionSidecarRecord()
+        action = actions.actions.contract_actions.add(
+            call_type=1, gas=_GAS, input=call[0], value=0, gas_used=call[2], output=call[1], call_depth=0
+        )
+        action.calling_account.accountNum = payer
+        action.recipient_contract.contractNum = contract
+        action.call_operation_type = 1
+        records.append(actions)
+    if bytecode is not None:
+        code = hapi.sidecar.TransactionSidecarRecord()
+        code.bytecode.contract_id.contractNum = contract
+        code.bytecode.initcode = bytecode[0]
+        code.bytecode.runtime_bytecode = bytecode[1]
+        records.append(code)
+    for sidecar in records:
+        set_timestamp(sidecar.consensus_timestamp, em.peek())
+    return tuple(records)

@@ -1,0 +1,162 @@
+"""``truth.json``: what the simulated network holds at the end, as the REST API must answer after import.
+
+Entity ids are ``0.0.N`` strings, amounts integers (tinybars or token units), timestamps integer nanoseconds,
+bytes lowercase hex. ``docs/importer.md`` (section "The simulator") describes every key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from ledgermirror.simulator.emitter import Emitter
+from ledgermirror.simulator.hapi import entity
+from ledgermirror.simulator.ledger_state import FEE_COLLECTOR, INITIAL_SUPPLY, TREASURY, Ledger
+
+FORMAT_VERSION = 1
+
+
+def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
+    ledger = em.ledger
+    return {
+        "format": FORMAT_VERSION,
+        "network": network,
+        "record_files": files,
+        "initial_supply": INITIAL_SUPPLY,
+        "initial_balances": {entity(TREASURY): INITIAL_SUPPLY},
+        "fee_collector": entity(FEE_COLLECTOR),
+        "transactions": {
+            "count": em.transactions,
+            "by_type": dict(sorted(em.types.items())),
+            "by_result": dict(sorted(em.results.items())),
+        },
+        "balances": {entity(num): ledger.balances[num] for num in sorted(ledger.balances)},
+        "accounts": _accounts(ledger),
+        "tokens": _tokens(ledger),
+        "token_balances": {
+            entity(token.num): {entity(a): token.balances[a] for a in sorted(token.balances)}
+            for token in ledger.tokens.values()
+        },
+        "nfts": _nfts(ledger),
+        "topics": {
+            entity(t.num): {
+                "memo": t.memo,
+                "created_timestamp": t.created_timestamp,
+                "admin_key": t.has_admin_key,
+                "submit_key": t.has_submit_key,
+                "auto_renew_account": entity(t.auto_renew_account) if t.auto_renew_account else None,
+                "messages": t.sequence_number,
+                "sequence_number": t.sequence_number,
+                "running_hash": t.running_hash.hex(),
+                "last_message_timestamp": t.last_message_timestamp,
+            }
+            for t in ledger.topics.values()
+        },
+        "schedules": {
+            entity(s.num): {
+                "creator": entity(s.creator),
+                "payer": entity(s.payer),
+                "memo": s.memo,
+                "created_timestamp": s.created_timestamp,
+                "executed_timestamp": s.executed_timestamp,
+                "executed_result": s.executed_result,
+                "signers": [entity(a) for a in s.signers],
+                "transfer": {"from": entity(s.sender), "to": entity(s.receiver), "amount": s.amount},
+            }
+            for s in ledger.schedules.values()
+        },
+        "contracts": {
+            entity(c.num): {
+                "created_timestamp": c.created_timestamp,
+                "creator": entity(c.creator),
+                "runtime_bytecode_sha384": hashlib.sha384(c.runtime_bytecode).hexdigest(),
+                "calls": c.calls,
+                "storage": {slot.hex(): value.hex() for slot, value in sorted(c.storage.items())},
+            }
+            for c in ledger.contracts.values()
+        },
+        "allowances": _allowances(ledger),
+        "files": {
+            entity(num): {"size": len(data), "sha384": hashlib.sha384(data).hexdigest()}
+            for num, data in sorted(ledger.files.items())
+        },
+    }
+
+
+def _accounts(ledger: Ledger) -> dict[str, Any]:
+    return {
+        entity(a.num): {
+            "balance": ledger.balance(a.num),
+            "created_timestamp": a.created_timestamp,
+            "deleted": a.deleted,
+            "obtainer": entity(a.obtainer) if a.obtainer is not None else None,
+            "memo": a.memo,
+            "key": a.key.hex(),
+            "alias": a.alias.hex() if a.alias else None,
+            "max_automatic_token_associations": a.max_automatic_token_associations,
+            "staked_node_id": a.staked_node_id,
+            "decline_reward": a.decline_reward,
+        }
+        for a in sorted(ledger.accounts.values(), key=lambda account: account.num)
+    }
+
+
+def _tokens(ledger: Ledger) -> dict[str, Any]:
+    return {
+        entity(t.num): {
+            "type": "FUNGIBLE_COMMON" if t.fungible else "NON_FUNGIBLE_UNIQUE",
+            "name": t.name,
+            "symbol": t.symbol,
+            "decimals": t.decimals,
+            "memo": t.memo,
+            "treasury": entity(t.treasury),
+            "initial_supply": t.initial_supply,
+            "total_supply": t.total_supply,
+            "max_supply": t.max_supply,
+            "supply_type": "FINITE" if t.max_supply else "INFINITE",
+            "created_timestamp": t.created_timestamp,
+            "custom_fees": [
+                {
+                    "collector": entity(fee.collector),
+                    "amount": fee.amount,
+                    "denominating_token": entity(t.num) if fee.denominated_in_token else None,
+                }
+                for fee in t.custom_fees
+            ],
+        }
+        for t in ledger.tokens.values()
+    }
+
+
+def _nfts(ledger: Ledger) -> dict[str, Any]:
+    return {
+        entity(t.num): {
+            str(serial): {
+                "owner": entity(nft.owner) if nft.owner is not None else None,
+                "metadata": nft.metadata.hex(),
+                "created_timestamp": nft.created_timestamp,
+                "deleted": nft.deleted,
+                "spender": entity(nft.spender) if nft.spender is not None else None,
+            }
+            for serial, nft in sorted(t.nfts.items())
+        }
+        for t in ledger.tokens.values()
+        if not t.fungible
+    }
+
+
+def _allowances(ledger: Ledger) -> dict[str, Any]:
+    return {
+        "crypto": [
+            {"owner": entity(o), "spender": entity(s), "amount_granted": v[0], "amount": v[1]}
+            for (o, s), v in sorted(ledger.crypto_allowances.items())
+        ],
+        "token": [
+            {"owner": entity(o), "spender": entity(s), "token": entity(t), "amount_granted": v[0], "amount": v[1]}
+            for (o, s, t), v in sorted(ledger.token_allowances.items())
+        ],
+        "nft": [
+            {"owner": entity(o), "spender": entity(s), "token": entity(t), "approved_for_all": v}
+            for (o, s, t), v in sorted(ledger.nft_allowances.items())
+        ],
+    }
