@@ -239,3 +239,26 @@ def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path: Path) -> None:
     assert any(data != other.get(path) for path, data in first.items() if path.endswith(".rcd.gz"))
     assert first["truth.json"] != other["truth.json"]
     assert first["addressbook.bin"] != other["addressbook.bin"]
+
+
+def test_address_book_updates_rebuild_the_bootstrap_keys(network: tuple[Path, Summary], items: list[Item]) -> None:
+    """0.0.102 arrives as a FileUpdate whose part alone is no book, then a FileAppend; the book they make
+    holds the keys of addressbook.bin (so files after the update still verify)."""
+    from ledgermirror.importer.address_book import read_address_book
+    from ledgermirror.importer.errors import AddressBookError
+
+    bootstrap = read_address_book((network[0] / "addressbook.bin").read_bytes())
+    books = []
+    for index, item in enumerate(items):
+        if item.body_name == "fileUpdate" and item.body.fileUpdate.fileID.fileNum == 102:
+            part = item.body.fileUpdate.contents
+            append = items[index + 1]
+            assert append.body_name == "fileAppend" and append.body.fileAppend.fileID.fileNum == 102
+            with pytest.raises(AddressBookError):
+                read_address_book(part)
+            books.append(read_address_book(part + append.body.fileAppend.contents))
+    assert len(books) == 2  # at the start and half way
+    for book in books:
+        assert [(n.node_id, n.public_key_hex) for n in book.nodes] == [
+            (n.node_id, n.public_key_hex) for n in bootstrap.nodes
+        ]

@@ -46,7 +46,8 @@ def failed_transfer(em: Emitter) -> bool:
     body = em.hapi.bodies["crypto_transfer"].CryptoTransferTransactionBody()
     body.transfers.accountAmounts.add(accountID=em.account_id(sender), amount=-amount)
     body.transfers.accountAmounts.add(accountID=em.account_id(receiver), amount=amount)
-    em.emit(Tx(sender, "cryptoTransfer", body, picks.fee(em, "cryptoTransfer"), status=status))
+    max_fee = em.ledger.balance(sender) + HBAR if status == "INSUFFICIENT_PAYER_BALANCE" else None
+    em.emit(Tx(sender, "cryptoTransfer", body, picks.fee(em, "cryptoTransfer"), status=status, max_fee=max_fee))
     return True
 
 

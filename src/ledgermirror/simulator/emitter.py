@@ -56,6 +56,12 @@ class Tx:
     transaction_payer: int | None = None
     """The transaction id's account when it differs from the fee payer (scheduled transactions)."""
     sidecars: tuple[Any, ...] = ()
+    max_fee: int | None = None
+    """The body's ``transactionFee`` (the most the payer accepts); by default twice the charged fee."""
+
+
+def _default_max_fee(tx: Tx) -> int:
+    return 0 if tx.parent is not None else max(tx.fee * 2, 100_000_000)
 
 
 class Emitter:
@@ -113,7 +119,7 @@ class Emitter:
         set_timestamp(transaction_id.transactionValidStart, valid_start)
         body = hapi.transaction.TransactionBody(
             transactionID=transaction_id,
-            transactionFee=max(tx.fee * 2, 100_000_000) if tx.parent is None else 0,
+            transactionFee=tx.max_fee if tx.max_fee is not None else _default_max_fee(tx),
             memo=tx.memo,
         )
         if node is not None:

@@ -94,7 +94,7 @@ def simulate(
     network = {
         "seed": seed,
         "nodes": [
-            {"node_id": i, "account": hapi.entity(account), "stake": system.NODE_STAKE_HBARS // nodes}
+            {"node_id": i, "account": hapi.entity(account), "stake": system.NODE_STAKE_TOTAL // nodes}
             for i, account in enumerate(node_accounts)
         ],
         "hapi_version": ".".join(map(str, HAPI_VERSION)),

@@ -154,6 +154,7 @@ def sign_schedule(em: Emitter) -> bool:
         memo="scheduled payment",
         scheduled=True,
         valid_start=schedule.valid_start,
+        max_fee=schedule.scheduled_fee,
     )
     schedule.executed_timestamp = em.emit(tx, child)
     schedule.executed_result = tx.status

@@ -4,6 +4,7 @@ paid by the privileged system accounts and charged no fee, as on the network."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +23,8 @@ NODE_DETAILS = 101
 ADDRESS_BOOK = 102
 FEE_SCHEDULE = 111
 EXCHANGE_RATES = 112
-NODE_STAKE_HBARS = 5_000_000_000 * 100_000_000 // 10
+NODE_STAKE_TOTAL = 5_000_000_000 * 100_000_000
+"""The stake of all nodes together, in tinybars (a tenth of the supply), shared equally."""
 NANOS_PER_DAY = 86_400 * 1_000_000_000
 
 
@@ -49,9 +51,21 @@ def address_book(hapi: Hapi, keys: Sequence[RSAPublicKey], revision: int = 0) ->
 def update_address_book(em: Emitter, contents: bytes) -> None:
     """0.0.101 in one FileUpdate; 0.0.102 as a FileUpdate of the first half and a FileAppend of the rest."""
     _file_update(em, NODE_DETAILS, contents, ADDRESS_BOOK_ADMIN)
-    half = len(contents) // 2
+    half = _unparsable_split(em.hapi, contents)
     _file_update(em, ADDRESS_BOOK, contents[:half], ADDRESS_BOOK_ADMIN)
     _file_append(em, ADDRESS_BOOK, contents[half:], ADDRESS_BOOK_ADMIN)
+
+
+def _unparsable_split(hapi: Hapi, contents: bytes) -> int:
+    """A split point near the middle whose first part is not a book on its own (an importer skips a part
+    that does not parse and must not take a cut between two entries for a smaller book)."""
+    decode_error = importlib.import_module("google.protobuf.message").DecodeError
+    for split in range(len(contents) // 2, len(contents)):
+        try:
+            hapi.basic.NodeAddressBook.FromString(contents[:split])
+        except decode_error:
+            return split
+    raise ValueError("no split point leaves an unparsable first part")
 
 
 def update_exchange_rates(em: Emitter, cents_per_hbar: int) -> None:
@@ -114,7 +128,7 @@ def node_stake_update(em: Emitter, node_count: int) -> None:
     set_timestamp(body.end_of_staking_period, em.now // NANOS_PER_DAY * NANOS_PER_DAY - 1)
     body.node_reward_fee_fraction.numerator, body.node_reward_fee_fraction.denominator = 0, 100
     body.staking_reward_fee_fraction.numerator, body.staking_reward_fee_fraction.denominator = 10, 100
-    per_node = NODE_STAKE_HBARS // node_count
+    per_node = NODE_STAKE_TOTAL // node_count
     for node_id in range(node_count):
         body.node_stake.add(
             node_id=node_id,
