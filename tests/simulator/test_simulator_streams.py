@@ -182,9 +182,12 @@ def test_the_mix_covers_every_kind(items: list[Item], truth: dict[str, Any]) -> 
         "cryptoApproveAllowance", "cryptoDeleteAllowance", "tokenCreation", "tokenAssociate", "tokenMint",
         "tokenBurn", "consensusCreateTopic", "consensusSubmitMessage", "scheduleCreate", "scheduleSign",
         "fileUpdate", "fileAppend", "util_prng", "node_stake_update", "contractCreateInstance", "contractCall",
+        "tokenAirdrop", "tokenDissociate", "tokenUpdate", "scheduleDelete",
     ):  # fmt: skip
         assert names[name] > 0, name
     assert names["cryptoTransfer"] > len(items) / 2
+    assert names["tokenClaimAirdrop"] + names["tokenCancelAirdrop"] > 0
+    assert names["consensusUpdateTopic"] + names["consensusDeleteTopic"] > 0
     statuses = Counter(item.record.receipt.status for item in items)
     assert statuses[10] and statuses[28] and statuses[104] and statuses[184]  # balances, part, not associated
     files = {item.body.fileUpdate.fileID.fileNum for item in items if item.body_name == "fileUpdate"}
@@ -262,3 +265,22 @@ def test_address_book_updates_rebuild_the_bootstrap_keys(network: tuple[Path, Su
         assert [(n.node_id, n.public_key_hex) for n in book.nodes] == [
             (n.node_id, n.public_key_hex) for n in bootstrap.nodes
         ]
+
+
+def test_airdrops_pending_claimed_or_straight_through(items: list[Item], truth: dict[str, Any]) -> None:
+    pending: dict[tuple[str, str, str], int] = {}
+    straight = 0
+    for item in items:
+        for entry in item.record.new_pending_airdrops:
+            key = entry.pending_airdrop_id
+            token = f"0.0.{key.fungible_token_type.tokenNum}"
+            pending[(_num(key.sender_id), _num(key.receiver_id), token)] = entry.pending_airdrop_value.amount
+        if item.body_name == "tokenAirdrop" and item.record.tokenTransferLists:
+            assert item.record.automatic_token_associations
+            straight += 1
+    assert pending
+    states = {(a["sender"], a["receiver"], a["token"]): a for a in truth["airdrops"]}
+    assert set(states) == set(pending)
+    for key, amount in pending.items():
+        assert states[key]["amount"] == amount
+    assert {a["state"] for a in truth["airdrops"]} <= {"PENDING", "CLAIMED", "CANCELLED"}

@@ -46,7 +46,9 @@ class Hapi:
 
 _BODY_MODULES = (
     "consensus_create_topic",
+    "consensus_delete_topic",
     "consensus_submit_message",
+    "consensus_update_topic",
     "contract_call",
     "contract_create",
     "crypto_approve_allowance",
@@ -58,11 +60,17 @@ _BODY_MODULES = (
     "file_append",
     "file_update",
     "schedule_create",
+    "schedule_delete",
     "schedule_sign",
+    "token_airdrop",
     "token_associate",
     "token_burn",
+    "token_cancel_airdrop",
+    "token_claim_airdrop",
     "token_create",
+    "token_dissociate",
     "token_mint",
+    "token_update",
     "util_prng",
 )
 

@@ -84,6 +84,7 @@ class Topic:
     sequence_number: int = 0
     running_hash: bytes = bytes(48)
     last_message_timestamp: int | None = None
+    deleted: bool = False
 
 
 @dataclass(slots=True)
@@ -103,6 +104,7 @@ class Schedule:
     signers: list[int] = field(default_factory=list)
     executed_timestamp: int | None = None
     executed_result: str | None = None
+    deleted_timestamp: int | None = None
 
 
 @dataclass(slots=True)
@@ -133,6 +135,8 @@ class Ledger:
     """(owner, spender, token) → [amount granted, amount left]."""
     nft_allowances: dict[tuple[int, int, int], bool] = field(default_factory=dict)
     """(owner, spender, token) → approved for all."""
+    airdrops: dict[tuple[int, int, int], tuple[int, str]] = field(default_factory=dict)
+    """(sender, receiver, token) → (amount, PENDING / CLAIMED / CANCELLED) of the latest fungible airdrop."""
     files: dict[int, bytes] = field(default_factory=dict)
     """System file contents after the last update/append (0.0.101, 0.0.102, 0.0.111, 0.0.112)."""
     next_num: int = FIRST_USER_NUM

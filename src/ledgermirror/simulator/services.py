@@ -54,9 +54,10 @@ def create_topic(em: Emitter) -> bool:
 
 
 def submit_message(em: Emitter) -> bool:
-    if not em.ledger.topics:
+    live = [num for num, topic in em.ledger.topics.items() if not topic.deleted]
+    if not live:
         return False
-    topic = em.ledger.topics[em.rng.choice(list(em.ledger.topics))]
+    topic = em.ledger.topics[em.rng.choice(live)]
     payer = topic.auto_renew_account if topic.has_submit_key else picks.payer(em, 10 * HBAR)
     if payer is None or em.ledger.balance(payer) < 10 * HBAR:
         return False
@@ -117,7 +118,9 @@ def create_schedule(em: Emitter) -> bool:
 
 def sign_schedule(em: Emitter) -> bool:
     """The sender signs a pending schedule; the transfer runs right after as a scheduled child record."""
-    pending = [s for s in em.ledger.schedules.values() if s.executed_timestamp is None]
+    pending = [
+        s for s in em.ledger.schedules.values() if s.executed_timestamp is None and s.deleted_timestamp is None
+    ]
     if not pending:
         return False
     schedule = pending[0] if em.rng.random() < 0.7 else em.rng.choice(pending)
@@ -158,6 +161,47 @@ def sign_schedule(em: Emitter) -> bool:
     )
     schedule.executed_timestamp = em.emit(tx, child)
     schedule.executed_result = tx.status
+    return True
+
+
+def update_or_delete_topic(em: Emitter) -> bool:
+    """The admin of a topic with an admin key changes its memo, or (one time in four) deletes it."""
+    topics = [t for t in em.ledger.topics.values() if t.has_admin_key and not t.deleted]
+    if not topics:
+        return False
+    topic = em.rng.choice(topics)
+    payer = topic.auto_renew_account
+    if payer is None or em.ledger.balance(payer) < 50 * HBAR:
+        return False
+    if em.rng.random() < 0.25 and len(em.ledger.topics) > 1:
+        body = em.hapi.bodies["consensus_delete_topic"].ConsensusDeleteTopicTransactionBody()
+        body.topicID.topicNum = topic.num
+        em.emit(Tx(payer, "consensusDeleteTopic", body, picks.fee(em, "consensusDeleteTopic")))
+        topic.deleted = True
+        return True
+    body = em.hapi.bodies["consensus_update_topic"].ConsensusUpdateTopicTransactionBody()
+    body.topicID.topicNum = topic.num
+    body.memo.value = f"{em.rng.choice(_TOPIC_MEMOS)} (updated)"
+    em.emit(Tx(payer, "consensusUpdateTopic", body, picks.fee(em, "consensusUpdateTopic")))
+    topic.memo = body.memo.value
+    return True
+
+
+def delete_schedule(em: Emitter) -> bool:
+    """The creator deletes a schedule still pending (the creator holds its admin key)."""
+    pending = [
+        s for s in em.ledger.schedules.values() if s.executed_timestamp is None and s.deleted_timestamp is None
+    ]
+    if len(pending) < 2:
+        return False
+    schedule = pending[-1]
+    if em.ledger.balance(schedule.creator) < 50 * HBAR:
+        return False
+    body = em.hapi.bodies["schedule_delete"].ScheduleDeleteTransactionBody()
+    body.scheduleID.scheduleNum = schedule.num
+    schedule.deleted_timestamp = em.emit(
+        Tx(schedule.creator, "scheduleDelete", body, picks.fee(em, "scheduleDelete"))
+    )
     return True
 
 

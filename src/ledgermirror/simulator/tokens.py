@@ -19,7 +19,7 @@ INFINITE = 0
 FINITE = 1
 
 
-def create_token(em: Emitter, fungible: bool) -> bool:
+def create_token(em: Emitter, fungible: bool, with_fees: bool | None = None) -> bool:
     treasury = picks.payer(em, 500 * HBAR)
     if treasury is None:
         return False
@@ -48,8 +48,8 @@ def create_token(em: Emitter, fungible: bool) -> bool:
     body.autoRenewPeriod.seconds = 7_776_000
     token = Token(num, fungible, name, symbol, decimals, treasury, initial, initial, max_supply, 0, body.memo)
     associated = [treasury]
-    if fungible and em.rng.random() < 0.6:
-        _custom_fees(em, token, body, associated)
+    if fungible and (with_fees if with_fees is not None else em.rng.random() < 0.6):
+        _custom_fees(em, token, body, associated, 2 if with_fees else em.rng.randrange(3))
     record = em.new_record()
     record.receipt.tokenID.tokenNum = num
     for account in associated:
@@ -63,15 +63,15 @@ def create_token(em: Emitter, fungible: bool) -> bool:
         Tx(treasury, "tokenCreation", body, picks.fee(em, "tokenCreation"), memo=""), record
     )
     for account in associated:
-        _associate(em, token, account)
+        associate_account(em, token, account)
     token.balances[treasury] = initial
     ledger.tokens[num] = token
     return True
 
 
-def _custom_fees(em: Emitter, token: Token, body: Any, associated: list[int]) -> None:
-    """A fixed hbar fee, a fixed fee in the token itself, or both, each to its own collector."""
-    choice = em.rng.randrange(3)
+def _custom_fees(em: Emitter, token: Token, body: Any, associated: list[int], choice: int) -> None:
+    """A fixed hbar fee (choice 0), a fixed fee in the token itself (1), or both (2), each to its own
+    collector."""
     if choice in (0, 2):
         collector = picks.other_user(em, token.treasury)
         if collector is not None:
@@ -91,7 +91,7 @@ def _custom_fees(em: Emitter, token: Token, body: Any, associated: list[int]) ->
             associated.append(collector)
 
 
-def _associate(em: Emitter, token: Token, account: int) -> None:
+def associate_account(em: Emitter, token: Token, account: int) -> None:
     if account not in token.balances:
         token.balances[account] = 0
         token.holders.append(account)
@@ -106,13 +106,17 @@ def associate(em: Emitter) -> bool:
     if not candidates:
         return False
     chosen = sorted({em.rng.choice(candidates).num for _ in range(em.rng.choice((1, 1, 2)))})
+    _associate_with(em, account, chosen)
+    return True
+
+
+def _associate_with(em: Emitter, account: int, token_nums: list[int]) -> None:
     body = em.hapi.bodies["token_associate"].TokenAssociateTransactionBody(account=em.account_id(account))
-    for num in chosen:
+    for num in token_nums:
         body.tokens.add(tokenNum=num)
     em.emit(Tx(account, "tokenAssociate", body, picks.fee(em, "tokenAssociate")))
-    for num in chosen:
-        _associate(em, em.ledger.tokens[num], account)
-    return True
+    for num in token_nums:
+        associate_account(em, em.ledger.tokens[num], account)
 
 
 def mint(em: Emitter, fungible: bool) -> bool:
@@ -182,14 +186,38 @@ def burn(em: Emitter) -> bool:
 
 
 def transfer_fungible(em: Emitter) -> bool:
-    """The sender pays; custom fees (not charged to the treasury or a collector) add an hbar movement or a
-    token movement to the collector, and an assessed fee each."""
     tokens = [t for t in em.ledger.tokens.values() if t.fungible and len(t.holders) >= 2]
     if not tokens:
         return False
     token = em.rng.choice(tokens)
-    sender = em.rng.choice(token.holders)
-    receiver = em.rng.choice(token.holders)
+    return send_tokens(em, token, em.rng.choice(token.holders), em.rng.choice(token.holders))
+
+
+def fee_paying_transfer(em: Emitter) -> bool:
+    """A transfer that assesses custom fees: a holder who is neither the treasury nor a collector sends
+    tokens on (the treasury first hands it some when it has none)."""
+    for token in em.ledger.tokens.values():
+        if not token.fungible or not token.custom_fees:
+            continue
+        collectors = {fee.collector for fee in token.custom_fees}
+        payers = [h for h in token.holders[1:] if h not in collectors and em.ledger.balance(h) >= 50 * HBAR]
+        while len(payers) < 2:
+            account = picks.payer(em, 500 * HBAR)
+            if account is None or account in token.balances:
+                return False
+            _associate_with(em, account, [token.num])
+            payers.append(account)
+        sender, receiver = payers[0], payers[1]
+        treasury_balance = token.balances[token.treasury]
+        if token.balances[sender] <= treasury_balance // 100:
+            send_tokens(em, token, token.treasury, sender, treasury_balance // 10)
+        return send_tokens(em, token, sender, receiver, token.balances[sender] // 2)
+    return False
+
+
+def send_tokens(em: Emitter, token: Token, sender: int, receiver: int, amount: int | None = None) -> bool:
+    """The sender pays; custom fees (not charged to the treasury or a collector) add an hbar movement or a
+    token movement to the collector, and an assessed fee each."""
     balance = token.balances[sender]
     exempt = sender == token.treasury or any(fee.collector == sender for fee in token.custom_fees)
     fees = [] if exempt else token.custom_fees
@@ -200,7 +228,11 @@ def transfer_fungible(em: Emitter) -> bool:
         return False
     if em.ledger.accounts[sender].deleted:
         return False
-    amount = max(1, em.rng.randrange(1, balance - in_token + 1) // em.rng.choice((1, 10, 100)))
+    if amount is None:
+        amount = max(1, em.rng.randrange(1, balance - in_token + 1) // em.rng.choice((1, 10, 100)))
+    amount = min(amount, balance - in_token)
+    if amount <= 0:
+        return False
     body = em.hapi.bodies["crypto_transfer"].CryptoTransferTransactionBody()
     listed = body.tokenTransfers.add()
     listed.token.tokenNum = token.num
@@ -280,4 +312,42 @@ def failed_token_transfer(em: Emitter) -> bool:
             status="TOKEN_NOT_ASSOCIATED_TO_ACCOUNT",
         )
     )
+    return True
+
+
+def dissociate(em: Emitter) -> bool:
+    """An account drops a token it holds none of (never the treasury or a fee collector)."""
+    ledger = em.ledger
+    candidates = [
+        (token, account)
+        for token in ledger.tokens.values()
+        for account in token.holders[1:]
+        if token.balances[account] == 0
+        and all(fee.collector != account for fee in token.custom_fees)
+        and ledger.balance(account) >= 200 * HBAR
+    ]
+    if not candidates:
+        return False
+    token, account = em.rng.choice(candidates)
+    body = em.hapi.bodies["token_dissociate"].TokenDissociateTransactionBody(account=em.account_id(account))
+    body.tokens.add(tokenNum=token.num)
+    em.emit(Tx(account, "tokenDissociate", body, picks.fee(em, "tokenDissociate")))
+    del token.balances[account]
+    token.holders.remove(account)
+    return True
+
+
+def update_token(em: Emitter) -> bool:
+    """The treasury renames a token (name, symbol and memo)."""
+    tokens = [t for t in em.ledger.tokens.values() if em.ledger.balance(t.treasury) >= 100 * HBAR]
+    if not tokens:
+        return False
+    token = em.rng.choice(tokens)
+    name = f"{em.rng.choice(_NAMES)} {em.rng.choice(_SUFFIXES)} v2"
+    symbol = "".join(word[:2] for word in name.split()[:2]).upper() + str(token.num % 100) + "B"
+    body = em.hapi.bodies["token_update"].TokenUpdateTransactionBody(name=name, symbol=symbol)
+    body.token.tokenNum = token.num
+    body.memo.value = f"{name} token"
+    em.emit(Tx(token.treasury, "tokenUpdate", body, picks.fee(em, "tokenUpdate")))
+    token.name, token.symbol, token.memo = name, symbol, body.memo.value
     return True

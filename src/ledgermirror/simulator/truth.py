@@ -49,6 +49,7 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[s
                 "sequence_number": t.sequence_number,
                 "running_hash": t.running_hash.hex(),
                 "last_message_timestamp": t.last_message_timestamp,
+                "deleted": t.deleted,
             }
             for t in ledger.topics.values()
         },
@@ -60,6 +61,7 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[s
                 "created_timestamp": s.created_timestamp,
                 "executed_timestamp": s.executed_timestamp,
                 "executed_result": s.executed_result,
+                "deleted_timestamp": s.deleted_timestamp,
                 "signers": [entity(a) for a in s.signers],
                 "transfer": {"from": entity(s.sender), "to": entity(s.receiver), "amount": s.amount},
             }
@@ -76,6 +78,10 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[s
             for c in ledger.contracts.values()
         },
         "allowances": _allowances(ledger),
+        "airdrops": [
+            {"sender": entity(s), "receiver": entity(r), "token": entity(t), "amount": amount, "state": state}
+            for (s, r, t), (amount, state) in sorted(ledger.airdrops.items())
+        ],
         "files": {
             entity(num): {"size": len(data), "sha384": hashlib.sha384(data).hexdigest()}
             for num, data in sorted(ledger.files.items())
