@@ -21,6 +21,8 @@ class Item:
     body: Any
     body_name: str
     record: Any
+    signed: Any
+    """The ``SignedTransaction`` (body bytes and signature map)."""
 
 
 def node_folders(out: Path) -> list[Path]:
@@ -59,5 +61,5 @@ def items_of(files: list[VerifiedRecordFile]) -> list[Item]:
             signed = transaction_contents_pb2.SignedTransaction.FromString(transaction.signedTransactionBytes)
             body = transaction_pb2.TransactionBody.FromString(signed.bodyBytes)
             name = body.WhichOneof("data")
-            items.append(Item(item.consensus_timestamp, body, name, item.record))
+            items.append(Item(item.consensus_timestamp, body, name, item.record, signed))
     return items

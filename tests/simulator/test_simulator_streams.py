@@ -284,3 +284,67 @@ def test_airdrops_pending_claimed_or_straight_through(items: list[Item], truth: 
     for key, amount in pending.items():
         assert states[key]["amount"] == amount
     assert {a["state"] for a in truth["airdrops"]} <= {"PENDING", "CLAIMED", "CANCELLED"}
+
+
+def test_truth_lists_the_record_files_as_read(verified: list[VerifiedRecordFile], truth: dict[str, Any]) -> None:
+    listed = truth["record_files"]["files"]
+    assert [f["name"] for f in listed] == [v.record.name for v in verified]
+    for entry, result in zip(listed, verified, strict=True):
+        record = result.record
+        assert entry["block_number"] == record.block_number
+        assert entry["count"] == record.count
+        assert entry["size"] == record.size
+        assert entry["hash"] == record.hash.hex()
+        assert entry["previous_hash"] == record.previous_hash.hex()
+        assert entry["file_hash"] == record.file_hash.hex()
+        assert (entry["consensus_start"], entry["consensus_end"]) == (record.consensus_start, record.consensus_end)
+        assert entry["sidecar"] == bool(record.sidecars)
+
+
+def test_schedules_carry_their_body_and_signatures(items: list[Item], truth: dict[str, Any]) -> None:
+    signatures: dict[str, list[dict[str, str]]] = {}
+    for item in items:
+        if item.record.receipt.status != SUCCESS:
+            continue
+        if item.body_name == "scheduleCreate":
+            schedule = f"0.0.{item.record.receipt.scheduleID.scheduleNum}"
+            body = item.body.scheduleCreate
+            assert (
+                truth["schedules"][schedule]["transaction_body"]
+                == body.scheduledTransactionBody.SerializeToString().hex()
+            )
+            assert truth["schedules"][schedule]["admin_key"] == body.adminKey.SerializeToString().hex()
+        elif item.body_name == "scheduleSign":
+            schedule = f"0.0.{item.body.scheduleSign.scheduleID.scheduleNum}"
+        else:
+            continue
+        pairs = item.signed.sigMap.sigPair
+        signatures.setdefault(schedule, []).extend(
+            {"public_key_prefix": p.pubKeyPrefix.hex(), "signature": p.ed25519.hex()} for p in pairs
+        )
+    assert signatures == {k: v["signatures"] for k, v in truth["schedules"].items()}
+
+
+def test_exchange_rate_and_address_book_are_the_last_file_contents(
+    items: list[Item], truth: dict[str, Any]
+) -> None:
+    from hiero_sdk_python.hapi.services import exchange_rate_pb2  # type: ignore[import-untyped]
+
+    last = [
+        i.body.fileUpdate.contents
+        for i in items
+        if i.body_name == "fileUpdate" and i.body.fileUpdate.fileID.fileNum == 112
+    ]
+    rates = exchange_rate_pb2.ExchangeRateSet.FromString(last[-1])
+    assert truth["exchange_rate"]["current_rate"] == {
+        "cent_equivalent": rates.currentRate.centEquiv,
+        "hbar_equivalent": rates.currentRate.hbarEquiv,
+        "expiration_time": rates.currentRate.expirationTime.seconds,
+    }
+    assert [n["node_id"] for n in truth["address_book"]] == list(range(NODES))
+    assert all("revision 1" in n["description"] for n in truth["address_book"])
+    assert truth["address_book"][0]["service_endpoints"][0] == {
+        "ip_address_v4": "10.0.1.1",
+        "domain_name": "",
+        "port": 50211,
+    }

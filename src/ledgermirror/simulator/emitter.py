@@ -79,6 +79,8 @@ class Emitter:
         self.results: Counter[str] = Counter()
         self.transactions = 0
         self._last_top: tuple[int, int, int | None] = (0, 0, None)
+        self.last_signature: tuple[bytes, bytes] = (b"", b"")
+        """(public key prefix, ED25519 signature) of the last top-level transaction's signature map."""
 
     def new_record(self) -> Any:
         return self.hapi.record.TransactionRecord()
@@ -106,7 +108,8 @@ class Emitter:
         consensus = self.next_timestamp()
         record = record if record is not None else self.new_record()
         node = None
-        if tx.parent is None and not tx.scheduled and tx.nonce == 0:
+        top_level = tx.parent is None and not tx.scheduled and tx.nonce == 0
+        if top_level:
             node = self.rng.choice(self.node_accounts)
             valid_start = tx.valid_start if tx.valid_start is not None else self.valid_start(tx.payer, consensus)
             self._last_top = (tx.payer, valid_start, node)
@@ -126,7 +129,7 @@ class Emitter:
             body.nodeAccountID.accountNum = node
             body.transactionValidDuration.seconds = VALID_DURATION_SECONDS
         getattr(body, tx.body_name).CopyFrom(tx.body)
-        signed = self._signed(body, tx.payer if tx.parent is None else None)
+        signed = self._signed(body, tx.payer if top_level else None)
         transaction_bytes = hapi.transaction.Transaction(signedTransactionBytes=signed).SerializeToString()
 
         record.receipt.status = getattr(hapi.codes, tx.status)
@@ -166,7 +169,9 @@ class Emitter:
         if payer is not None:
             account = self.ledger.accounts.get(payer)
             prefix = account.key[2:8] if account is not None else payer.to_bytes(6, "big")
-            contents.sigMap.sigPair.add(pubKeyPrefix=prefix, ed25519=self.rng.randbytes(64))
+            signature = self.rng.randbytes(64)
+            contents.sigMap.sigPair.add(pubKeyPrefix=prefix, ed25519=signature)
+            self.last_signature = (prefix, signature)
         return bytes(contents.SerializeToString())
 
     def _transfer_list(self, record: Any, tx: Tx, node: int | None) -> None:

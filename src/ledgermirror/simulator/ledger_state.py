@@ -78,8 +78,8 @@ class Topic:
     num: int
     memo: str
     created_timestamp: int
-    has_submit_key: bool
-    has_admin_key: bool
+    submit_key: bytes | None
+    admin_key: bytes | None
     auto_renew_account: int | None
     sequence_number: int = 0
     running_hash: bytes = bytes(48)
@@ -102,6 +102,11 @@ class Schedule:
     valid_start: int
     """The ScheduleCreate transaction's valid start: the scheduled transaction id reuses it."""
     signers: list[int] = field(default_factory=list)
+    admin_key: bytes = b""
+    transaction_body: bytes = b""
+    """The serialized ``SchedulableTransactionBody``."""
+    signatures: list[tuple[bytes, bytes]] = field(default_factory=list)
+    """(public key prefix, signature) of the create and sign transactions, in order."""
     executed_timestamp: int | None = None
     executed_result: str | None = None
     deleted_timestamp: int | None = None
@@ -113,6 +118,7 @@ class Contract:
     created_timestamp: int
     creator: int
     runtime_bytecode: bytes
+    initcode: bytes = b""
     storage: dict[bytes, bytes] = field(default_factory=dict)
     calls: int = 0
 

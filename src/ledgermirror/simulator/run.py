@@ -76,6 +76,7 @@ def simulate(
     running = hashlib.sha384(f"ledgermirror-simulator:genesis:{seed}".encode()).digest()
     written = sidecars = 0
     names: list[str] = []
+    listed: list[dict[str, Any]] = []
     per_file = tps * FILE_SECONDS
     gap = FILE_SECONDS * 1_000_000_000 // per_file
     for index in range(file_count):
@@ -91,6 +92,20 @@ def simulate(
         written += _write(folders, node_keys, data)
         sidecars += sidecar is not None
         names.append(data.stem + ".rcd.gz")
+        listed.append(
+            {
+                "name": names[-1],
+                "block_number": data.block_number,
+                "count": len(items),
+                "size": len(data.stored),
+                "hash": data.end_running_hash.hex(),
+                "previous_hash": data.start_running_hash.hex(),
+                "file_hash": data.file_hash.hex(),
+                "consensus_start": items[0].consensus_timestamp,
+                "consensus_end": items[-1].consensus_timestamp,
+                "sidecar": data.sidecar is not None,
+            }
+        )
     network = {
         "seed": seed,
         "nodes": [
@@ -103,7 +118,14 @@ def simulate(
         "tps": tps,
         "address_book": "addressbook.bin",
     }
-    files = {"count": len(names), "first": names[0], "last": names[-1], "first_block": 0, "sidecars": sidecars}
+    files = {
+        "count": len(names),
+        "first": names[0],
+        "last": names[-1],
+        "first_block": 0,
+        "sidecars": sidecars,
+        "files": listed,
+    }
     document = truth.truth(em, network, files)
     (out / "truth.json").write_text(json.dumps(document, indent=1, sort_keys=False) + "\n")
     return Summary(out, len(names), em.transactions, sidecars, written, seconds_keys, time.perf_counter() - began)

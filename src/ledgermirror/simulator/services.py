@@ -39,12 +39,13 @@ def create_topic(em: Emitter) -> bool:
         memo=em.rng.choice(_TOPIC_MEMOS), autoRenewAccount=em.account_id(payer)
     )
     body.autoRenewPeriod.seconds = 7_776_000
-    admin = em.rng.random() < 0.5
-    restricted = em.rng.random() < 0.3
+    key = em.ledger.accounts[payer].key
+    admin = key if em.rng.random() < 0.5 else None
+    restricted = key if em.rng.random() < 0.3 else None
     if admin:
-        body.adminKey.CopyFrom(picks.key_message(em, em.ledger.accounts[payer].key))
+        body.adminKey.CopyFrom(picks.key_message(em, admin))
     if restricted:
-        body.submitKey.CopyFrom(picks.key_message(em, em.ledger.accounts[payer].key))
+        body.submitKey.CopyFrom(picks.key_message(em, restricted))
     record = em.new_record()
     record.receipt.topicID.topicNum = num
     stamp = em.emit(Tx(payer, "consensusCreateTopic", body, picks.fee(em, "consensusCreateTopic")), record)
@@ -58,7 +59,7 @@ def submit_message(em: Emitter) -> bool:
     if not live:
         return False
     topic = em.ledger.topics[em.rng.choice(live)]
-    payer = topic.auto_renew_account if topic.has_submit_key else picks.payer(em, 10 * HBAR)
+    payer = topic.auto_renew_account if topic.submit_key else picks.payer(em, 10 * HBAR)
     if payer is None or em.ledger.balance(payer) < 10 * HBAR:
         return False
     message = f"{em.rng.choice(_MESSAGES)} #{topic.sequence_number + 1}".encode()
@@ -94,10 +95,9 @@ def create_schedule(em: Emitter) -> bool:
     for account, value in sorted({sender: -amount, receiver: amount}.items()):
         inner.cryptoTransfer.transfers.accountAmounts.add(accountID=em.account_id(account), amount=value)
     num = em.ledger.new_num()
+    admin_key = picks.ed25519_key(em)
     body = hapi.bodies["schedule_create"].ScheduleCreateTransactionBody(
-        scheduledTransactionBody=inner,
-        memo=f"schedule {num}",
-        adminKey=picks.key_message(em, picks.ed25519_key(em)),
+        scheduledTransactionBody=inner, memo=f"schedule {num}", adminKey=picks.key_message(em, admin_key)
     )
     valid_start = em.valid_start(creator, em.peek())
     record = em.new_record()
@@ -109,7 +109,20 @@ def create_schedule(em: Emitter) -> bool:
     fee = picks.fee(em, "scheduleCreate")
     stamp = em.emit(Tx(creator, "scheduleCreate", body, fee, valid_start=valid_start), record)
     em.ledger.schedules[num] = Schedule(
-        num, creator, creator, body.memo, stamp, sender, receiver, amount, scheduled_fee, valid_start, [creator]
+        num,
+        creator,
+        creator,
+        body.memo,
+        stamp,
+        sender,
+        receiver,
+        amount,
+        scheduled_fee,
+        valid_start,
+        [creator],
+        admin_key,
+        inner.SerializeToString(),
+        [em.last_signature],
     )
     for account in (creator, sender, receiver):
         em.ledger.accounts[account].pinned = True
@@ -137,6 +150,7 @@ def sign_schedule(em: Emitter) -> bool:
     set_timestamp(scheduled_id.transactionValidStart, schedule.valid_start)
     em.emit(Tx(schedule.sender, "scheduleSign", body, picks.fee(em, "scheduleSign")), record)
     schedule.signers.append(schedule.sender)
+    schedule.signatures.append(em.last_signature)
     transfer = hapi.bodies["crypto_transfer"].CryptoTransferTransactionBody()
     moves = {schedule.sender: -schedule.amount, schedule.receiver: schedule.amount}
     for account in sorted(moves):
@@ -166,7 +180,7 @@ def sign_schedule(em: Emitter) -> bool:
 
 def update_or_delete_topic(em: Emitter) -> bool:
     """The admin of a topic with an admin key changes its memo, or (one time in four) deletes it."""
-    topics = [t for t in em.ledger.topics.values() if t.has_admin_key and not t.deleted]
+    topics = [t for t in em.ledger.topics.values() if t.admin_key and not t.deleted]
     if not topics:
         return False
     topic = em.rng.choice(topics)
@@ -249,7 +263,7 @@ def create_contract(em: Emitter) -> bool:
     result.sender_id.accountNum = payer
     result.evm_address.value = num.to_bytes(20, "big")
     result.contractCallResult = runtime
-    contract = Contract(num, 0, payer, runtime)
+    contract = Contract(num, 0, payer, runtime, initcode)
     slot, value = _word(0), _word(em.rng.randrange(1, 1 << 64))
     contract.storage[slot] = value
     sidecars = _sidecars(em, num, payer, [(slot, b"", value)], bytecode=(initcode, runtime))

@@ -73,6 +73,7 @@ class RecordFileBytes:
     stored: bytes
     file_hash: bytes
     metadata_hash: bytes
+    start_running_hash: bytes
     end_running_hash: bytes
     block_number: int
     sidecar: Sidecar | None
@@ -123,6 +124,7 @@ def record_file(
         stored=gzip.compress(content, GZIP_LEVEL, mtime=0),
         file_hash=hashlib.sha384(content).digest(),
         metadata_hash=metadata,
+        start_running_hash=start_running_hash,
         end_running_hash=end_hash,
         block_number=block_number,
         sidecar=sidecar,

@@ -42,8 +42,8 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[s
             entity(t.num): {
                 "memo": t.memo,
                 "created_timestamp": t.created_timestamp,
-                "admin_key": t.has_admin_key,
-                "submit_key": t.has_submit_key,
+                "admin_key": t.admin_key.hex() if t.admin_key else None,
+                "submit_key": t.submit_key.hex() if t.submit_key else None,
                 "auto_renew_account": entity(t.auto_renew_account) if t.auto_renew_account else None,
                 "messages": t.sequence_number,
                 "sequence_number": t.sequence_number,
@@ -63,6 +63,9 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[s
                 "executed_result": s.executed_result,
                 "deleted_timestamp": s.deleted_timestamp,
                 "signers": [entity(a) for a in s.signers],
+                "admin_key": s.admin_key.hex(),
+                "transaction_body": s.transaction_body.hex(),
+                "signatures": [{"public_key_prefix": p.hex(), "signature": g.hex()} for p, g in s.signatures],
                 "transfer": {"from": entity(s.sender), "to": entity(s.receiver), "amount": s.amount},
             }
             for s in ledger.schedules.values()
@@ -71,7 +74,8 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[s
             entity(c.num): {
                 "created_timestamp": c.created_timestamp,
                 "creator": entity(c.creator),
-                "runtime_bytecode_sha384": hashlib.sha384(c.runtime_bytecode).hexdigest(),
+                "initcode": c.initcode.hex(),
+                "runtime_bytecode": c.runtime_bytecode.hex(),
                 "calls": c.calls,
                 "storage": {slot.hex(): value.hex() for slot, value in sorted(c.storage.items())},
             }
@@ -86,6 +90,46 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[s
             entity(num): {"size": len(data), "sha384": hashlib.sha384(data).hexdigest()}
             for num, data in sorted(ledger.files.items())
         },
+        "address_book": _address_book(em),
+        "exchange_rate": _exchange_rate(em),
+    }
+
+
+def _address_book(em: Emitter) -> list[dict[str, Any]]:
+    """The book of 0.0.102 at the end (what ``/network/nodes`` lists)."""
+    book = em.hapi.basic.NodeAddressBook.FromString(em.ledger.files.get(102, b""))
+    return [
+        {
+            "node_id": entry.nodeId,
+            "account": entity(entry.nodeAccountId.accountNum),
+            "description": entry.description,
+            "public_key": entry.RSA_PubKey,
+            "node_cert_hash": bytes(entry.nodeCertHash).decode(),
+            "service_endpoints": [
+                {
+                    "ip_address_v4": ".".join(str(b) for b in endpoint.ipAddressV4)
+                    if endpoint.ipAddressV4
+                    else "",
+                    "domain_name": endpoint.domain_name,
+                    "port": endpoint.port,
+                }
+                for endpoint in entry.serviceEndpoint
+            ],
+        }
+        for entry in book.nodeAddress
+    ]
+
+
+def _exchange_rate(em: Emitter) -> dict[str, Any]:
+    """The rates of 0.0.112 at the end (what ``/network/exchangerate`` answers)."""
+    rates = em.hapi.exchange_rate.ExchangeRateSet.FromString(em.ledger.files.get(112, b""))
+    return {
+        name: {
+            "cent_equivalent": rate.centEquiv,
+            "hbar_equivalent": rate.hbarEquiv,
+            "expiration_time": rate.expirationTime.seconds,
+        }
+        for name, rate in (("current_rate", rates.currentRate), ("next_rate", rates.nextRate))
     }
 
 
