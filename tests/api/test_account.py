@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests import support
 from tests.api.test_accounts import reference_errors
 from tests.support import Ledger
 
@@ -186,7 +187,7 @@ class Fixed:
 
 
 def reconfigure(client: TestClient, settings: Settings, **changes: Any) -> None:
-    client.app.state.ctx.reconfigure(dataclasses.replace(settings, **changes))  # type: ignore[attr-defined]
+    support.reconfigure(client, dataclasses.replace(settings, **changes))
 
 
 def get(client: TestClient, url: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from tests.api.test_system_files import (
     rate_file,
     reference_schema_errors,
 )
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.api.resources import system_files
 from ledgermirror.settings import Settings
@@ -93,9 +93,9 @@ def test_other_files_and_the_configured_realm(client: TestClient, ledger: Ledger
         }
     )
     assert cents(client.get(URL)) == 100
-    client.app.state.ctx.reconfigure(dataclasses.replace(api_settings, realm=1))  # type: ignore[attr-defined]
+    reconfigure(client, dataclasses.replace(api_settings, realm=1))
     assert cents(client.get(URL)) == 500
-    client.app.state.ctx.reconfigure(dataclasses.replace(api_settings, realm=2))  # type: ignore[attr-defined]
+    reconfigure(client, dataclasses.replace(api_settings, realm=2))
     assert messages(client.get(URL)) == ["Not found"]
 
 

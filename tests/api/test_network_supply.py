@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.api.resources.network_supply import hbars, start_of_previous_month, unreleased_accounts
 from ledgermirror.settings import Settings
@@ -260,7 +260,7 @@ def test_bad_input(history: TestClient, query: str, expected: list[str]) -> None
 
 
 def test_configured_realm(client: TestClient, ledger: Ledger, api_settings: Settings) -> None:
-    client.app.state.ctx.reconfigure(dataclasses.replace(api_settings, realm=1))  # type: ignore[attr-defined]
+    reconfigure(client, dataclasses.replace(api_settings, realm=1))
     ledger.load(
         {
             "accounts": [

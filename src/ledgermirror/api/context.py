@@ -26,12 +26,6 @@ class AppContext:
         self.cache = TtlCache(self.settings.response_cache_entries)
         self.parse_ctx = _parse_context(self.settings)
 
-    def reconfigure(self, settings: Settings) -> None:
-        """Swap settings (the conformance runner's per-spec config); clears the response cache."""
-        self.settings = settings
-        self.parse_ctx = _parse_context(settings)
-        self.cache = TtlCache(settings.response_cache_entries)
-
     @property
     def database(self) -> Database:
         assert self.db is not None, "the database is opened by the application lifespan"
