@@ -20,10 +20,9 @@ CANCELLED = "CANCELLED"
 def airdrop(em: Emitter, pending: bool | None = None) -> bool:
     """``pending`` forces a receiver without (``True``) or with (``False``) free association slots."""
     ledger = em.ledger
-    tokens = [t for t in ledger.tokens.values() if t.fungible and not t.custom_fees]
-    if not tokens:
+    token = picks.sample(em, ledger.fungible, lambda t: not t.custom_fees)
+    if token is None:
         return False
-    token = em.rng.choice(tokens)
     sender = em.rng.choice(token.holders)
     receiver = picks.other_user(em, sender)
     balance = token.balances[sender]
@@ -58,6 +57,8 @@ def airdrop(em: Emitter, pending: bool | None = None) -> bool:
     _pending_id(entry.pending_airdrop_id, sender, receiver, token)
     entry.pending_airdrop_value.amount = accumulated
     em.emit(Tx(sender, "tokenAirdrop", body, picks.fee(em, "tokenAirdrop")), record)
+    if state is None or state[1] != PENDING:
+        ledger.pending_airdrops.append(key)
     ledger.airdrops[key] = (accumulated, PENDING)
     ledger.accounts[receiver].pinned = True
     return True
@@ -73,10 +74,10 @@ def claim_or_cancel(em: Emitter) -> bool:
     """The receiver claims a pending airdrop (the tokens move, the receiver is associated) when the sender
     still holds them, else the sender cancels it."""
     ledger = em.ledger
-    pending = [key for key, (_, state) in ledger.airdrops.items() if state == PENDING]
-    if not pending:
+    key = picks.sample(em, ledger.pending_airdrops)
+    if key is None:
         return False
-    sender, receiver, token_num = key = em.rng.choice(pending)
+    sender, receiver, token_num = key
     amount = ledger.airdrops[key][0]
     token = ledger.tokens[token_num]
     claim = token.balances.get(sender, 0) >= amount and receiver not in token.balances
@@ -99,4 +100,5 @@ def claim_or_cancel(em: Emitter) -> bool:
         token.balances[sender] -= amount
         token.balances[receiver] += amount
     ledger.airdrops[key] = (amount, CLAIMED if claim else CANCELLED)
+    ledger.pending_airdrops.remove(key)
     return True

@@ -7,6 +7,7 @@ from typing import Any
 
 from ledgermirror.simulator import picks
 from ledgermirror.simulator.emitter import Emitter, Tx
+from ledgermirror.simulator.ledger_state import Token
 from ledgermirror.simulator.picks import HBAR
 
 _MEMO_WORDS = ("payroll", "invoice", "refund", "gift", "rent", "coffee", "settlement", "", "tip", "order")
@@ -54,15 +55,16 @@ def failed_transfer(em: Emitter) -> bool:
 def approved_transfer(em: Emitter) -> bool:
     """A spender moves hbar out of an owner's account within its allowance."""
     ledger = em.ledger
-    usable = [
-        pair
-        for pair, allowance in ledger.crypto_allowances.items()
-        if allowance[1] > 0 and not ledger.accounts[pair[1]].deleted and ledger.balance(pair[1]) >= HBAR
-    ]
-    if not usable:
+
+    def usable(pair: tuple[int, int]) -> bool:
+        left = ledger.crypto_allowances[pair][1]
+        return left > 0 and not ledger.accounts[pair[1]].deleted and ledger.balance(pair[1]) >= HBAR
+
+    pair = picks.sample(em, ledger.crypto_allowance_keys, usable)
+    if pair is None:
         return False
-    owner, spender = em.rng.choice(usable)
-    allowance = ledger.crypto_allowances[(owner, spender)]
+    owner, spender = pair
+    allowance = ledger.crypto_allowances[pair]
     left = allowance[1]
     receiver = picks.other_user(em, owner)
     amount = min(left, ledger.balance(owner) // 10, em.rng.randrange(1, 100) * HBAR // 10)
@@ -194,18 +196,18 @@ def approve_allowance(em: Emitter, kind: str | None = None) -> bool:
     or one serial the owner holds (``kind`` forces one of :data:`ALLOWANCE_KINDS`)."""
     ledger = em.ledger
     kind = kind or em.rng.choice(ALLOWANCE_KINDS)
-    owner = _allowance_owner(em, kind)
+    owner, token = _allowance_owner(em, kind)
     spender = picks.other_user(em, owner or 0)
     if owner is None or spender is None:
         return False
     body = em.hapi.bodies["crypto_approve_allowance"].CryptoApproveAllowanceTransactionBody()
-    held = [t for t in ledger.tokens.values() if t.balances.get(owner, 0) > 0 and t.fungible == (kind == "token")]
-    if kind == "hbar" or not held:
+    if token is None:
         amount = em.rng.randrange(1, 100) * HBAR
         body.cryptoAllowances.add(owner=em.account_id(owner), spender=em.account_id(spender), amount=amount)
+        if (owner, spender) not in ledger.crypto_allowances:
+            ledger.crypto_allowance_keys.append((owner, spender))
         ledger.crypto_allowances[(owner, spender)] = [amount, amount]
     else:
-        token = em.rng.choice(held)
         token_id = em.hapi.basic.TokenID(tokenNum=token.num)
         if token.fungible:
             amount = em.rng.randrange(1, token.balances[owner] + 1)
@@ -225,40 +227,47 @@ def approve_allowance(em: Emitter, kind: str | None = None) -> bool:
                 serial = em.rng.choice(owned)
                 entry.serial_numbers.append(serial)
                 token.nfts[serial].spender = spender
+                ledger.nft_serial_allowances.append((token.num, serial))
     em.emit(Tx(owner, "cryptoApproveAllowance", body, picks.fee(em, "cryptoApproveAllowance")))
     ledger.accounts[owner].pinned = ledger.accounts[spender].pinned = True
     return True
 
 
-def _allowance_owner(em: Emitter, kind: str) -> int | None:
-    """An owner for that kind of allowance: a holder of such a token when one exists."""
+def _allowance_owner(em: Emitter, kind: str) -> tuple[int | None, Token | None]:
+    """An owner for that kind of allowance and the token: a holder of such a token when one is found, else
+    an hbar allowance's owner and no token."""
+    ledger = em.ledger
     if kind != "hbar":
-        fungible = kind == "token"
-        holders = [
-            holder
-            for token in em.ledger.tokens.values()
-            if token.fungible == fungible
-            for holder in token.holders
-            if token.balances[holder] > 0 and em.ledger.balance(holder) >= 200 * HBAR
-        ]
-        if holders:
-            return em.rng.choice(holders)
-    return picks.payer(em, 200 * HBAR)
+        token = picks.sample(em, ledger.fungible if kind == "token" else ledger.nft_classes)
+        if token is not None:
+            holder = picks.sample(
+                em, token.holders, lambda h: token.balances[h] > 0 and ledger.balance(h) >= 200 * HBAR
+            )
+            if holder is not None:
+                return holder, token
+    return picks.payer(em, 200 * HBAR), None
 
 
 def delete_nft_allowance(em: Emitter) -> bool:
-    for token in em.ledger.tokens.values():
-        for serial in token.live_serials:
-            nft = token.nfts[serial]
-            if nft.spender is not None and nft.owner is not None and em.ledger.balance(nft.owner) >= 200 * HBAR:
-                owner = nft.owner
-                body = em.hapi.bodies["crypto_delete_allowance"].CryptoDeleteAllowanceTransactionBody()
-                entry = body.nftAllowances.add(owner=em.account_id(owner), serial_numbers=[serial])
-                entry.token_id.tokenNum = token.num
-                em.emit(Tx(owner, "cryptoDeleteAllowance", body, picks.fee(em, "cryptoDeleteAllowance")))
-                nft.spender = None
-                return True
-    return False
+    ledger = em.ledger
+
+    def live(entry: tuple[int, int]) -> bool:
+        nft = ledger.tokens[entry[0]].nfts[entry[1]]
+        return nft.spender is not None and nft.owner is not None and ledger.balance(nft.owner) >= 200 * HBAR
+
+    entry = picks.sample(em, ledger.nft_serial_allowances, live)
+    if entry is None:
+        return False
+    ledger.nft_serial_allowances.remove(entry)
+    token_num, serial = entry
+    nft = ledger.tokens[token_num].nfts[serial]
+    owner = nft.owner or 0
+    body = em.hapi.bodies["crypto_delete_allowance"].CryptoDeleteAllowanceTransactionBody()
+    listed = body.nftAllowances.add(owner=em.account_id(owner), serial_numbers=[serial])
+    listed.token_id.tokenNum = token_num
+    em.emit(Tx(owner, "cryptoDeleteAllowance", body, picks.fee(em, "cryptoDeleteAllowance")))
+    nft.spender = None
+    return True
 
 
 def _memo(em: Emitter) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from ledgermirror.simulator.hapi import Hapi, set_timestamp
 from ledgermirror.simulator.ledger_state import FEE_COLLECTOR, Ledger
 
 VALID_DURATION_SECONDS = 120
+USED_ID_FILES = 6
 NODE_FEE_SHARE = 10
 """The node gets one tenth of a charged fee; 0.0.98 the rest."""
 
@@ -74,7 +75,9 @@ class Emitter:
         self.now = 0
         """Consensus time of the transaction being generated; children take the next nanoseconds."""
         self.offset = 0
-        self.used_ids: set[tuple[int, int]] = set()
+        self.used_ids: deque[set[tuple[int, int]]] = deque([set()], maxlen=USED_ID_FILES)
+        """(payer, valid start) of the transaction ids of the last files: valid starts lie at most 8 s
+        before consensus, so older files cannot collide and are forgotten."""
         self.types: Counter[str] = Counter()
         self.results: Counter[str] = Counter()
         self.transactions = 0
@@ -84,6 +87,9 @@ class Emitter:
 
     def new_record(self) -> Any:
         return self.hapi.record.TransactionRecord()
+
+    def new_file(self) -> None:
+        self.used_ids.append(set())
 
     def start(self, consensus_timestamp: int) -> None:
         self.now = consensus_timestamp
@@ -159,9 +165,9 @@ class Emitter:
     def valid_start(self, payer: int, consensus: int) -> int:
         """A fresh transaction valid start for ``payer`` a few seconds before ``consensus``."""
         valid_start = consensus - self.rng.randrange(1_000_000_000, 8_000_000_000)
-        while (payer, valid_start) in self.used_ids:
+        while any((payer, valid_start) in used for used in self.used_ids):
             valid_start -= 1
-        self.used_ids.add((payer, valid_start))
+        self.used_ids[-1].add((payer, valid_start))
         return valid_start
 
     def _signed(self, body: Any, payer: int | None) -> bytes:

@@ -132,17 +132,28 @@ class Ledger:
     users: list[int] = field(default_factory=list)
     """Live user accounts (random picks); a deleted account leaves it."""
     tokens: dict[int, Token] = field(default_factory=dict)
+    token_list: list[Token] = field(default_factory=list)
+    fungible: list[Token] = field(default_factory=list)
+    nft_classes: list[Token] = field(default_factory=list)
     topics: dict[int, Topic] = field(default_factory=dict)
+    live_topics: list[Topic] = field(default_factory=list)
     schedules: dict[int, Schedule] = field(default_factory=dict)
+    pending_schedules: list[Schedule] = field(default_factory=list)
+    """Neither executed nor deleted, oldest first."""
     contracts: dict[int, Contract] = field(default_factory=dict)
+    contract_list: list[Contract] = field(default_factory=list)
     crypto_allowances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     """(owner, spender) → [amount granted, amount left]."""
+    crypto_allowance_keys: list[tuple[int, int]] = field(default_factory=list)
+    nft_serial_allowances: list[tuple[int, int]] = field(default_factory=list)
+    """(token, serial) given a spender (the entry may be stale: the serial moved since)."""
     token_allowances: dict[tuple[int, int, int], list[int]] = field(default_factory=dict)
     """(owner, spender, token) → [amount granted, amount left]."""
     nft_allowances: dict[tuple[int, int, int], bool] = field(default_factory=dict)
     """(owner, spender, token) → approved for all."""
     airdrops: dict[tuple[int, int, int], tuple[int, str]] = field(default_factory=dict)
     """(sender, receiver, token) → (amount, PENDING / CLAIMED / CANCELLED) of the latest fungible airdrop."""
+    pending_airdrops: list[tuple[int, int, int]] = field(default_factory=list)
     files: dict[int, bytes] = field(default_factory=dict)
     """System file contents after the last update/append (0.0.101, 0.0.102, 0.0.111, 0.0.112)."""
     next_num: int = FIRST_USER_NUM
@@ -157,6 +168,11 @@ class Ledger:
 
     def balance(self, account: int) -> int:
         return self.balances.get(account, 0)
+
+    def add_token(self, token: Token) -> None:
+        self.tokens[token.num] = token
+        self.token_list.append(token)
+        (self.fungible if token.fungible else self.nft_classes).append(token)
 
     def delete_user(self, num: int) -> None:
         self.users.remove(num)

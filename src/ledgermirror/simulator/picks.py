@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 from ledgermirror.simulator.emitter import Emitter
 from ledgermirror.simulator.ledger_state import Account
+
+T = TypeVar("T")
 
 HBAR = 100_000_000
 _ATTEMPTS = 8
@@ -53,6 +58,18 @@ def payer(em: Emitter, minimum: int, exclude: tuple[int, ...] = ()) -> int | Non
         num = em.rng.choice(users)
         if num not in exclude and em.ledger.balance(num) >= minimum:
             return num
+    return None
+
+
+def sample(em: Emitter, items: Sequence[T], accept: Callable[[T], bool] = lambda _: True) -> T | None:
+    """A random element of ``items`` that ``accept`` takes (a few tries, so the cost does not grow with
+    the ledger), or ``None``."""
+    if not items:
+        return None
+    for _ in range(_ATTEMPTS):
+        item = em.rng.choice(items)
+        if accept(item):
+            return item
     return None
 
 

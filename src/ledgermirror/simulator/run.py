@@ -81,6 +81,7 @@ def simulate(
     gap = FILE_SECONDS * 1_000_000_000 // per_file
     for index in range(file_count):
         _schedule_system_work(mix, protos, node_keys, index, file_count)
+        em.new_file()
         file_start = start + index * FILE_SECONDS * 1_000_000_000
         for slot in range(per_file):
             em.start(file_start + slot * gap + 1 + rng.randrange(max(gap // 2, 1)))

@@ -49,16 +49,17 @@ def create_topic(em: Emitter) -> bool:
     record = em.new_record()
     record.receipt.topicID.topicNum = num
     stamp = em.emit(Tx(payer, "consensusCreateTopic", body, picks.fee(em, "consensusCreateTopic")), record)
-    em.ledger.topics[num] = Topic(num, body.memo, stamp, restricted, admin, payer)
+    topic = Topic(num, body.memo, stamp, restricted, admin, payer)
+    em.ledger.topics[num] = topic
+    em.ledger.live_topics.append(topic)
     em.ledger.accounts[payer].pinned = True
     return True
 
 
 def submit_message(em: Emitter) -> bool:
-    live = [num for num, topic in em.ledger.topics.items() if not topic.deleted]
-    if not live:
+    topic = picks.sample(em, em.ledger.live_topics)
+    if topic is None:
         return False
-    topic = em.ledger.topics[em.rng.choice(live)]
     payer = topic.auto_renew_account if topic.submit_key else picks.payer(em, 10 * HBAR)
     if payer is None or em.ledger.balance(payer) < 10 * HBAR:
         return False
@@ -108,7 +109,7 @@ def create_schedule(em: Emitter) -> bool:
     set_timestamp(scheduled_id.transactionValidStart, valid_start)
     fee = picks.fee(em, "scheduleCreate")
     stamp = em.emit(Tx(creator, "scheduleCreate", body, fee, valid_start=valid_start), record)
-    em.ledger.schedules[num] = Schedule(
+    schedule = Schedule(
         num,
         creator,
         creator,
@@ -124,6 +125,8 @@ def create_schedule(em: Emitter) -> bool:
         inner.SerializeToString(),
         [em.last_signature],
     )
+    em.ledger.schedules[num] = schedule
+    em.ledger.pending_schedules.append(schedule)
     for account in (creator, sender, receiver):
         em.ledger.accounts[account].pinned = True
     return True
@@ -131,9 +134,7 @@ def create_schedule(em: Emitter) -> bool:
 
 def sign_schedule(em: Emitter) -> bool:
     """The sender signs a pending schedule; the transfer runs right after as a scheduled child record."""
-    pending = [
-        s for s in em.ledger.schedules.values() if s.executed_timestamp is None and s.deleted_timestamp is None
-    ]
+    pending = em.ledger.pending_schedules
     if not pending:
         return False
     schedule = pending[0] if em.rng.random() < 0.7 else em.rng.choice(pending)
@@ -174,24 +175,25 @@ def sign_schedule(em: Emitter) -> bool:
         max_fee=schedule.scheduled_fee,
     )
     schedule.executed_timestamp = em.emit(tx, child)
+    pending.remove(schedule)
     schedule.executed_result = tx.status
     return True
 
 
 def update_or_delete_topic(em: Emitter) -> bool:
     """The admin of a topic with an admin key changes its memo, or (one time in four) deletes it."""
-    topics = [t for t in em.ledger.topics.values() if t.admin_key and not t.deleted]
-    if not topics:
+    topic = picks.sample(em, em.ledger.live_topics, lambda t: t.admin_key is not None)
+    if topic is None:
         return False
-    topic = em.rng.choice(topics)
     payer = topic.auto_renew_account
     if payer is None or em.ledger.balance(payer) < 50 * HBAR:
         return False
-    if em.rng.random() < 0.25 and len(em.ledger.topics) > 1:
+    if em.rng.random() < 0.25 and len(em.ledger.live_topics) > 1:
         body = em.hapi.bodies["consensus_delete_topic"].ConsensusDeleteTopicTransactionBody()
         body.topicID.topicNum = topic.num
         em.emit(Tx(payer, "consensusDeleteTopic", body, picks.fee(em, "consensusDeleteTopic")))
         topic.deleted = True
+        em.ledger.live_topics.remove(topic)
         return True
     body = em.hapi.bodies["consensus_update_topic"].ConsensusUpdateTopicTransactionBody()
     body.topicID.topicNum = topic.num
@@ -203,9 +205,7 @@ def update_or_delete_topic(em: Emitter) -> bool:
 
 def delete_schedule(em: Emitter) -> bool:
     """The creator deletes a schedule still pending (the creator holds its admin key)."""
-    pending = [
-        s for s in em.ledger.schedules.values() if s.executed_timestamp is None and s.deleted_timestamp is None
-    ]
+    pending = em.ledger.pending_schedules
     if len(pending) < 2:
         return False
     schedule = pending[-1]
@@ -216,6 +216,7 @@ def delete_schedule(em: Emitter) -> bool:
     schedule.deleted_timestamp = em.emit(
         Tx(schedule.creator, "scheduleDelete", body, picks.fee(em, "scheduleDelete"))
     )
+    pending.remove(schedule)
     return True
 
 
@@ -272,19 +273,20 @@ def create_contract(em: Emitter) -> bool:
         record,
     )
     em.ledger.contracts[num] = contract
+    em.ledger.contract_list.append(contract)
     em.ledger.balances.setdefault(num, 0)
     return True
 
 
 def call_contract(em: Emitter) -> bool:
     """A call that reads one slot and writes another, with a log; state changes and actions go to sidecars."""
-    if not em.ledger.contracts:
+    contract = picks.sample(em, em.ledger.contract_list)
+    if contract is None:
         return False
     payer = picks.payer(em, 50 * HBAR)
     if payer is None:
         return False
     hapi = em.hapi
-    contract = em.ledger.contracts[em.rng.choice(sorted(em.ledger.contracts))]
     parameters = bytes.fromhex("6057361d") + _word(em.rng.randrange(1 << 32))
     body = hapi.bodies["contract_call"].ContractCallTransactionBody(gas=_GAS, functionParameters=parameters)
     body.contractID.contractNum = contract.num

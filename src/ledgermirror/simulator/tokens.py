@@ -65,7 +65,7 @@ def create_token(em: Emitter, fungible: bool, with_fees: bool | None = None) -> 
     for account in associated:
         associate_account(em, token, account)
     token.balances[treasury] = initial
-    ledger.tokens[num] = token
+    ledger.add_token(token)
     return True
 
 
@@ -102,10 +102,15 @@ def associate(em: Emitter) -> bool:
     account = picks.payer(em, 200 * HBAR)
     if account is None or not em.ledger.tokens:
         return False
-    candidates = [t for t in em.ledger.tokens.values() if account not in t.balances]
-    if not candidates:
+    chosen = sorted(
+        {
+            token.num
+            for _ in range(em.rng.choice((1, 1, 2)))
+            if (token := picks.sample(em, em.ledger.token_list, lambda t: account not in t.balances)) is not None
+        }
+    )
+    if not chosen:
         return False
-    chosen = sorted({em.rng.choice(candidates).num for _ in range(em.rng.choice((1, 1, 2)))})
     _associate_with(em, account, chosen)
     return True
 
@@ -120,10 +125,9 @@ def _associate_with(em: Emitter, account: int, token_nums: list[int]) -> None:
 
 
 def mint(em: Emitter, fungible: bool) -> bool:
-    tokens = [t for t in em.ledger.tokens.values() if t.fungible == fungible]
-    if not tokens:
+    token = picks.sample(em, em.ledger.fungible if fungible else em.ledger.nft_classes)
+    if token is None:
         return False
-    token = em.rng.choice(tokens)
     treasury = token.treasury
     if em.ledger.balance(treasury) < 100 * HBAR:
         return False
@@ -164,11 +168,8 @@ def mint(em: Emitter, fungible: bool) -> bool:
 
 
 def burn(em: Emitter) -> bool:
-    tokens = [t for t in em.ledger.tokens.values() if t.fungible and t.balances.get(t.treasury, 0) > 1]
-    if not tokens:
-        return False
-    token = em.rng.choice(tokens)
-    if em.ledger.balance(token.treasury) < 100 * HBAR:
+    token = picks.sample(em, em.ledger.fungible, lambda t: t.balances.get(t.treasury, 0) > 1)
+    if token is None or em.ledger.balance(token.treasury) < 100 * HBAR:
         return False
     amount = em.rng.randrange(1, token.balances[token.treasury] // 10 + 2)
     amount = min(amount, token.balances[token.treasury])
@@ -186,18 +187,17 @@ def burn(em: Emitter) -> bool:
 
 
 def transfer_fungible(em: Emitter) -> bool:
-    tokens = [t for t in em.ledger.tokens.values() if t.fungible and len(t.holders) >= 2]
-    if not tokens:
+    token = picks.sample(em, em.ledger.fungible, lambda t: len(t.holders) >= 2)
+    if token is None:
         return False
-    token = em.rng.choice(tokens)
     return send_tokens(em, token, em.rng.choice(token.holders), em.rng.choice(token.holders))
 
 
 def fee_paying_transfer(em: Emitter) -> bool:
     """A transfer that assesses custom fees: a holder who is neither the treasury nor a collector sends
     tokens on (the treasury first hands it some when it has none)."""
-    for token in em.ledger.tokens.values():
-        if not token.fungible or not token.custom_fees:
+    for token in em.ledger.fungible:
+        if not token.custom_fees:
             continue
         collectors = {fee.collector for fee in token.custom_fees}
         payers = [h for h in token.holders[1:] if h not in collectors and em.ledger.balance(h) >= 50 * HBAR]
@@ -263,10 +263,9 @@ def send_tokens(em: Emitter, token: Token, sender: int, receiver: int, amount: i
 
 
 def transfer_nft(em: Emitter) -> bool:
-    tokens = [t for t in em.ledger.tokens.values() if not t.fungible and t.live_serials and len(t.holders) >= 2]
-    if not tokens:
+    token = picks.sample(em, em.ledger.nft_classes, lambda t: bool(t.live_serials) and len(t.holders) >= 2)
+    if token is None:
         return False
-    token = em.rng.choice(tokens)
     serial = em.rng.choice(token.live_serials)
     nft = token.nfts[serial]
     owner = nft.owner
@@ -290,10 +289,9 @@ def transfer_nft(em: Emitter) -> bool:
 
 def failed_token_transfer(em: Emitter) -> bool:
     """A fungible transfer to an account not associated with the token: refused, only the fee moves."""
-    tokens = [t for t in em.ledger.tokens.values() if t.fungible]
-    if not tokens:
+    token = picks.sample(em, em.ledger.fungible)
+    if token is None:
         return False
-    token = em.rng.choice(tokens)
     sender = token.treasury
     receiver = picks.other_user(em, *token.holders)
     if receiver is None or receiver in token.balances or em.ledger.balance(sender) < 10 * HBAR:
@@ -318,17 +316,20 @@ def failed_token_transfer(em: Emitter) -> bool:
 def dissociate(em: Emitter) -> bool:
     """An account drops a token it holds none of (never the treasury or a fee collector)."""
     ledger = em.ledger
-    candidates = [
-        (token, account)
-        for token in ledger.tokens.values()
-        for account in token.holders[1:]
-        if token.balances[account] == 0
-        and all(fee.collector != account for fee in token.custom_fees)
-        and ledger.balance(account) >= 200 * HBAR
-    ]
-    if not candidates:
+    token = picks.sample(em, ledger.token_list, lambda t: len(t.holders) > 1)
+    if token is None:
         return False
-    token, account = em.rng.choice(candidates)
+    account = picks.sample(
+        em,
+        token.holders[1:],
+        lambda a: (
+            token.balances[a] == 0
+            and all(fee.collector != a for fee in token.custom_fees)
+            and ledger.balance(a) >= 200 * HBAR
+        ),
+    )
+    if account is None:
+        return False
     body = em.hapi.bodies["token_dissociate"].TokenDissociateTransactionBody(account=em.account_id(account))
     body.tokens.add(tokenNum=token.num)
     em.emit(Tx(account, "tokenDissociate", body, picks.fee(em, "tokenDissociate")))
@@ -339,10 +340,9 @@ def dissociate(em: Emitter) -> bool:
 
 def update_token(em: Emitter) -> bool:
     """The treasury renames a token (name, symbol and memo)."""
-    tokens = [t for t in em.ledger.tokens.values() if em.ledger.balance(t.treasury) >= 100 * HBAR]
-    if not tokens:
+    token = picks.sample(em, em.ledger.token_list, lambda t: em.ledger.balance(t.treasury) >= 100 * HBAR)
+    if token is None:
         return False
-    token = em.rng.choice(tokens)
     name = f"{em.rng.choice(_NAMES)} {em.rng.choice(_SUFFIXES)} v2"
     symbol = "".join(word[:2] for word in name.split()[:2]).upper() + str(token.num % 100) + "B"
     body = em.hapi.bodies["token_update"].TokenUpdateTransactionBody(name=name, symbol=symbol)
