@@ -54,8 +54,6 @@ class Tx:
     """The parent's consensus timestamp (child records)."""
     scheduled: bool = False
     valid_start: int | None = None
-    transaction_payer: int | None = None
-    """The transaction id's account when it differs from the fee payer (scheduled transactions)."""
     sidecars: tuple[Any, ...] = ()
     max_fee: int | None = None
     """The body's ``transactionFee`` (the most the payer accepts); by default twice the charged fee."""
@@ -121,9 +119,8 @@ class Emitter:
             self._last_top = (tx.payer, valid_start, node)
         else:
             valid_start = tx.valid_start if tx.valid_start is not None else self._last_top[1]
-        id_payer = tx.transaction_payer if tx.transaction_payer is not None else tx.payer
         transaction_id = hapi.basic.TransactionID(
-            accountID=self.account_id(id_payer), nonce=tx.nonce, scheduled=tx.scheduled
+            accountID=self.account_id(tx.payer), nonce=tx.nonce, scheduled=tx.scheduled
         )
         set_timestamp(transaction_id.transactionValidStart, valid_start)
         body = hapi.transaction.TransactionBody(

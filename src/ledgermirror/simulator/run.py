@@ -80,9 +80,12 @@ def simulate(
     per_file = tps * FILE_SECONDS
     gap = FILE_SECONDS * 1_000_000_000 // per_file
     for index in range(file_count):
-        _schedule_system_work(mix, protos, node_keys, index, file_count)
-        em.new_file()
         file_start = start + index * FILE_SECONDS * 1_000_000_000
+        _schedule_system_work(mix, protos, node_keys, index, file_count)
+        previous_start = file_start - FILE_SECONDS * 1_000_000_000
+        if index > 0 and file_start // system.NANOS_PER_DAY != previous_start // system.NANOS_PER_DAY:
+            mix.scripted.append(lambda em: system.node_stake_update(em, nodes))  # the new staking day
+        em.new_file()
         for slot in range(per_file):
             em.start(file_start + slot * gap + 1 + rng.randrange(max(gap // 2, 1)))
             mix.step()
