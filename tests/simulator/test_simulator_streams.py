@@ -182,7 +182,7 @@ def test_the_mix_covers_every_kind(items: list[Item], truth: dict[str, Any]) -> 
         "cryptoApproveAllowance", "cryptoDeleteAllowance", "tokenCreation", "tokenAssociate", "tokenMint",
         "tokenBurn", "consensusCreateTopic", "consensusSubmitMessage", "scheduleCreate", "scheduleSign",
         "fileUpdate", "fileAppend", "util_prng", "node_stake_update", "contractCreateInstance", "contractCall",
-        "tokenAirdrop", "tokenDissociate", "tokenUpdate", "scheduleDelete",
+        "tokenAirdrop", "tokenDissociate", "tokenUpdate", "scheduleDelete", "ethereumTransaction",
     ):  # fmt: skip
         assert names[name] > 0, name
     assert names["cryptoTransfer"] > len(items) / 2
@@ -356,3 +356,69 @@ def test_a_stake_update_follows_each_midnight(tmp_path: Path) -> None:
     stamps = [i.consensus_timestamp for i in items_of(verify_all(tmp_path)) if i.body_name == "node_stake_update"]
     assert len(stamps) == 2
     assert stamps[0] < midnight <= stamps[1] < midnight + 2_000_000_000
+
+
+def _rlp_decode(data: bytes, pos: int = 0) -> tuple[Any, int]:
+    """A test-side RLP reader (bytes or nested lists) and the position after the item."""
+    head = data[pos]
+    if head < 0x80:
+        return data[pos : pos + 1], pos + 1
+    if head < 0xC0:
+        short = head < 0xB8
+        size_bytes = 0 if short else head - 0xB7
+        length = head - 0x80 if short else int.from_bytes(data[pos + 1 : pos + 1 + size_bytes], "big")
+        start = pos + 1 + size_bytes
+        return data[start : start + length], start + length
+    short = head < 0xF8
+    size_bytes = 0 if short else head - 0xF7
+    length = head - 0xC0 if short else int.from_bytes(data[pos + 1 : pos + 1 + size_bytes], "big")
+    start = pos = pos + 1 + size_bytes
+    items = []
+    while pos < start + length:
+        item, pos = _rlp_decode(data, pos)
+        items.append(item)
+    return items, pos
+
+
+def test_ethereum_transactions_decode_and_agree_with_their_records(
+    items: list[Item], truth: dict[str, Any]
+) -> None:
+    from Crypto.Hash import keccak
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    wallets = {}
+    for item in items:
+        if item.body_name == "cryptoCreateAccount" and item.body.cryptoCreateAccount.key.ECDSA_secp256k1:
+            compressed = item.body.cryptoCreateAccount.key.ECDSA_secp256k1
+            point = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256K1(), compressed)
+            uncompressed = point.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+            address = keccak.new(digest_bits=256, data=uncompressed[1:]).digest()[-20:]
+            assert item.body.cryptoCreateAccount.alias == item.record.evm_address == address
+            wallets[_num(item.record.receipt.accountID)] = address
+    nonces: Counter[str] = Counter()
+    calls = [item for item in items if item.body_name == "ethereumTransaction"]
+    assert calls and wallets
+    for item in calls:
+        data = item.body.ethereumTransaction.ethereum_data
+        assert data[0] == 2  # EIP-1559
+        fields, end = _rlp_decode(data, 1)
+        assert end == len(data) and len(fields) == 12
+        chain_id, nonce, to, call_data = fields[0], fields[1], fields[5], fields[7]
+        result = item.record.contractCallResult
+        sender = _num(result.sender_id)
+        assert int.from_bytes(chain_id, "big") == 298
+        assert int.from_bytes(nonce, "big") == nonces[sender]
+        assert result.signer_nonce.value == nonces[sender] + 1
+        assert (
+            int.from_bytes(to, "big")
+            == result.contractID.contractNum
+            == item.record.receipt.contractID.contractNum
+        )
+        assert call_data == result.functionParameters
+        assert item.record.ethereum_hash == keccak.new(digest_bits=256, data=data).digest()
+        assert sender in wallets and _num(item.body.transactionID.accountID) != sender  # a relay pays
+        nonces[sender] += 1
+    for account, address in wallets.items():
+        assert truth["accounts"][account]["evm_address"] == address.hex()
+        assert truth["accounts"][account]["ethereum_nonce"] == nonces[account]

@@ -57,6 +57,7 @@ _BODY_MODULES = (
     "crypto_delete_allowance",
     "crypto_transfer",
     "crypto_update",
+    "ethereum_transaction",
     "file_append",
     "file_update",
     "schedule_create",

@@ -29,6 +29,8 @@ class Account:
     receiver_sig_required: bool = False
     staked_node_id: int | None = None
     decline_reward: bool = False
+    evm_address: bytes = b""
+    ethereum_nonce: int = 0
     pinned: bool = False
     """Involved in something besides hbar (tokens, schedules, allowances, topics): never deleted."""
 
@@ -131,6 +133,7 @@ class Ledger:
     accounts: dict[int, Account] = field(default_factory=dict)
     users: list[int] = field(default_factory=list)
     """Live user accounts (random picks); a deleted account leaves it."""
+    ecdsa_accounts: list[Account] = field(default_factory=list)
     tokens: dict[int, Token] = field(default_factory=dict)
     token_list: list[Token] = field(default_factory=list)
     fungible: list[Token] = field(default_factory=list)

@@ -9,7 +9,7 @@ import functools
 from collections import deque
 from collections.abc import Callable
 
-from ledgermirror.simulator import airdrops, crypto, services, tokens
+from ledgermirror.simulator import airdrops, contracts, crypto, ethereum, services, tokens
 from ledgermirror.simulator.emitter import Emitter
 
 Generator = Callable[[Emitter], bool]
@@ -53,8 +53,10 @@ WEIGHTS: tuple[tuple[str, int, Generator], ...] = (
     ("schedule sign", 7, services.sign_schedule),
     ("schedule delete", 2, services.delete_schedule),
     ("prng", 10, services.prng),
-    ("contract create", 2, services.create_contract),
-    ("contract call", 20, services.call_contract),
+    ("contract create", 2, contracts.create_contract),
+    ("contract call", 20, contracts.call_contract),
+    ("ECDSA account create", 3, ethereum.create_ecdsa_account),
+    ("ethereum call", 10, ethereum.ethereum_call),
 )
 
 TOUR: tuple[str, ...] = (
@@ -97,6 +99,8 @@ TOUR: tuple[str, ...] = (
     "prng",
     "contract create",
     "contract call",
+    "ECDSA account create",
+    "ethereum call",
     "fungible burn",
 )
 _TOUR_RETRIES = 5

@@ -40,6 +40,7 @@ FEES = {
     "util_prng": 2_000_000,
     "contractCreateInstance": 2_000_000_000,
     "contractCall": 100_000_000,
+    "ethereumTransaction": 100_000_000,
 }
 """Typical charged fees in tinybars (a few hundredths of a US cent to a dollar at 5 cents per hbar)."""
 

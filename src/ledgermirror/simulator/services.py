@@ -1,6 +1,5 @@
-"""Consensus, schedule, utility and contract generators: topics and their messages (sequence numbers and
-v3 running hashes), scheduled transfers signed later and executed as a child, PRNG, and contract
-create/call with the sidecar records (bytecode, state changes, actions) the network writes for them."""
+"""Consensus, schedule and utility generators: topics and their messages (sequence numbers and v3 running
+hashes), scheduled transfers signed later and executed as a child, PRNG."""
 
 from __future__ import annotations
 
@@ -10,13 +9,12 @@ import struct
 from ledgermirror.simulator import picks
 from ledgermirror.simulator.emitter import Emitter, Tx
 from ledgermirror.simulator.hapi import set_timestamp
-from ledgermirror.simulator.ledger_state import Contract, Schedule, Topic
+from ledgermirror.simulator.ledger_state import Schedule, Topic
 from ledgermirror.simulator.picks import HBAR
 
 RUNNING_HASH_VERSION = 3
 _TOPIC_MEMOS = ("price feed", "audit log", "chat", "supply chain events", "votes", "iot readings")
 _MESSAGES = ("temperature=21.5", "order shipped", "hello", "vote: yes", "checkpoint", "price 0.0521", "ping")
-_GAS = 300_000
 
 
 def topic_running_hash(
@@ -233,124 +231,3 @@ def prng(em: Emitter) -> bool:
         record.prng_bytes = em.rng.randbytes(48)
     em.emit(Tx(payer, "util_prng", body, picks.fee(em, "util_prng")), record)
     return True
-
-
-def _word(value: int) -> bytes:
-    return value.to_bytes(32, "big")
-
-
-def create_contract(em: Emitter) -> bool:
-    """A contract deployed from inline initcode: its bytecode and first storage writes go to sidecars."""
-    payer = picks.payer(em, 500 * HBAR)
-    if payer is None:
-        return False
-    hapi = em.hapi
-    runtime = bytes.fromhex("6080604052") + em.rng.randbytes(em.rng.randrange(64, 256))
-    initcode = bytes.fromhex("608060405234801561001057600080fd5b50") + runtime
-    num = em.ledger.new_num()
-    body = hapi.bodies["contract_create"].ContractCreateTransactionBody(
-        initcode=initcode,
-        gas=_GAS,
-        memo="simulated contract",
-        adminKey=picks.key_message(em, em.ledger.accounts[payer].key),
-    )
-    body.autoRenewPeriod.seconds = 7_776_000
-    record = em.new_record()
-    record.receipt.contractID.contractNum = num
-    result = record.contractCreateResult
-    result.contractID.contractNum = num
-    result.gasUsed = em.rng.randrange(50_000, _GAS)
-    result.gas = _GAS
-    result.sender_id.accountNum = payer
-    result.evm_address.value = num.to_bytes(20, "big")
-    result.contractCallResult = runtime
-    contract = Contract(num, 0, payer, runtime, initcode)
-    slot, value = _word(0), _word(em.rng.randrange(1, 1 << 64))
-    contract.storage[slot] = value
-    sidecars = _sidecars(em, num, payer, [(slot, b"", value)], bytecode=(initcode, runtime))
-    contract.created_timestamp = em.emit(
-        Tx(payer, "contractCreateInstance", body, picks.fee(em, "contractCreateInstance"), sidecars=sidecars),
-        record,
-    )
-    em.ledger.contracts[num] = contract
-    em.ledger.contract_list.append(contract)
-    em.ledger.balances.setdefault(num, 0)
-    return True
-
-
-def call_contract(em: Emitter) -> bool:
-    """A call that reads one slot and writes another, with a log; state changes and actions go to sidecars."""
-    contract = picks.sample(em, em.ledger.contract_list)
-    if contract is None:
-        return False
-    payer = picks.payer(em, 50 * HBAR)
-    if payer is None:
-        return False
-    hapi = em.hapi
-    parameters = bytes.fromhex("6057361d") + _word(em.rng.randrange(1 << 32))
-    body = hapi.bodies["contract_call"].ContractCallTransactionBody(gas=_GAS, functionParameters=parameters)
-    body.contractID.contractNum = contract.num
-    read_slot = _word(0)
-    write_slot = _word(em.rng.randrange(1, 8))
-    value = _word(em.rng.randrange(1, 1 << 64))
-    changes = [
-        (read_slot, contract.storage.get(read_slot, b""), None),
-        (write_slot, contract.storage.get(write_slot, b""), value),
-    ]
-    record = em.new_record()
-    record.receipt.contractID.contractNum = contract.num
-    result = record.contractCallResult
-    result.contractID.contractNum = contract.num
-    result.contractCallResult = value
-    result.gasUsed = em.rng.randrange(21_000, _GAS)
-    result.gas = _GAS
-    result.functionParameters = parameters
-    result.sender_id.accountNum = payer
-    log = result.logInfo.add(data=value)
-    log.contractID.contractNum = contract.num
-    log.topic.append(hashlib.sha256(b"ValueChanged(uint256)").digest())
-    sidecars = _sidecars(em, contract.num, payer, changes, call=(parameters, value, result.gasUsed))
-    em.emit(Tx(payer, "contractCall", body, picks.fee(em, "contractCall"), sidecars=sidecars), record)
-    contract.storage[write_slot] = value
-    contract.calls += 1
-    return True
-
-
-def _sidecars(
-    em: Emitter,
-    contract: int,
-    payer: int,
-    changes: list[tuple[bytes, bytes, bytes | None]],
-    *,
-    bytecode: tuple[bytes, bytes] | None = None,
-    call: tuple[bytes, bytes, int] | None = None,
-) -> tuple[object, ...]:
-    """The item's sidecar records; their consensus timestamp is set when the item's time is known."""
-    hapi = em.hapi
-    records = []
-    state = hapi.sidecar.TransactionSidecarRecord()
-    change = state.state_changes.contract_state_changes.add()
-    change.contract_id.contractNum = contract
-    for slot, read, written in changes:
-        storage = change.storage_changes.add(slot=slot.lstrip(b"\0"), value_read=read.lstrip(b"\0"))
-        if written is not None:
-            storage.value_written.value = written.lstrip(b"\0")
-    records.append(state)
-    if call is not None:
-        actions = hapi.sidecar.TransactionSidecarRecord()
-        action = actions.actions.contract_actions.add(
-            call_type=1, gas=_GAS, input=call[0], value=0, gas_used=call[2], output=call[1], call_depth=0
-        )
-        action.calling_account.accountNum = payer
-        action.recipient_contract.contractNum = contract
-        action.call_operation_type = 1
-        records.append(actions)
-    if bytecode is not None:
-        code = hapi.sidecar.TransactionSidecarRecord()
-        code.bytecode.contract_id.contractNum = contract
-        code.bytecode.initcode = bytecode[0]
-        code.bytecode.runtime_bytecode = bytecode[1]
-        records.append(code)
-    for sidecar in records:
-        set_timestamp(sidecar.consensus_timestamp, em.peek())
-    return tuple(records)

@@ -146,6 +146,8 @@ def _accounts(ledger: Ledger) -> dict[str, Any]:
             "max_automatic_token_associations": a.max_automatic_token_associations,
             "staked_node_id": a.staked_node_id,
             "decline_reward": a.decline_reward,
+            "evm_address": a.evm_address.hex() if a.evm_address else None,
+            "ethereum_nonce": a.ethereum_nonce,
         }
         for a in sorted(ledger.accounts.values(), key=lambda account: account.num)
     }
