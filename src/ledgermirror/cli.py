@@ -106,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seconds", type=_positive, default=60, help="simulated seconds (default 60)")
     simulate.add_argument("--tps", type=_positive, default=100, help="transactions per second (default 100)")
     simulate.add_argument("--seed", type=int, default=0, help="the seed: same seed, same bytes (default 0)")
+    simulate.add_argument(
+        "--layout",
+        choices=("account", "node-id"),
+        default="account",
+        help="node folders: recordstreams/record0.0.N/ (account, default) or HIP-679 simulated/0/<node>/record/",
+    )
     status_cli.register(commands)
     return parser
 
@@ -235,7 +241,9 @@ def _conformance(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> int:
     from ledgermirror.simulator.run import simulate
 
-    summary = simulate(args.out, nodes=args.nodes, seconds=args.seconds, tps=args.tps, seed=args.seed)
+    summary = simulate(
+        args.out, nodes=args.nodes, seconds=args.seconds, tps=args.tps, seed=args.seed, layout=args.layout
+    )
     print(
         f"simulated {summary.transactions} transactions in {summary.record_files} record files "
         f"({summary.sidecar_files} with a sidecar, {summary.bytes_written} bytes) into {summary.out} "

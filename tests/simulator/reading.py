@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ class Item:
 
 
 def node_folders(out: Path) -> list[Path]:
-    return sorted((out / "recordstreams").iterdir(), key=lambda path: int(path.name.rsplit(".", 1)[1]))
+    """The node folders in node order, as truth.json lists them (either layout)."""
+    truth = json.loads((out / "truth.json").read_text())
+    return [out / folder for folder in truth["network"]["folders"]]
 
 
 def verify_all(out: Path) -> list[VerifiedRecordFile]:

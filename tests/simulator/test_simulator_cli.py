@@ -31,6 +31,25 @@ def test_simulate_writes_a_network_and_reports_it(tmp_path: Path) -> None:
     assert (out / "keys" / "node0.pem").read_text().startswith("-----BEGIN PRIVATE KEY-----")
 
 
+def test_simulate_writes_the_node_id_layout(tmp_path: Path) -> None:
+    arguments = ["--out", str(tmp_path), "--nodes", "2", "--seconds", "2", "--tps", "5", "--layout", "node-id"]
+    result = subprocess.run(
+        [sys.executable, "-m", "ledgermirror", "simulate", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    truth = json.loads((tmp_path / "truth.json").read_text())
+    assert truth["network"]["folders"] == ["simulated/0/0/record", "simulated/0/1/record"]
+    for node in ("0", "1"):
+        folder = tmp_path / "simulated" / "0" / node / "record"
+        assert len(list(folder.glob("*.rcd.gz"))) == len(list(folder.glob("*.rcd_sig"))) == 1
+        assert (folder / "sidecar").is_dir()
+    assert not (tmp_path / "recordstreams").exists()
+
+
 def test_simulate_refuses_a_bad_argument(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "ledgermirror", "simulate", "--out", str(tmp_path), "--tps", "0"],

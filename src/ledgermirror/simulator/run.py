@@ -8,6 +8,8 @@ Layout of ``out``::
     recordstreams/record0.0.<3+i>/<ts>.rcd_sig    node i's signature file of each record file
     recordstreams/record0.0.<3+i>/sidecar/<ts>_01.rcd.gz   the sidecar of a record file with contract items
     truth.json                                    what the network holds at the end (see truth.py)
+
+With ``layout="node-id"`` the node folders are HIP-679's ``simulated/0/<i>/record/`` instead.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ HAPI_VERSION = (0, 66, 0)
 DEFAULT_START = calendar.timegm((2026, 1, 1, 0, 0, 0, 0, 0, 0)) * 1_000_000_000
 BOOTSTRAP_ACCOUNTS = 30
 EXCHANGE_RATE_EVERY_FILES = 30
+ACCOUNT_LAYOUT = "account"
+NODE_ID_LAYOUT = "node-id"
+LAYOUTS = (ACCOUNT_LAYOUT, NODE_ID_LAYOUT)
+NETWORK_NAME = "simulated"
+"""The network folder of the HIP-679 layout."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +63,14 @@ def simulate(
     tps: int = 100,
     seed: int = 0,
     start: int = DEFAULT_START,
+    layout: str = ACCOUNT_LAYOUT,
 ) -> Summary:
-    """Write ``seconds // 2`` record files (at least one) of about ``2 * tps`` transactions each."""
+    """Write ``seconds // 2`` record files (at least one) of about ``2 * tps`` transactions each, in the
+    ``recordstreams/record0.0.N/`` layout or (``layout="node-id"``) HIP-679's ``<network>/0/<node>/record/``."""
     if nodes < 1 or seconds < 1 or tps < 1:
         raise ValueError("nodes, seconds and tps must be positive")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}")
     began = time.perf_counter()
     node_keys = [keys.node_private_key(seed, node_id) for node_id in range(nodes)]
     seconds_keys = time.perf_counter() - began
@@ -69,7 +80,7 @@ def simulate(
     ledger = Ledger()
     em = Emitter(protos, ledger, rng, node_accounts)
     book = system.address_book(protos, [key.public_key() for key in node_keys])
-    folders = _prepare(out, node_accounts, node_keys, book)
+    folders = _prepare(out, node_accounts, node_keys, book, layout)
     file_count = max(1, seconds // FILE_SECONDS)
     mix = Mix(em)
     _bootstrap(mix, book, nodes)
@@ -121,6 +132,8 @@ def simulate(
         "seconds": seconds,
         "tps": tps,
         "address_book": "addressbook.bin",
+        "layout": layout,
+        "folders": [str(folder.relative_to(out)) for folder in folders],
     }
     files = {
         "count": len(names),
@@ -135,7 +148,9 @@ def simulate(
     return Summary(out, len(names), em.transactions, sidecars, written, seconds_keys, time.perf_counter() - began)
 
 
-def _prepare(out: Path, accounts: list[int], node_keys: list[rsa.RSAPrivateKey], book: bytes) -> list[Path]:
+def _prepare(
+    out: Path, accounts: list[int], node_keys: list[rsa.RSAPrivateKey], book: bytes, layout: str
+) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "addressbook.bin").write_bytes(book)
     (out / "keys").mkdir(exist_ok=True)
@@ -143,7 +158,10 @@ def _prepare(out: Path, accounts: list[int], node_keys: list[rsa.RSAPrivateKey],
     for node_id, (account, key) in enumerate(zip(accounts, node_keys, strict=True)):
         pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
         (out / "keys" / f"node{node_id}.pem").write_bytes(pem)
-        folder = out / "recordstreams" / f"record0.0.{account}"
+        if layout == ACCOUNT_LAYOUT:
+            folder = out / "recordstreams" / f"record0.0.{account}"
+        else:
+            folder = out / NETWORK_NAME / "0" / str(node_id) / "record"
         (folder / "sidecar").mkdir(parents=True, exist_ok=True)
         folders.append(folder)
     return folders
