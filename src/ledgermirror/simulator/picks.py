@@ -96,8 +96,27 @@ def memo(em: Emitter, words: tuple[str, ...]) -> str:
     return " ".join(em.rng.choice(words) for _ in range(em.rng.randrange(1, 4)))
 
 
-def add_user(em: Emitter, num: int, key: bytes, created: int, **fields: object) -> Account:
-    account = Account(num, key, created, **fields)  # type: ignore[arg-type]
+def add_user(
+    em: Emitter,
+    num: int,
+    key: bytes,
+    created: int,
+    *,
+    memo: str = "",
+    alias: bytes = b"",
+    max_automatic_token_associations: int = 0,
+    staked_node_id: int | None = None,
+) -> Account:
+    """A new live user account in the ledger."""
+    account = Account(
+        num,
+        key,
+        created,
+        memo=memo,
+        alias=alias,
+        max_automatic_token_associations=max_automatic_token_associations,
+        staked_node_id=staked_node_id,
+    )
     em.ledger.accounts[num] = account
     em.ledger.users.append(num)
     return account
