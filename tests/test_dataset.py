@@ -24,9 +24,9 @@ MAIN_TABLES = (
     "file_data",
 )  # fmt: skip
 CHECKSUMMED = (
-    "entity", "token", "token_account", "crypto_allowance", "token_allowance", "nft", "token_airdrop",
-    "account_balance", "token_balance", "record_file", "transaction", "crypto_transfer", "address_book_entry",
-    "node_stake",
+    "entity", "entity_history", "token", "token_history", "token_account", "crypto_allowance", "token_allowance",
+    "nft", "token_airdrop", "account_balance", "token_balance", "record_file", "transaction", "crypto_transfer",
+    "address_book_entry", "node_stake",
 )  # fmt: skip
 
 
@@ -126,6 +126,21 @@ def test_small_fills_every_main_table(first: Loaded) -> None:
     assert fetchval(first.uri, entries) == 4
 
 
+def test_updated_entities_and_tokens_have_history(first: Loaded) -> None:
+    """A realistic share of accounts and tokens changed after creation; their earlier versions are history."""
+    accounts = fetchval(first.uri, "select count(*) from entity where type = 'ACCOUNT' and num >= 1001")
+    updated = fetchval(first.uri, "select count(distinct id) from entity_history where type = 'ACCOUNT'")
+    assert first.counts["entity_history"] == fetchval(first.uri, "select count(*) from entity_history")
+    assert 0.05 * accounts < updated < 0.25 * accounts
+    assert fetchval(first.uri, "select count(*) from entity_history where type = 'TOKEN'") > 0
+    assert fetchval(first.uri, "select count(*) from entity_history h join entity e using (id) "
+                               "where e.deleted and not h.deleted") > 0  # fmt: skip
+    tokens = first.counts["token_history"]
+    assert tokens == fetchval(first.uri, "select count(*) from token_history") and 0 < tokens < 60
+    assert fetchval(first.uri, "select count(*) from token_history h join token t using (token_id) "
+                               "where h.total_supply < t.total_supply") > 0  # fmt: skip
+
+
 def test_is_loaded_flips_and_a_second_load_is_refused(first: Loaded) -> None:
     assert first.loaded_before is False
     assert first.loaded_after is True
@@ -189,6 +204,20 @@ INVARIANTS = {
     "pending airdrops go to unassociated accounts": (
         "select count(*) from token_airdrop d join token_account a "
         "on a.account_id = d.receiver_account_id and a.token_id = d.token_id"
+    ),
+    "entity history ends where the current version begins": (
+        "select count(*) from entity_history h left join entity e using (id) "
+        "where e.id is null or upper(h.timestamp_range) <> lower(e.timestamp_range) "
+        "or lower(h.timestamp_range) <> h.created_timestamp or upper_inf(h.timestamp_range)"
+    ),
+    "token history ends where the current version begins": (
+        "select count(*) from token_history h left join token t using (token_id) "
+        "where t.token_id is null or upper(h.timestamp_range) <> lower(t.timestamp_range) "
+        "or lower(h.timestamp_range) <> h.created_timestamp or upper_inf(h.timestamp_range)"
+    ),
+    "current versions are open": (
+        "select (select count(*) from entity where not upper_inf(timestamp_range))"
+        " + (select count(*) from token where not upper_inf(timestamp_range))"
     ),
     "every token has its default custom fee": (
         "select count(*) from token t left join custom_fee f on f.entity_id = t.token_id "

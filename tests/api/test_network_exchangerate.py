@@ -7,15 +7,8 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.api.test_system_files import (
-    APPEND,
-    CORRUPT,
-    CREATE,
-    UPDATE,
-    file_rows,
-    rate_file,
-    reference_schema_errors,
-)
+from tests.api.test_system_files import APPEND, CREATE, UPDATE, file_rows, reference_schema_errors
+from tests.hapi_files import CORRUPT, rate_file
 from tests.support import Ledger, reconfigure
 
 from ledgermirror.api.resources import system_files

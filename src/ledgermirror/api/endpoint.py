@@ -17,7 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ledgermirror.api.context import AppContext, context_of
-from ledgermirror.api.errors import ApiError, InternalError
+from ledgermirror.api.errors import ANSWERED, InternalError, api_error
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.responses import TEXT_TYPE, Rendered, error_response, render_json
 
@@ -62,8 +62,8 @@ class Endpoint:
         if rendered is None:
             try:
                 page = await self.handler(request, ctx)
-            except ApiError as error:
-                return error_response(error)
+            except ANSWERED as error:
+                return error_response(api_error(error))
             except Exception:
                 _log.exception("unhandled error", extra={"path": request.scope["path"]})
                 return error_response(InternalError())

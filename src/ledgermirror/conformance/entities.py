@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgermirror.conformance.ids import Context, encode, encoded_id, spec_id, string_id
-from ledgermirror.conformance.rows import Row, pick, routed
+from ledgermirror.conformance.ids import Context, encoded_id, spec_id, string_id
+from ledgermirror.conformance.rows import Row, every_column, routed
 from ledgermirror.conformance.values import (
     base32_decode,
     hex_or_bytes,
@@ -19,6 +19,7 @@ from ledgermirror.conformance.values import (
     to_bigint,
     value_to_buffer,
 )
+from ledgermirror.ledger.entity_id import encode_entity_id
 
 DEFAULT_PUBLIC_KEY = "4a5ad514f0957fa170a676210c9bdbddf3bc9519702cf915fa6767a40463b96f"
 _NANOS_PER_DAY = 86_400 * 1_000_000_000
@@ -58,9 +59,6 @@ def _entity_defaults(ctx: Context) -> dict[str, Any]:
     }
 
 
-_ENTITY_COLUMNS = tuple(sorted(_entity_defaults(Context())))
-
-
 def _entity(item: dict[str, Any], ctx: Context, overrides: dict[str, Any]) -> dict[str, Any]:
     """The converted entity (all columns), the reference's ``addEntity``."""
     entity = {**_entity_defaults(ctx), **overrides, **item}
@@ -70,7 +68,7 @@ def _entity(item: dict[str, Any], ctx: Context, overrides: dict[str, Any]) -> di
         num_source = entity["id"]
     else:
         num_source = 0
-    entity["id"] = encode(
+    entity["id"] = encode_entity_id(
         to_bigint(entity["shard"], "shard"),
         to_bigint(entity["realm"], "realm"),
         to_bigint(num_source, "num"),
@@ -86,13 +84,13 @@ def _entity(item: dict[str, Any], ctx: Context, overrides: dict[str, Any]) -> di
 
 def entity_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     """``entities``: plain entity defaults (memo "entity memo", type ACCOUNT)."""
-    return [routed("entity", pick(_entity(item, ctx, {}), _ENTITY_COLUMNS))]
+    return [routed("entity", every_column("entity", _entity(item, ctx, {})))]
 
 
 def account_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     """``accounts``: entity defaults plus a public key and max_automatic_token_associations 0."""
     overrides = {"max_automatic_token_associations": 0, "public_key": DEFAULT_PUBLIC_KEY, "type": "ACCOUNT"}
-    return [routed("entity", pick(_entity(item, ctx, overrides), _ENTITY_COLUMNS))]
+    return [routed("entity", every_column("entity", _entity(item, ctx, overrides)))]
 
 
 def contract_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
@@ -104,14 +102,14 @@ def contract_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
         "type": "CONTRACT",
     }
     entity = _entity(item, ctx, overrides)
-    rows = [routed("entity", pick(entity, _ENTITY_COLUMNS))]
+    rows = [routed("entity", every_column("entity", entity))]
     if is_history(entity["timestamp_range"]):
         return rows
     contract = {"file_id": None, "id": None, "initcode": None, "runtime_bytecode": None, **entity, **item}
     contract["initcode"] = value_to_buffer(contract["initcode"])
     contract["runtime_bytecode"] = value_to_buffer(contract["runtime_bytecode"])
     contract["file_id"] = spec_id(contract["file_id"], ctx)
-    rows.append(Row("contract", pick(contract, ("file_id", "id", "initcode", "runtime_bytecode"))))
+    rows.append(Row("contract", every_column("contract", contract)))
     return rows
 
 
@@ -161,8 +159,7 @@ def crypto_allowance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     }
     for column in ("owner", "payer_account_id", "spender"):
         allowance[column] = spec_id(allowance[column], ctx)
-    columns = ("amount", "amount_granted", "owner", "payer_account_id", "spender", "timestamp_range")
-    return [routed("crypto_allowance", pick(allowance, columns))]
+    return [routed("crypto_allowance", every_column("crypto_allowance", allowance))]
 
 
 def staking_reward_transfer_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
@@ -172,8 +169,7 @@ def staking_reward_transfer_rows(item: dict[str, Any], ctx: Context) -> list[Row
     payer = item.get("payer_account_id")
     transfer["account_id"] = encoded_id(account, ctx) if js_truthy(account) else 1001
     transfer["payer_account_id"] = encoded_id(payer, ctx) if js_truthy(payer) else 950
-    columns = ("account_id", "amount", "consensus_timestamp", "payer_account_id")
-    return [Row("staking_reward_transfer", pick(transfer, columns))]
+    return [Row("staking_reward_transfer", every_column("staking_reward_transfer", transfer))]
 
 
 def entity_stake_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
@@ -192,16 +188,7 @@ def entity_stake_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
         day = to_bigint(stake["end_stake_period"], "end_stake_period")
         stake["timestamp_range"] = f"[{(day + 1) * _NANOS_PER_DAY + 1},)"
     stake["id"] = spec_id(stake["id"], ctx)
-    columns = (
-        "end_stake_period",
-        "id",
-        "pending_reward",
-        "staked_node_id_start",
-        "staked_to_me",
-        "stake_total_start",
-        "timestamp_range",
-    )
-    return [routed("entity_stake", pick(stake, columns))]
+    return [routed("entity_stake", every_column("entity_stake", stake))]
 
 
 def entity_transaction_rows(item: dict[str, Any], ctx: Context) -> list[Row]:

@@ -1,18 +1,17 @@
 """Loads the ``setup`` object of a reference JSON spec test into our PostgreSQL schema.
 
 The keys are loaded in the reference harness's fixed order, each item merged over the reference defaults and
-converted with its rules (see the sibling converter modules). Every value is sent as the text node-postgres
-would send and cast to the column's type in SQL (``$n::text::<type>``), so PostgreSQL applies its own input
-rules exactly as it does for the reference harness. Rows whose ``timestamp_range`` does not end in ``,)`` go
-to ``<table>_history``.
+converted with its rules (see the sibling converter modules). Every value is rendered as the text
+node-postgres would send, and the writer (:func:`ledgermirror.db.write.insert_text`) casts it to the column's
+type from the schema model, so PostgreSQL applies its own input rules exactly as it does for the reference
+harness. Rows whose ``timestamp_range`` does not end in ``,)`` go to the table's ``_history`` twin (the
+model's routing, see :mod:`.rows`).
 
 ``config``, ``features`` and ``sql`` are not data and are ignored here; the runner applies them.
 """
 
 from __future__ import annotations
 
-import contextlib
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ from ledgermirror.conformance import entities, network, tokens, transactions
 from ledgermirror.conformance.ids import Context
 from ledgermirror.conformance.rows import Row
 from ledgermirror.conformance.values import SetupValueError, pg_text
+from ledgermirror.db import write
 
 Converter = Callable[[dict[str, Any], Context], list[Row]]
 
@@ -67,19 +67,6 @@ LOAD_ORDER: tuple[tuple[str, Converter | None], ...] = (
 NOT_DATA = frozenset({"config", "features", "sql"})
 _KNOWN = frozenset(key for key, _ in LOAD_ORDER)
 
-_COLUMN_TYPES_SQL = """
-select c.relname, a.attname, format_type(a.atttypid, null)
-from pg_attribute a
-join pg_class c on c.oid = a.attrelid
-join pg_namespace n on n.oid = c.relnamespace
-where n.nspname = 'public' and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
-"""
-
-# Column types per connection (the schema does not change while fixtures load).
-_column_types: weakref.WeakKeyDictionary[asyncpg.Connection, dict[str, dict[str, str]]] = (
-    weakref.WeakKeyDictionary()
-)
-
 # Errors a converter or an insert can raise for a bad spec item.
 _ITEM_ERRORS = (
     SetupValueError,
@@ -97,37 +84,8 @@ class LoaderError(Exception):
     """A setup the loader cannot load; the message names the spec, the setup key and the row index."""
 
 
-def _quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
-
-
-async def _types(conn: asyncpg.Connection) -> dict[str, dict[str, str]]:
-    """Column types of every public table, cached per connection when it can be weakly referenced (a pool's
-    connection proxy cannot, so it is asked once per load)."""
-    try:
-        cached = _column_types.get(conn)
-    except TypeError:
-        cached = None
-    if cached is None:
-        cached = {}
-        for table, column, type_name in await conn.fetch(_COLUMN_TYPES_SQL):
-            cached.setdefault(table, {})[column] = type_name
-        with contextlib.suppress(TypeError):
-            _column_types[conn] = cached
-    return cached
-
-
-async def _insert(conn: asyncpg.Connection, all_types: dict[str, dict[str, str]], row: Row) -> None:
-    types = all_types.get(row.table)
-    if types is None:
-        raise SetupValueError(f"table {row.table} does not exist")
-    columns = list(row.values)
-    unknown = [column for column in columns if column not in types]
-    if unknown:
-        raise SetupValueError(f"table {row.table} has no column {', '.join(unknown)}")
-    placeholders = ", ".join(f"${index}::text::{types[column]}" for index, column in enumerate(columns, 1))
-    sql = f"insert into {_quote(row.table)} ({', '.join(map(_quote, columns))}) values ({placeholders})"
-    await conn.execute(sql, *(pg_text(row.values[column]) for column in columns))
+async def _insert(conn: asyncpg.Connection, row: Row) -> None:
+    await write.insert_text(conn, row.table, {column: pg_text(value) for column, value in row.values.items()})
 
 
 def _items(setup: dict[str, Any], key: str, spec: str) -> list[Any]:
@@ -167,7 +125,6 @@ async def load_setup(
         raise LoaderError(f"{spec}: setup must be an object")
     _check_keys(setup, spec)
     ctx = Context(shard=shard, realm=realm)
-    types = await _types(conn)
     async with conn.transaction():
         for key, converter in LOAD_ORDER:
             if converter is None:
@@ -178,6 +135,6 @@ async def load_setup(
                     raise LoaderError(f"{where}: expected an object, not {type(item).__name__}")
                 try:
                     for row in converter(item, ctx):
-                        await _insert(conn, types, row)
+                        await _insert(conn, row)
                 except _ITEM_ERRORS as exc:
                     raise LoaderError(f"{where}: {type(exc).__name__}: {exc}") from exc

@@ -8,7 +8,7 @@ from typing import Any
 
 from ledgermirror.conformance.entities import DEFAULT_PUBLIC_KEY
 from ledgermirror.conformance.ids import Context, spec_id
-from ledgermirror.conformance.rows import Row, pick
+from ledgermirror.conformance.rows import Row, every_column, pick
 from ledgermirror.conformance.values import (
     buffer_from,
     js_truthy,
@@ -16,6 +16,8 @@ from ledgermirror.conformance.values import (
     node_hex,
     value_to_buffer,
 )
+from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, FEE_SCHEDULE_FILE
+from ledgermirror.ledger.transaction_codes import FILECREATE
 
 _LAST_NANO_OF_DAY_0 = 86_400_000_000_000 - 1
 
@@ -100,8 +102,7 @@ def address_book_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     given = item.get("file_data")
     book["file_data"] = given.encode() if isinstance(given, str) else buffer_from(book["file_data"])
     book["file_id"] = spec_id(book["file_id"], ctx)
-    columns = ("start_consensus_timestamp", "end_consensus_timestamp", "file_id", "node_count", "file_data")
-    return [Row("address_book", pick(book, columns))]
+    return [Row("address_book", every_column("address_book", book))]
 
 
 def address_book_entry_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
@@ -120,17 +121,7 @@ def address_book_entry_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     given = item.get("node_cert_hash")
     entry["node_cert_hash"] = node_hex(given) if isinstance(given, str) else buffer_from(entry["node_cert_hash"])
     entry["node_account_id"] = spec_id(entry["node_account_id"], ctx)
-    columns = (
-        "consensus_timestamp",
-        "memo",
-        "public_key",
-        "node_id",
-        "node_account_id",
-        "node_cert_hash",
-        "description",
-        "stake",
-    )
-    return [Row("address_book_entry", pick(entry, columns))]
+    return [Row("address_book_entry", every_column("address_book_entry", entry))]
 
 
 def address_book_service_endpoint_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
@@ -143,13 +134,13 @@ def address_book_service_endpoint_rows(item: dict[str, Any], ctx: Context) -> li
         "port": 50211,
         **item,
     }
-    columns = ("consensus_timestamp", "domain_name", "ip_address_v4", "node_id", "port")
-    return [Row("address_book_service_endpoint", pick(endpoint, columns))]
+    return [Row("address_book_service_endpoint", every_column("address_book_service_endpoint", endpoint))]
 
 
 def node_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
-    """``nodes``: always the current ``node`` table; admin_key by valueToBuffer (base64 default)."""
-    node = {
+    """``nodes``: always the current ``node`` table; admin_key by valueToBuffer (base64 default). The
+    reference writes the columns it has defaults for."""
+    defaults: dict[str, Any] = {
         "account_id": None,
         "admin_key": "OiG1sc5qQaLDwUfqfBg8urypfFGcwlesArZzBDsEgvyr0MQ",
         "created_timestamp": _DEFAULT_NODE_CREATED_TIMESTAMP,
@@ -158,23 +149,13 @@ def node_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
         "grpc_proxy_endpoint": {"domain_name": "localhost", "ip_address_v4": "", "port": 80},
         "node_id": 0,
         "timestamp_range": "[0,)",
-        **item,
     }
+    node = {**defaults, **item}
     node["admin_key"] = value_to_buffer(node["admin_key"])
     endpoint = node["grpc_proxy_endpoint"]
     node["grpc_proxy_endpoint"] = json_text(endpoint) if js_truthy(endpoint) else None
     node["account_id"] = spec_id(node["account_id"], ctx)
-    columns = (
-        "account_id",
-        "admin_key",
-        "created_timestamp",
-        "decline_reward",
-        "deleted",
-        "grpc_proxy_endpoint",
-        "node_id",
-        "timestamp_range",
-    )
-    return [Row("node", pick(node, columns))]
+    return [Row("node", pick(node, defaults))]
 
 
 def _stake_row(table: str, defaults: dict[str, Any], item: dict[str, Any]) -> list[Row]:
@@ -208,13 +189,16 @@ def network_stake_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
 def file_data_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     """``filedata``: a string is hex for entity_id given as the number 111 or 112, else UTF-8."""
     entity = item.get("entity_id")
-    hex_encoded = isinstance(entity, (int, float)) and not isinstance(entity, bool) and entity in (111, 112)
-    data = {"transaction_type": 17, **item}
+    hex_encoded = (
+        isinstance(entity, (int, float))
+        and not isinstance(entity, bool)
+        and entity in (FEE_SCHEDULE_FILE, EXCHANGE_RATE_FILE)
+    )
+    data = {"transaction_type": FILECREATE, **item}
     given = item.get("file_data")
     if isinstance(given, str):
         data["file_data"] = node_hex(given) if hex_encoded else given.encode()
     else:
         data["file_data"] = buffer_from(data.get("file_data"))
     data["entity_id"] = spec_id(data.get("entity_id"), ctx)
-    columns = ("file_data", "consensus_timestamp", "entity_id", "transaction_type")
-    return [Row("file_data", pick(data, columns))]
+    return [Row("file_data", every_column("file_data", data))]

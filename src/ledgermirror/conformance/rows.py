@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from ledgermirror.conformance.values import is_history
+from ledgermirror.db import schema
 
 
 class Row(NamedTuple):
@@ -16,10 +18,16 @@ class Row(NamedTuple):
 
 
 def routed(base: str, values: dict[str, Any]) -> Row:
-    """A row for ``base`` or ``base_history``, by the row's ``timestamp_range``."""
-    return Row(f"{base}_history" if is_history(values["timestamp_range"]) else base, values)
+    """A row for ``base`` or its ``_history`` twin (the schema model's routing), by the row's
+    ``timestamp_range``: the reference sends a range that does not end in ``,)`` to the twin."""
+    return Row(schema.routed(base, is_history(values["timestamp_range"])).name, values)
 
 
-def pick(source: dict[str, Any], columns: tuple[str, ...] | list[str]) -> dict[str, Any]:
+def pick(source: dict[str, Any], columns: Iterable[str]) -> dict[str, Any]:
     """The given columns of a merged item; a missing column is NULL (JS ``undefined``)."""
     return {column: source.get(column) for column in columns}
+
+
+def every_column(table: str, source: dict[str, Any]) -> dict[str, Any]:
+    """Every column of ``table`` (the schema model's list) from a merged item; a missing one is NULL."""
+    return pick(source, schema.table(table).column_names)

@@ -11,8 +11,10 @@ import copy
 from typing import Any
 
 from ledgermirror.conformance.ids import Context, encoded_id, spec_id, string_id
-from ledgermirror.conformance.rows import Row, pick, routed
+from ledgermirror.conformance.rows import Row, every_column, routed
 from ledgermirror.conformance.values import is_history, js_str, js_truthy, json_text, value_to_buffer
+from ledgermirror.db import schema
+from ledgermirror.ledger.int64 import INT64_MAX
 
 _TOKEN_DEFAULTS: dict[str, Any] = {
     "created_timestamp": 0,
@@ -24,7 +26,7 @@ _TOKEN_DEFAULTS: dict[str, Any] = {
     "initial_supply": 1000000,
     "kyc_key": None,
     "kyc_status": 0,
-    "max_supply": "9223372036854775807",
+    "max_supply": str(INT64_MAX),
     "metadata": [],
     "metadata_key": None,
     "name": "Token name",
@@ -40,7 +42,6 @@ _TOKEN_DEFAULTS: dict[str, Any] = {
     "type": "FUNGIBLE_COMMON",
     "wipe_key": None,
 }
-_TOKEN_COLUMNS = tuple(sorted(_TOKEN_DEFAULTS))
 _CUSTOM_FEE_LISTS = ("fixed_fees", "fractional_fees", "royalty_fees")
 
 
@@ -55,7 +56,7 @@ def token_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     token["token_id"] = spec_id(token["token_id"], ctx)
     token["treasury_account_id"] = spec_id(token["treasury_account_id"], ctx)
     token["metadata"] = value_to_buffer(token["metadata"])
-    rows = [routed("token", pick(token, _TOKEN_COLUMNS))]
+    rows = [routed("token", every_column("token", token))]
     fees = token.get("custom_fees")
     if not js_truthy(fees):
         default_fee = {
@@ -102,7 +103,7 @@ def custom_fee_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
         "timestamp_range": fee.get("timestamp_range"),
     }
     history = "timestamp_range" in fee and is_history(fee["timestamp_range"])
-    return [Row("custom_fee_history" if history else "custom_fee", values)]
+    return [Row(schema.routed("custom_fee", history).name, values)]
 
 
 def token_account_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
@@ -124,19 +125,7 @@ def token_account_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     account["token_id"] = spec_id(account["token_id"], ctx)
     if account["timestamp_range"] is None:
         account["timestamp_range"] = f"[{js_str(account['created_timestamp'])},)"
-    columns = (
-        "account_id",
-        "associated",
-        "automatic_association",
-        "balance",
-        "balance_timestamp",
-        "created_timestamp",
-        "freeze_status",
-        "kyc_status",
-        "timestamp_range",
-        "token_id",
-    )
-    return [routed("token_account", pick(account, columns))]
+    return [routed("token_account", every_column("token_account", account))]
 
 
 def nft_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
@@ -158,18 +147,7 @@ def nft_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     for column in ("account_id", "delegating_spender", "spender"):
         nft[column] = encoded_id(nft[column], ctx, nullable=True)
     nft["token_id"] = encoded_id(nft["token_id"], ctx)
-    columns = (
-        "account_id",
-        "created_timestamp",
-        "delegating_spender",
-        "deleted",
-        "metadata",
-        "serial_number",
-        "spender",
-        "timestamp_range",
-        "token_id",
-    )
-    return [routed("nft", pick(nft, columns))]
+    return [routed("nft", every_column("nft", nft))]
 
 
 def token_allowance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
@@ -186,8 +164,7 @@ def token_allowance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     }
     for column in ("owner", "payer_account_id", "spender", "token_id"):
         allowance[column] = string_id(allowance[column], ctx)
-    columns = ("amount", "amount_granted", "owner", "payer_account_id", "spender", "token_id", "timestamp_range")
-    return [routed("token_allowance", pick(allowance, columns))]
+    return [routed("token_allowance", every_column("token_allowance", allowance))]
 
 
 def token_balance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:

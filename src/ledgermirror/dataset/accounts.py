@@ -1,20 +1,15 @@
 """Accounts and contracts: ``entity`` rows for system and user accounts, contracts (with ``contract`` rows) and
 system files, plus ``crypto_allowance``, ``entity_stake`` and ``account_balance`` snapshots.
+
+About one account in eight was updated after its creation (a new memo, and a rotated key unless the account
+has a key alias), and deleted accounts were live before their deletion: each earlier version is an
+``entity_history`` row, so historical account queries have something to show.
 """
 
 from __future__ import annotations
 
 from asyncpg import Range
 
-from ledgermirror.dataset.tables import (
-    ACCOUNT_BALANCE,
-    CONTRACT,
-    CRYPTO_ALLOWANCE,
-    ENTITY,
-    ENTITY_STAKE,
-    Emit,
-    Record,
-)
 from ledgermirror.dataset.world import (
     AUTO_RENEW_PERIOD,
     DAY,
@@ -31,6 +26,8 @@ from ledgermirror.dataset.world import (
     SYSTEM_CREATED,
     SYSTEM_FILES,
     TREASURY,
+    Emit,
+    Row,
     Tag,
     World,
     between,
@@ -54,37 +51,22 @@ _SYSTEM_MEMOS = {TREASURY: "treasury", FEE_COLLECTOR: "fee collection", STAKING_
                  NODE_REWARD: "node reward account"}  # fmt: skip
 
 
-def entity_record(
-    num: int,
-    kind: str,
-    created: int,
-    *,
-    key: bytes | None = None,
-    public_key: str | None = None,
-    alias: bytes | None = None,
-    evm_address: bytes | None = None,
-    memo: str = "",
-    modified: int | None = None,
-    deleted: bool = False,
-    auto_renew_account: int | None = None,
-    receiver_sig_required: bool | None = None,
-    max_automatic_token_associations: int | None = None,
-    ethereum_nonce: int | None = None,
-    decline_reward: bool = False,
-    staked_account: int | None = None,
-    staked_node: int = -1,
-    stake_period_start: int = -1,
-    balance: int | None = None,
-    balance_timestamp: int | None = None,
-) -> Record:
-    """One ``entity`` row in :data:`ENTITY` column order."""
-    return (
-        entity_id(num), SHARD, REALM, num, kind, key, public_key, alias, evm_address, memo, created,
-        Range(created if modified is None else modified, None), deleted, created + AUTO_RENEW_PERIOD * SECOND,
-        AUTO_RENEW_PERIOD, auto_renew_account, receiver_sig_required,
-        max_automatic_token_associations, ethereum_nonce, decline_reward,
-        staked_account, staked_node, stake_period_start, balance, balance_timestamp,
-    )  # fmt: skip
+def entity_row(num: int, kind: str, created: int, *, since: int | None = None, **columns: object) -> Row:
+    """One ``entity`` row: the id columns, type, creation, the 90-day renewal and the range of the current
+    version (from ``since``, else from creation), plus ``columns``; every other column gets its default.
+    ``deleted`` is false and ``ethereum_nonce`` NULL unless given."""
+    return {
+        "id": entity_id(num), "shard": SHARD, "realm": REALM, "num": num, "type": kind,
+        "created_timestamp": created, "timestamp_range": Range(created if since is None else since, None),
+        "deleted": False,
+        "expiration_timestamp": created + AUTO_RENEW_PERIOD * SECOND, "auto_renew_period": AUTO_RENEW_PERIOD,
+        "ethereum_nonce": None, **columns,
+    }  # fmt: skip
+
+
+def superseded(row: Row, until: int, **changes: object) -> Row:
+    """The version of ``row`` that was current from its creation until ``until``, with ``changes``."""
+    return {**row, "timestamp_range": Range(row["created_timestamp"], until), **changes}
 
 
 def account_balance(world: World, account: int) -> int:
@@ -116,10 +98,10 @@ def _system_entities(world: World) -> Emit:
         created = SYSTEM_CREATED + num * SECOND
         pair = world.key_pair("system", num, ecdsa=False)
         if num in SYSTEM_FILES:
-            yield ENTITY, entity_record(num, "FILE", created, key=pair.key, public_key=pair.public_key)
+            yield "entity", entity_row(num, "FILE", created, key=pair.key, public_key=pair.public_key)
             continue
         balance = _SYSTEM_BALANCES.get(num, 5_000 * HBAR)
-        yield ENTITY, entity_record(
+        yield "entity", entity_row(
             num, "ACCOUNT", created, key=pair.key, public_key=pair.public_key,
             memo=_SYSTEM_MEMOS.get(num, f"node account {num}" if num in NODE_ACCOUNTS else ""),
             receiver_sig_required=False, max_automatic_token_associations=0, ethereum_nonce=0, balance=balance,
@@ -127,7 +109,16 @@ def _system_entities(world: World) -> Emit:
         )  # fmt: skip
 
 
-def _account(world: World, account: int) -> Record:
+def _updated_at(world: World, account: int, created: int) -> int | None:
+    """When a live account was last updated (about one in eight), else None."""
+    bits = world.hash(Tag.HISTORY, account)
+    if bits % 8 != 0 or world.is_deleted(account):
+        return None
+    return between(world.rng(Tag.HISTORY, account), created + SECOND, world.end - DAY)
+
+
+def _account(world: World, account: int) -> Emit:
+    """The current ``entity`` row of an account, and its earlier version if it had one."""
     bits = world.hash(Tag.ACCOUNT, account)
     more = world.hash(Tag.ACCOUNT_MORE, account)
     num = world.account_num(account)
@@ -141,32 +132,44 @@ def _account(world: World, account: int) -> Record:
     target = world.staked_account(account)
     staked_account = None if target is None else entity_id(world.account_num(target))
     staking = staked_node >= 0 or staked_account is not None
-    balance = account_balance(world, account)
-    return entity_record(
-        num, "ACCOUNT", created, key=pair.key, public_key=pair.public_key, alias=alias,
-        evm_address=evm_address, memo=_ACCOUNT_MEMOS[(bits >> 32) % len(_ACCOUNT_MEMOS)],
-        modified=_deleted_at(world, account, created) if deleted else None, deleted=deleted,
+    deleted_at = _deleted_at(world, account, created) if deleted else None
+    updated_at = _updated_at(world, account, created)
+    memo = _ACCOUNT_MEMOS[(bits >> 32) % len(_ACCOUNT_MEMOS)]
+    row = entity_row(
+        num, "ACCOUNT", created, since=deleted_at or updated_at, key=pair.key, public_key=pair.public_key,
+        alias=alias, evm_address=evm_address, memo=memo, deleted=deleted,
         receiver_sig_required=(bits >> 28) % 20 == 0,
         max_automatic_token_associations=(0, 0, 0, 5, 10, -1)[(bits >> 36) % 6],
         ethereum_nonce=(more >> 24) % 40 if ecdsa else 0,
         decline_reward=staking and world.declines_reward(account),
-        staked_account=staked_account, staked_node=staked_node,
-        stake_period_start=_stake_period_start(world, account, created) if staking else -1, balance=balance,
+        staked_account_id=staked_account, staked_node_id=staked_node,
+        stake_period_start=_stake_period_start(world, account, created) if staking else -1,
+        balance=account_balance(world, account),
         balance_timestamp=between(world.rng(Tag.BALANCE, account), created, world.end),
     )  # fmt: skip
+    yield "entity", row
+    if deleted_at is not None:
+        yield "entity", superseded(row, deleted_at, deleted=False)
+    elif updated_at is not None:
+        before = _ACCOUNT_MEMOS[(bits >> 32) % (len(_ACCOUNT_MEMOS) - 1) + 1] if memo == "" else ""
+        if alias is not None:
+            yield "entity", superseded(row, updated_at, memo=before)
+        else:
+            old = world.key_pair("account-before", account, ecdsa=ecdsa)
+            yield "entity", superseded(row, updated_at, memo=before, key=old.key, public_key=old.public_key)
 
 
 def contract_balance(world: World, contract: int) -> int:
     return world.hash(Tag.CONTRACT, contract) % 50_000 * HBAR
 
 
-def _contract(world: World, contract: int) -> tuple[Record, Record]:
+def _contract(world: World, contract: int) -> tuple[Row, Row]:
     bits = world.hash(Tag.CONTRACT, contract)
     num = world.contract_num(contract)
     created = world.contract_created(contract)
     keyed = bits % 2 == 0
     pair = world.key_pair("contract", contract, ecdsa=False)
-    entity = entity_record(
+    entity = entity_row(
         num, "CONTRACT", created, key=pair.key if keyed else b"\x32\x00",
         public_key=pair.public_key if keyed else None,
         evm_address=world.digest("create2", contract, 20) if (bits >> 4) % 3 == 0 else None,
@@ -175,18 +178,18 @@ def _contract(world: World, contract: int) -> tuple[Record, Record]:
         balance_timestamp=created,
     )  # fmt: skip
     bytecode = _RUNTIME_PREFIX + world.digest("bytecode", contract, 64) * (1 + (bits >> 16) % 4)
-    return entity, (entity_id(num), None, None, bytecode)
+    return entity, {"id": entity_id(num), "runtime_bytecode": bytecode}
 
 
 def entities(world: World) -> Emit:
     """System accounts and files, user accounts, then contracts."""
     yield from _system_entities(world)
     for account in range(world.accounts):
-        yield ENTITY, _account(world, account)
+        yield from _account(world, account)
     for contract in range(world.contracts):
         entity, code = _contract(world, contract)
-        yield ENTITY, entity
-        yield CONTRACT, code
+        yield "entity", entity
+        yield "contract", code
 
 
 def crypto_allowances(world: World) -> Emit:
@@ -203,10 +206,11 @@ def crypto_allowances(world: World) -> Emit:
             granted = rng.randrange(1, 5_000) * HBAR
             spent = rng.randrange(granted + 1) if rng.random() < 0.4 else 0
             since = max(owner_created, world.account_created(spender)) + SECOND
-            yield CRYPTO_ALLOWANCE, (
-                owner_id, entity_id(world.account_num(spender)), granted, granted - spent, owner_id,
-                Range(between(rng, since, world.end), None),
-            )  # fmt: skip
+            yield "crypto_allowance", {
+                "owner": owner_id, "spender": entity_id(world.account_num(spender)), "amount_granted": granted,
+                "amount": granted - spent, "payer_account_id": owner_id,
+                "timestamp_range": Range(between(rng, since, world.end), None),
+            }  # fmt: skip
 
 
 def entity_stakes(world: World) -> Emit:
@@ -220,18 +224,15 @@ def entity_stakes(world: World) -> Emit:
         balance = account_balance(world, account)
         declines = world.declines_reward(account) or node < 0
         reward = 0 if declines else balance // 2_000 * (1 + world.hash(Tag.STAKE, account) % 5)
-        yield (
-            ENTITY_STAKE,
-            (
-                entity_id(world.account_num(account)),
-                day,
-                reward,
-                node,
-                0,
-                balance if node >= 0 else 0,
-                since,
-            ),
-        )
+        yield "entity_stake", {
+            "id": entity_id(world.account_num(account)), "end_stake_period": day, "pending_reward": reward,
+            "staked_node_id_start": node, "staked_to_me": 0, "stake_total_start": balance if node >= 0 else 0,
+            "timestamp_range": since,
+        }  # fmt: skip
+
+
+def _balance(at: int, num: int, balance: int) -> Row:
+    return {"consensus_timestamp": at, "account_id": entity_id(num), "balance": balance}
 
 
 def account_balances(world: World) -> Emit:
@@ -241,7 +242,7 @@ def account_balances(world: World) -> Emit:
     for number, at in enumerate(snapshots):
         for num in SYSTEM_ACCOUNTS:
             base = _SYSTEM_BALANCES.get(num, 5_000 * HBAR)
-            yield ACCOUNT_BALANCE, (at, entity_id(num), balance_at(world, num, base, number, number == last))
+            yield "account_balance", _balance(at, num, balance_at(world, num, base, number, number == last))
     for account in range(world.accounts):
         created = world.account_created(account)
         gone = _deleted_at(world, account, created) if world.is_deleted(account) else world.end
@@ -249,11 +250,11 @@ def account_balances(world: World) -> Emit:
         num = world.account_num(account)
         for number, at in enumerate(snapshots):
             if created < at < gone:
-                yield ACCOUNT_BALANCE, (at, entity_id(num), balance_at(world, num, base, number, number == last))
+                yield "account_balance", _balance(at, num, balance_at(world, num, base, number, number == last))
     for contract in range(world.contracts):
         created = world.contract_created(contract)
         num = world.contract_num(contract)
         base = contract_balance(world, contract)
         for number, at in enumerate(snapshots):
             if created < at:
-                yield ACCOUNT_BALANCE, (at, entity_id(num), balance_at(world, num, base, number, number == last))
+                yield "account_balance", _balance(at, num, balance_at(world, num, base, number, number == last))

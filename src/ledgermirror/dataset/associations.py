@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from asyncpg import Range
 
 from ledgermirror.dataset.accounts import balance_at
-from ledgermirror.dataset.tables import TOKEN_ACCOUNT, TOKEN_AIRDROP, TOKEN_ALLOWANCE, TOKEN_BALANCE, Emit
 from ledgermirror.dataset.tokens import FROZEN, GRANTED, NOT_APPLICABLE, REVOKED, UNFROZEN, TokenFacts, token_facts
-from ledgermirror.dataset.world import DAY, POW10, SECOND, Tag, World, between, count_around, entity_id
+from ledgermirror.dataset.world import DAY, POW10, SECOND, Emit, Tag, World, between, count_around, entity_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +81,13 @@ def associations(world: World) -> Emit:
         owner = entity_id(world.account_num(account))
         allowance_rng = world.rng(Tag.TOKEN_ALLOWANCE, account)
         for held in fungible_associations(world, account):
-            yield TOKEN_ACCOUNT, (
-                owner, held.token.id, held.associated, held.automatic, held.created, held.freeze_status,
-                held.kyc_status, Range(held.modified, None), held.balance, held.balance_timestamp,
-            )  # fmt: skip
+            yield "token_account", {
+                "account_id": owner, "token_id": held.token.id, "associated": held.associated,
+                "automatic_association": held.automatic, "created_timestamp": held.created,
+                "freeze_status": held.freeze_status, "kyc_status": held.kyc_status,
+                "timestamp_range": Range(held.modified, None), "balance": held.balance,
+                "balance_timestamp": held.balance_timestamp,
+            }  # fmt: skip
             if not held.associated:
                 continue
             wanted = count_around(allowance_rng, per_association)
@@ -94,10 +96,11 @@ def associations(world: World) -> Emit:
                 granted = allowance_rng.randrange(1, 10_000) * unit
                 spent = allowance_rng.randrange(granted + 1) if allowance_rng.random() < 0.4 else 0
                 since = max(held.created, world.account_created(spender)) + SECOND
-                yield TOKEN_ALLOWANCE, (
-                    owner, entity_id(world.account_num(spender)), held.token.id, granted, granted - spent, owner,
-                    Range(between(allowance_rng, since, world.end), None),
-                )  # fmt: skip
+                yield "token_allowance", {
+                    "owner": owner, "spender": entity_id(world.account_num(spender)), "token_id": held.token.id,
+                    "amount_granted": granted, "amount": granted - spent, "payer_account_id": owner,
+                    "timestamp_range": Range(between(allowance_rng, since, world.end), None),
+                }  # fmt: skip
 
 
 def fungible_airdrops(world: World) -> Emit:
@@ -113,10 +116,11 @@ def fungible_airdrops(world: World) -> Emit:
                 continue
             amount = rng.randrange(1, 1_000) * POW10[facts.decimals]
             since = max(facts.created, world.account_created(receiver)) + SECOND
-            yield TOKEN_AIRDROP, (
-                sender, entity_id(world.account_num(receiver)), facts.id, 0, amount, "PENDING",
-                Range(between(rng, since, world.end), None),
-            )  # fmt: skip
+            yield "token_airdrop", {
+                "sender_account_id": sender, "receiver_account_id": entity_id(world.account_num(receiver)),
+                "token_id": facts.id, "serial_number": 0, "amount": amount, "state": "PENDING",
+                "timestamp_range": Range(between(rng, since, world.end), None),
+            }  # fmt: skip
 
 
 def fungible_token_balances(world: World) -> Emit:
@@ -132,4 +136,7 @@ def fungible_token_balances(world: World) -> Emit:
                     balance = (
                         balance_at(world, key, held.balance, number, number == last) if held.associated else 0
                     )
-                    yield TOKEN_BALANCE, (at, owner, held.token.id, balance)
+                    yield "token_balance", {
+                        "consensus_timestamp": at, "account_id": owner, "token_id": held.token.id,
+                        "balance": balance,
+                    }  # fmt: skip

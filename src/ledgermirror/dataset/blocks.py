@@ -16,16 +16,6 @@ import random
 from datetime import UTC, datetime
 
 from ledgermirror.dataset.associations import fungible_associations
-from ledgermirror.dataset.tables import (
-    CRYPTO_TRANSFER,
-    RECORD_FILE,
-    STAKING_REWARD_TRANSFER,
-    TOKEN_TRANSFER,
-    TRANSACTION,
-    TRANSACTION_HASH,
-    Emit,
-    Record,
-)
 from ledgermirror.dataset.tokens import token_facts
 from ledgermirror.dataset.world import (
     FEE_COLLECTOR,
@@ -35,20 +25,28 @@ from ledgermirror.dataset.world import (
     SECOND,
     STAKING_REWARD,
     TREASURY,
+    Emit,
+    Row,
     Tag,
     World,
     entity_id,
 )
+from ledgermirror.ledger.transaction_codes import CONTRACTCREATEINSTANCE as CONTRACT_CREATE
+from ledgermirror.ledger.transaction_codes import CRYPTOCREATEACCOUNT as CRYPTO_CREATE
+from ledgermirror.ledger.transaction_codes import CRYPTOTRANSFER as CRYPTO_TRANSFER_TYPE
+from ledgermirror.ledger.transaction_codes import INSUFFICIENT_ACCOUNT_BALANCE, SUCCESS
+from ledgermirror.ledger.transaction_codes import TOKENCREATION as TOKEN_CREATE
 
-CONTRACT_CREATE = 8
-CRYPTO_CREATE = 11
-CRYPTO_TRANSFER_TYPE = 14
-TOKEN_CREATE = 29
-SUCCESS = 22
-INSUFFICIENT_ACCOUNT_BALANCE = 28
 _VALID_DURATION = 120
 _MEMOS = (b"coffee", b"rent share", b"invoice 2291", b"thanks!", b"payroll run", b"refund", b"gm")
 _FIRST_HAPI_MINOR = 28
+
+
+def _token_transfer(token: int, account: int, at: int, amount: int, payer: int) -> Row:
+    return {
+        "token_id": token, "account_id": account, "consensus_timestamp": at, "amount": amount,
+        "payer_account_id": payer, "is_approval": False,
+    }  # fmt: skip
 
 
 def record_file_name(consensus_start: int) -> str:
@@ -100,15 +98,23 @@ class _Block:
         transfers[FEE_COLLECTOR] = transfers.get(FEE_COLLECTOR, 0) + fee - 2 * (fee // 10)
         tx_hash = self.world.digest("transaction", at, 48)
         payer_id = entity_id(payer)
-        yield TRANSACTION, (
-            at, kind, result, payer_id, at - rng.randrange(SECOND, 8 * SECOND), _VALID_DURATION, entity_id(node),
-            None if entity is None else entity_id(entity), initial_balance, max(2 * fee, HBAR), fee, memo, tx_hash,
-            False, 0, len(self.hashes), False,
-        )  # fmt: skip
-        yield TRANSACTION_HASH, (at, tx_hash[:32], payer_id, tx_hash[32:])
+        yield "transaction", {
+            "consensus_timestamp": at, "type": kind, "result": result, "payer_account_id": payer_id,
+            "valid_start_ns": at - rng.randrange(SECOND, 8 * SECOND), "valid_duration_seconds": _VALID_DURATION,
+            "node_account_id": entity_id(node), "entity_id": None if entity is None else entity_id(entity),
+            "initial_balance": initial_balance, "max_fee": max(2 * fee, HBAR), "charged_tx_fee": fee, "memo": memo,
+            "transaction_hash": tx_hash, "index": len(self.hashes),
+        }  # fmt: skip
+        yield "transaction_hash", {
+            "consensus_timestamp": at, "hash": tx_hash[:32], "payer_account_id": payer_id,
+            "hash_suffix": tx_hash[32:],
+        }  # fmt: skip
         for account in sorted(transfers):
             if transfers[account]:
-                yield CRYPTO_TRANSFER, (entity_id(account), at, transfers[account], payer_id, False)
+                yield "crypto_transfer", {
+                    "entity_id": entity_id(account), "consensus_timestamp": at, "amount": transfers[account],
+                    "payer_account_id": payer_id, "is_approval": False,
+                }  # fmt: skip
         self.hashes.append(tx_hash)
         self.timestamps.append(at)
 
@@ -135,7 +141,10 @@ class _Block:
             yield from self.transaction(at, TOKEN_CREATE, treasury, fee, {}, entity=facts.num)
             if facts.initial_supply:
                 treasury_id = entity_id(treasury)
-                yield TOKEN_TRANSFER, (facts.id, treasury_id, at, facts.initial_supply, treasury_id, False)
+                yield (
+                    "token_transfer",
+                    _token_transfer(facts.id, treasury_id, at, facts.initial_supply, treasury_id),
+                )
 
     def transfer(self, at: int) -> Emit:
         world, rng = self.world, self.rng
@@ -148,7 +157,7 @@ class _Block:
             )
             return
         transfers: dict[int, int] = {}
-        tokens: list[Record] = []
+        tokens: list[Row] = []
         user = payer != TREASURY
         if user and rng.random() < 0.2:
             tokens = self._token_transfer(at, payer)
@@ -163,11 +172,14 @@ class _Block:
             transfers[payer] = transfers.get(payer, 0) + reward
         yield from self.transaction(at, CRYPTO_TRANSFER_TYPE, payer, fee, transfers, memo=memo)
         for row in tokens:
-            yield TOKEN_TRANSFER, row
+            yield "token_transfer", row
         if reward:
-            yield STAKING_REWARD_TRANSFER, (entity_id(payer), reward, at, entity_id(payer))
+            yield "staking_reward_transfer", {
+                "account_id": entity_id(payer), "amount": reward, "consensus_timestamp": at,
+                "payer_account_id": entity_id(payer),
+            }  # fmt: skip
 
-    def _token_transfer(self, at: int, payer: int) -> list[Record]:
+    def _token_transfer(self, at: int, payer: int) -> list[Row]:
         """Send some of a fungible token the payer held at ``at`` back to the token's treasury."""
         world = self.world
         account = payer - world.account_num(0)
@@ -182,8 +194,8 @@ class _Block:
         payer_id = entity_id(payer)
         treasury_id = entity_id(world.account_num(chosen.token.treasury))
         return [
-            (chosen.token.id, payer_id, at, -amount, payer_id, False),
-            (chosen.token.id, treasury_id, at, amount, payer_id, False),
+            _token_transfer(chosen.token.id, payer_id, at, -amount, payer_id),
+            _token_transfer(chosen.token.id, treasury_id, at, amount, payer_id),
         ]
 
     def _staking_reward(self, rng: random.Random, payer: int) -> int:
@@ -192,7 +204,7 @@ class _Block:
             return 0
         return 10_000 + rng.randrange(50_000_000)
 
-    def record_file(self, prev_hash: str) -> tuple[Record, str]:
+    def record_file(self, prev_hash: str) -> tuple[Row, str]:
         running = hashlib.sha384(bytes.fromhex(prev_hash))
         for tx_hash in self.hashes:
             running.update(tx_hash)
@@ -211,11 +223,16 @@ class _Block:
                     strict=True,
                 )
             )
-        return (
-            record_file_name(start), load_start, load_start + 1, block_hash, prev_hash, start, end, count, 0,
-            0, minor, 0, 6, hashlib.sha384(b"file" + bytes.fromhex(block_hash)).hexdigest(), self.block, self.gas,
-            bloom, 512 + 180 * count + self.rng.randrange(97), 1 if self.gas else 0, 0, minor, 0,
-        ), block_hash  # fmt: skip
+        return {
+            "name": record_file_name(start), "load_start": load_start, "load_end": load_start + 1,
+            "hash": block_hash, "prev_hash": prev_hash, "consensus_start": start, "consensus_end": end,
+            "count": count, "digest_algorithm": 0, "hapi_version_major": 0, "hapi_version_minor": minor,
+            "hapi_version_patch": 0, "version": 6,
+            "file_hash": hashlib.sha384(b"file" + bytes.fromhex(block_hash)).hexdigest(), "index": self.block,
+            "gas_used": self.gas, "logs_bloom": bloom, "size": 512 + 180 * count + self.rng.randrange(97),
+            "sidecar_count": 1 if self.gas else 0, "software_version_major": 0, "software_version_minor": minor,
+            "software_version_patch": 0,
+        }, block_hash  # fmt: skip
 
 
 def blocks(world: World) -> Emit:
@@ -233,4 +250,4 @@ def blocks(world: World) -> Emit:
                 jitter = block.rng.getrandbits(62)
                 yield from block.transfer(world.slot_time(number, slot, block.slots, jitter))
         record, prev_hash = block.record_file(prev_hash)
-        yield RECORD_FILE, record
+        yield "record_file", record

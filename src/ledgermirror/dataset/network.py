@@ -11,24 +11,10 @@ import json
 from typing import Any
 
 from asyncpg import Range
-from hiero_sdk_python.hapi.services import basic_types_pb2, exchange_rate_pb2  # type: ignore[import-untyped]
+from hiero_sdk_python.hapi.services import basic_types_pb2, exchange_rate_pb2
 
-from ledgermirror.dataset.tables import (
-    ADDRESS_BOOK,
-    ADDRESS_BOOK_ENTRY,
-    ADDRESS_BOOK_SERVICE_ENDPOINT,
-    FILE_DATA,
-    NETWORK_STAKE,
-    NODE,
-    NODE_STAKE,
-    Emit,
-)
 from ledgermirror.dataset.world import (
-    ADDRESS_BOOK_101,
-    ADDRESS_BOOK_102,
     DAY,
-    EXCHANGE_RATE_FILE,
-    FEE_SCHEDULE_FILE,
     GENESIS,
     HBAR,
     NODE_ACCOUNTS,
@@ -36,12 +22,17 @@ from ledgermirror.dataset.world import (
     SECOND,
     SHARD,
     SYSTEM_CREATED,
+    Emit,
+    Row,
     Tag,
     World,
     entity_id,
 )
+from ledgermirror.ledger.system_files import ADDRESS_BOOK_FILE as ADDRESS_BOOK_101
+from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, FEE_SCHEDULE_FILE
+from ledgermirror.ledger.system_files import NODE_DETAILS_FILE as ADDRESS_BOOK_102
+from ledgermirror.ledger.transaction_codes import FILEUPDATE as FILE_UPDATE
 
-FILE_UPDATE = 19
 NETWORK_SETUP = GENESIS - DAY // 2  # system files are written between the system accounts and the first block
 _CITIES = ("Dallas", "Frankfurt", "Singapore", "Sydney", "Toronto", "London", "Tokyo", "Zurich")
 _GRPC_PORT = 50211
@@ -111,7 +102,7 @@ def _fee_schedule_bytes(expiry_seconds: int) -> bytes:
         return basic_types_pb2.FeeSchedule(
             transactionFeeSchedule=[
                 basic_types_pb2.TransactionFeeSchedule(
-                    hederaFunctionality=functionality,
+                    hederaFunctionality=basic_types_pb2.HederaFunctionality.Name(functionality),
                     fees=[basic_types_pb2.FeeData(servicedata={"max": 1_000_000_000_000_000, "gas": gas})],
                 )
                 for functionality, gas in _GAS_PRICES.items()
@@ -141,29 +132,40 @@ def _next_hour(timestamp: int) -> int:
     return (timestamp // SECOND // 3_600 + 1) * 3_600
 
 
+def _file_data(at: int, file_num: int, data: bytes) -> Row:
+    return {"consensus_timestamp": at, "entity_id": entity_id(file_num), "file_data": data,
+            "transaction_type": FILE_UPDATE}  # fmt: skip
+
+
 def system_files(world: World) -> Emit:
     """``file_data`` for 0.0.111, 0.0.112 (twice) and both address books; ``address_book`` and its entries."""
     fee_at = NETWORK_SETUP + 1 * SECOND
-    yield FILE_DATA, (fee_at, entity_id(FEE_SCHEDULE_FILE), _fee_schedule_bytes(_next_hour(fee_at)), FILE_UPDATE)
+    yield "file_data", _file_data(fee_at, FEE_SCHEDULE_FILE, _fee_schedule_bytes(_next_hour(fee_at)))
     rate_at = NETWORK_SETUP + 2 * SECOND
     late_rate_at = world.end - 2 * 3_600 * SECOND
     for at, cents in ((rate_at, _CENT_EQUIV), (late_rate_at, _CENT_EQUIV + 1_200)):
         data = _exchange_rate_bytes(_next_hour(at), cents)
-        yield FILE_DATA, (at, entity_id(EXCHANGE_RATE_FILE), data, FILE_UPDATE)
+        yield "file_data", _file_data(at, EXCHANGE_RATE_FILE, data)
     for offset, book in ((3, ADDRESS_BOOK_101), (4, ADDRESS_BOOK_102)):
         written = NETWORK_SETUP + offset * SECOND
         start = written + 1
         data = _address_book_bytes(world, book)
-        yield FILE_DATA, (written, entity_id(book), data, FILE_UPDATE)
-        yield ADDRESS_BOOK, (start, None, entity_id(book), len(NODE_ACCOUNTS), data)
+        yield "file_data", _file_data(written, book, data)
+        yield "address_book", {
+            "start_consensus_timestamp": start, "file_id": entity_id(book), "node_count": len(NODE_ACCOUNTS),
+            "file_data": data,
+        }  # fmt: skip
         for node in _node_ids():
-            yield ADDRESS_BOOK_ENTRY, (
-                start, f"0.0.{NODE_ACCOUNTS[node]}", _rsa_public_key(world, node), node,
-                entity_id(NODE_ACCOUNTS[node]), _cert_hash(world, node), _description(node),
-                _BASE_STAKES[node] * HBAR,
-            )  # fmt: skip
+            yield "address_book_entry", {
+                "consensus_timestamp": start, "memo": f"0.0.{NODE_ACCOUNTS[node]}",
+                "public_key": _rsa_public_key(world, node), "node_id": node,
+                "node_account_id": entity_id(NODE_ACCOUNTS[node]), "node_cert_hash": _cert_hash(world, node),
+                "description": _description(node), "stake": _BASE_STAKES[node] * HBAR,
+            }  # fmt: skip
             for address, port in _endpoints(node, book):
-                yield ADDRESS_BOOK_SERVICE_ENDPOINT, (start, address, node, port, "")
+                yield "address_book_service_endpoint", {
+                    "consensus_timestamp": start, "ip_address_v4": address, "node_id": node, "port": port
+                }  # fmt: skip
 
 
 def nodes(world: World) -> Emit:
@@ -171,10 +173,12 @@ def nodes(world: World) -> Emit:
     for node in _node_ids():
         created = SYSTEM_CREATED + (10 + node) * SECOND
         proxy = json.dumps({"domain_name": f"node{node}.grpc-web.example.com", "ip_address_v4": "", "port": 443})
-        yield NODE, (
-            node, entity_id(NODE_ACCOUNTS[node]), world.key_pair("node-admin", node, ecdsa=False).key, created,
-            False, Range(created, None), node == len(NODE_ACCOUNTS) - 1, proxy,
-        )  # fmt: skip
+        yield "node", {
+            "node_id": node, "account_id": entity_id(NODE_ACCOUNTS[node]),
+            "admin_key": world.key_pair("node-admin", node, ecdsa=False).key, "created_timestamp": created,
+            "timestamp_range": Range(created, None), "decline_reward": node == len(NODE_ACCOUNTS) - 1,
+            "grpc_proxy_endpoint": proxy,
+        }  # fmt: skip
     last = world.last_epoch_day
     total = 0
     for day in range(last - world.profile.staking_days + 1, last + 1):
@@ -185,12 +189,20 @@ def nodes(world: World) -> Emit:
             stake = _BASE_STAKES[node] * (980 + drift) // 1_000 * HBAR
             rewarded = stake * 4 // 5
             total += stake
-            yield NODE_STAKE, (
-                at, day, node, 20_000 + world.hash(Tag.NETWORK, day * 16 + node + 8) % 10_000, stake, rewarded,
-                (day + 1) * DAY - 1, 12_000_000_000 * HBAR, 500_000_000 * HBAR, stake - rewarded,
-            )  # fmt: skip
-    yield NETWORK_STAKE, (
-        world.stake_update_time(last), last, 17_808, 0, 100, total, (last + 1) * DAY - 1, 1_440, 365, 100, 100,
-        100_000_000_000, 25_000_000_000_000_000, 20_000_000_000 * HBAR, 5_500_000 * HBAR, 3_000_000 * HBAR,
-        8_500_000 * HBAR, 180_000_000 * HBAR,
-    )  # fmt: skip
+            yield "node_stake", {
+                "consensus_timestamp": at, "epoch_day": day, "node_id": node,
+                "reward_rate": 20_000 + world.hash(Tag.NETWORK, day * 16 + node + 8) % 10_000, "stake": stake,
+                "stake_rewarded": rewarded, "staking_period": (day + 1) * DAY - 1,
+                "max_stake": 12_000_000_000 * HBAR, "min_stake": 500_000_000 * HBAR,
+                "stake_not_rewarded": stake - rewarded,
+            }  # fmt: skip
+    yield "network_stake", {
+        "consensus_timestamp": world.stake_update_time(last), "epoch_day": last,
+        "max_staking_reward_rate_per_hbar": 17_808, "node_reward_fee_denominator": 0,
+        "node_reward_fee_numerator": 100, "stake_total": total, "staking_period": (last + 1) * DAY - 1,
+        "staking_period_duration": 1_440, "staking_periods_stored": 365, "staking_reward_fee_denominator": 100,
+        "staking_reward_fee_numerator": 100, "staking_reward_rate": 100_000_000_000,
+        "staking_start_threshold": 25_000_000_000_000_000, "max_stake_rewarded": 20_000_000_000 * HBAR,
+        "max_total_reward": 5_500_000 * HBAR, "reserved_staking_rewards": 3_000_000 * HBAR,
+        "reward_balance_threshold": 8_500_000 * HBAR, "unreserved_staking_reward_balance": 180_000_000 * HBAR,
+    }  # fmt: skip

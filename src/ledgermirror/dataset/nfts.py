@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from asyncpg import Range
 
-from ledgermirror.dataset.tables import NFT, NFT_ALLOWANCE, TOKEN_ACCOUNT, TOKEN_AIRDROP, TOKEN_BALANCE, Emit
 from ledgermirror.dataset.tokens import (
     GRANTED,
     NOT_APPLICABLE,
@@ -21,7 +20,7 @@ from ledgermirror.dataset.tokens import (
     nft_burned,
     token_facts,
 )
-from ledgermirror.dataset.world import DAY, SECOND, Tag, World, between, count_around, entity_id
+from ledgermirror.dataset.world import DAY, SECOND, Emit, Tag, World, between, count_around, entity_id
 
 _HOLDER_SHARE = 0.6  # about this share of a token's serials is held outside the treasury
 
@@ -117,30 +116,35 @@ def nfts(world: World) -> Emit:
             owner = None if serial.owner is None else entity_id(world.account_num(serial.owner))
             spender = None if serial.spender is None else entity_id(world.account_num(serial.spender))
             metadata = f"{content_uri(world, 'nft', token)}/{serial.number}.json".encode()
-            yield NFT, (
-                facts.id, serial.number, owner, serial.minted, serial.owner is None, metadata, spender, None,
-                Range(serial.modified, None),
-            )  # fmt: skip
+            yield "nft", {
+                "token_id": facts.id, "serial_number": serial.number, "account_id": owner,
+                "created_timestamp": serial.minted, "deleted": serial.owner is None, "metadata": metadata,
+                "spender": spender, "timestamp_range": Range(serial.modified, None),
+            }  # fmt: skip
         for holding in plan.holdings:
             count = holding.count_at(plan.serials, world.end)
             owned = [s.modified for s in plan.serials if s.owner == holding.account]
             changed = max([holding.created, *owned])
-            yield TOKEN_ACCOUNT, (
-                entity_id(world.account_num(holding.account)), facts.id, True, False, holding.created,
-                UNFROZEN if facts.freeze_key else NOT_APPLICABLE, GRANTED if facts.kyc_key else NOT_APPLICABLE,
-                Range(holding.created, None), count, changed,
-            )  # fmt: skip
+            yield "token_account", {
+                "account_id": entity_id(world.account_num(holding.account)), "token_id": facts.id,
+                "associated": True, "automatic_association": False, "created_timestamp": holding.created,
+                "freeze_status": UNFROZEN if facts.freeze_key else NOT_APPLICABLE,
+                "kyc_status": GRANTED if facts.kyc_key else NOT_APPLICABLE,
+                "timestamp_range": Range(holding.created, None), "balance": count, "balance_timestamp": changed,
+            }  # fmt: skip
         for owner_index, spender_index, approved_for_all, since in plan.allowances:
             owner_id = entity_id(world.account_num(owner_index))
-            yield NFT_ALLOWANCE, (
-                owner_id, entity_id(world.account_num(spender_index)), facts.id, approved_for_all, owner_id,
-                Range(since, None),
-            )  # fmt: skip
+            yield "nft_allowance", {
+                "owner": owner_id, "spender": entity_id(world.account_num(spender_index)), "token_id": facts.id,
+                "approved_for_all": approved_for_all, "payer_account_id": owner_id,
+                "timestamp_range": Range(since, None),
+            }  # fmt: skip
         for receiver, number, since in plan.airdrops:
-            yield TOKEN_AIRDROP, (
-                treasury_id, entity_id(world.account_num(receiver)), facts.id, number, None, "PENDING",
-                Range(since, None),
-            )  # fmt: skip
+            yield "token_airdrop", {
+                "sender_account_id": treasury_id, "receiver_account_id": entity_id(world.account_num(receiver)),
+                "token_id": facts.id, "serial_number": number, "amount": None, "state": "PENDING",
+                "timestamp_range": Range(since, None),
+            }  # fmt: skip
 
 
 def nft_token_balances(world: World) -> Emit:
@@ -151,4 +155,7 @@ def nft_token_balances(world: World) -> Emit:
             account_id = entity_id(world.account_num(holding.account))
             for at in world.snapshot_times():
                 if holding.created < at:
-                    yield TOKEN_BALANCE, (at, account_id, plan.facts.id, holding.count_at(plan.serials, at))
+                    yield "token_balance", {
+                        "consensus_timestamp": at, "account_id": account_id, "token_id": plan.facts.id,
+                        "balance": holding.count_at(plan.serials, at),
+                    }  # fmt: skip

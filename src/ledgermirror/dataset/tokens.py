@@ -1,5 +1,9 @@
 """Tokens: per-token facts (kind, keys, supply, treasury), their ``entity`` rows, ``token`` rows and the default
 ``custom_fee`` row of each token.
+
+A token that was paused or deleted after its creation has its earlier version in ``token_history`` (and, for
+its ``entity`` row, in ``entity_history``); so has a fungible token whose supply grew by a later mint (its
+earlier version holds the initial supply).
 """
 
 from __future__ import annotations
@@ -9,9 +13,9 @@ from dataclasses import dataclass
 
 from asyncpg import Range
 
-from ledgermirror.dataset.accounts import entity_record
-from ledgermirror.dataset.tables import CUSTOM_FEE, ENTITY, TOKEN, Emit, Record
-from ledgermirror.dataset.world import DAY, MAX_INT64, POW10, SECOND, Tag, World, entity_id
+from ledgermirror.dataset.accounts import entity_row, superseded
+from ledgermirror.dataset.world import DAY, POW10, SECOND, Emit, Row, Tag, World, entity_id
+from ledgermirror.ledger.int64 import INT64_MAX as MAX_INT64
 
 NOT_APPLICABLE = 0
 FROZEN = 1
@@ -83,6 +87,14 @@ def nft_burned(world: World, token: int, serial: int) -> bool:
 
 
 def token_facts(world: World, token: int) -> TokenFacts:
+    known: TokenFacts | None = world.memo.get((Tag.TOKEN, token))
+    if known is None:
+        known = _token_facts(world, token)
+        world.remember(Tag.TOKEN, token, known)
+    return known
+
+
+def _token_facts(world: World, token: int) -> TokenFacts:
     bits = world.hash(Tag.TOKEN, token)
     nft = world.is_nft(token)
     finite = (bits >> 22) % 3 == 0
@@ -140,35 +152,67 @@ def modified_at(world: World, facts: TokenFacts) -> int:
     return facts.created
 
 
-def _token_record(world: World, facts: TokenFacts) -> Record:
+def minted_at(world: World, facts: TokenFacts) -> int | None:
+    """When a fungible token's supply grew past its initial supply (after creation), if it did."""
+    if facts.nft or facts.total_supply == facts.initial_supply:
+        return None
+    later = facts.created + SECOND + world.hash(Tag.HISTORY, facts.index) % (20 * DAY)
+    return min(later, world.end - SECOND)
+
+
+def _token_row(world: World, facts: TokenFacts, since: int) -> Row:
     token = facts.index
     name, symbol = token_name(token, facts.nft)
     pause_status = ("PAUSED" if facts.paused else "UNPAUSED") if facts.pause_key else "NOT_APPLICABLE"
     metadata = content_uri(world, "token-metadata", token).encode() if facts.has_metadata else None
-    return (
-        facts.id, facts.created, facts.decimals, facts.freeze_default,
-        token_key(world, token, "freeze", facts.freeze_key), facts.initial_supply,
-        token_key(world, token, "kyc", facts.kyc_key), name, token_key(world, token, "supply", facts.supply_key),
-        symbol, facts.total_supply, entity_id(world.account_num(facts.treasury)),
-        token_key(world, token, "wipe", facts.wipe_key), facts.max_supply,
-        "FINITE" if facts.finite else "INFINITE", "NON_FUNGIBLE_UNIQUE" if facts.nft else "FUNGIBLE_COMMON",
-        token_key(world, token, "fee-schedule", facts.fee_schedule_key),
-        token_key(world, token, "pause", facts.pause_key), pause_status,
-        Range(modified_at(world, facts), None), facts.freeze_status, facts.kyc_status, metadata,
-        token_key(world, token, "metadata", facts.metadata_key),
-    )  # fmt: skip
+    return {
+        "token_id": facts.id, "created_timestamp": facts.created, "decimals": facts.decimals,
+        "freeze_default": facts.freeze_default, "freeze_key": token_key(world, token, "freeze", facts.freeze_key),
+        "initial_supply": facts.initial_supply, "kyc_key": token_key(world, token, "kyc", facts.kyc_key),
+        "name": name, "supply_key": token_key(world, token, "supply", facts.supply_key), "symbol": symbol,
+        "total_supply": facts.total_supply, "treasury_account_id": entity_id(world.account_num(facts.treasury)),
+        "wipe_key": token_key(world, token, "wipe", facts.wipe_key), "max_supply": facts.max_supply,
+        "supply_type": "FINITE" if facts.finite else "INFINITE",
+        "type": "NON_FUNGIBLE_UNIQUE" if facts.nft else "FUNGIBLE_COMMON",
+        "fee_schedule_key": token_key(world, token, "fee-schedule", facts.fee_schedule_key),
+        "pause_key": token_key(world, token, "pause", facts.pause_key), "pause_status": pause_status,
+        "timestamp_range": Range(since, None), "freeze_status": facts.freeze_status,
+        "kyc_status": facts.kyc_status,
+        "metadata": metadata, "metadata_key": token_key(world, token, "metadata", facts.metadata_key),
+    }  # fmt: skip
+
+
+def _token_versions(world: World, facts: TokenFacts) -> Emit:
+    """The current ``token`` row and, if the token changed after its creation, its earlier version."""
+    changed = modified_at(world, facts)
+    if changed != facts.created:
+        current = _token_row(world, facts, changed)
+        yield "token", current
+        before = {"pause_status": "UNPAUSED"} if facts.paused else {}
+        yield "token", superseded(current, changed, **before)
+        return
+    minted = minted_at(world, facts)
+    current = _token_row(world, facts, facts.created if minted is None else minted)
+    yield "token", current
+    if minted is not None:
+        yield "token", superseded(current, minted, total_supply=facts.initial_supply)
 
 
 def tokens(world: World) -> Emit:
-    """For each token: its ``entity`` row (admin key), ``token`` row and default ``custom_fee`` row."""
+    """For each token: its ``entity`` row (admin key), ``token`` row and default ``custom_fee`` row, with the
+    earlier versions of tokens that changed."""
     for token in range(world.tokens):
         facts = token_facts(world, token)
         bits = world.hash(Tag.TOKEN_KEY, token)
         admin = world.key_pair("token-admin", token, ecdsa=(bits >> 8) % 4 == 0)
-        yield ENTITY, entity_record(
-            facts.num, "TOKEN", facts.created, key=admin.key, public_key=admin.public_key,
-            memo=_TOKEN_MEMOS[(bits >> 16) % len(_TOKEN_MEMOS)], modified=modified_at(world, facts),
-            deleted=facts.deleted, auto_renew_account=entity_id(world.account_num(facts.treasury)),
+        changed = modified_at(world, facts)
+        entity = entity_row(
+            facts.num, "TOKEN", facts.created, since=changed, key=admin.key, public_key=admin.public_key,
+            memo=_TOKEN_MEMOS[(bits >> 16) % len(_TOKEN_MEMOS)], deleted=facts.deleted,
+            auto_renew_account_id=entity_id(world.account_num(facts.treasury)),
         )  # fmt: skip
-        yield TOKEN, _token_record(world, facts)
-        yield CUSTOM_FEE, (facts.id, Range(facts.created, None), None, None, None)
+        yield "entity", entity
+        if changed != facts.created:
+            yield "entity", superseded(entity, changed, deleted=False)
+        yield from _token_versions(world, facts)
+        yield "custom_fee", {"entity_id": facts.id, "timestamp_range": Range(facts.created, None)}

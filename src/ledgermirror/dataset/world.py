@@ -16,15 +16,23 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 from ledgermirror.dataset.profiles import Profile
+from ledgermirror.ledger.entity_id import encode_entity_id
+from ledgermirror.ledger.system_files import (
+    ADDRESS_BOOK_FILE,
+    EXCHANGE_RATE_FILE,
+    FEE_SCHEDULE_FILE,
+    NODE_DETAILS_FILE,
+)
 
 SECOND = 1_000_000_000
 DAY = 86_400 * SECOND
 GENESIS = 1_657_701_968_041_986_003  # 2022-07-13T08:46:08.041986003Z
-MAX_INT64 = (1 << 63) - 1
 HBAR = 100_000_000  # tinybars
 POW10: tuple[int, ...] = tuple(int(10**exponent) for exponent in range(19))  # typed exact powers of ten
 
@@ -36,11 +44,7 @@ STAKING_REWARD = 800
 NODE_REWARD = 801
 NODE_ACCOUNTS = (3, 4, 5, 6)
 SYSTEM_ACCOUNTS = (TREASURY, *NODE_ACCOUNTS, FEE_COLLECTOR, STAKING_REWARD, NODE_REWARD)
-ADDRESS_BOOK_101 = 101
-ADDRESS_BOOK_102 = 102
-FEE_SCHEDULE_FILE = 111
-EXCHANGE_RATE_FILE = 112
-SYSTEM_FILES = (ADDRESS_BOOK_101, ADDRESS_BOOK_102, FEE_SCHEDULE_FILE, EXCHANGE_RATE_FILE)
+SYSTEM_FILES = (ADDRESS_BOOK_FILE, NODE_DETAILS_FILE, FEE_SCHEDULE_FILE, EXCHANGE_RATE_FILE)
 FIRST_USER_NUM = 1001
 AUTO_RENEW_PERIOD = 7_776_000  # seconds (90 days)
 SYSTEM_CREATED = GENESIS - DAY  # system accounts, files and nodes exist a day before the first block
@@ -50,6 +54,14 @@ _NFT_SLOTS = (3, 7, 9)
 _FUNGIBLE_SLOTS = (0, 1, 2, 4, 5, 6, 8)
 
 _M64 = (1 << 64) - 1
+MEMO_LIMIT = 100_000  # derived facts kept per world (a few tens of MB at most)
+
+Row = dict[str, Any]
+"""A row by column name, as the writer (``db/write.py``) takes it; omitted columns get their defaults."""
+
+Emit = Iterator[tuple[str, Row]]
+"""What a generator yields: ``(table name, row)`` pairs. A versioned row whose ``timestamp_range`` is closed is
+a superseded version; the writer routes it to the table's ``_history`` twin."""
 
 
 class Tag(IntEnum):
@@ -73,6 +85,7 @@ class Tag(IntEnum):
     NETWORK = 16
     PERMUTATION = 17
     NAME = 18
+    HISTORY = 19
 
 
 def mix64(value: int) -> int:
@@ -99,7 +112,7 @@ def between(rng: random.Random, low: int, high: int) -> int:
 
 def entity_id(num: int) -> int:
     """The encoded id of ``SHARD.REALM.num``."""
-    return (SHARD << 54) | (REALM << 38) | num
+    return encode_entity_id(SHARD, REALM, num)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +151,14 @@ class World:
         self._perm_inverse = pow(a, -1, self.accounts)
         # Staking: the last complete staking day before the end, and when its NodeStakeUpdate happened.
         self.last_epoch_day = (self.end - 60 * SECOND) // DAY - 1
+        # Derived facts that generators ask for again and again (a token's facts), kept up to a bound. They are
+        # pure functions of (seed, index), so keeping them changes no row; generators run one at a time.
+        self.memo: dict[tuple[Tag, int], Any] = {}
+
+    def remember(self, tag: Tag, index: int, value: Any) -> None:
+        """Keep a derived fact for :attr:`memo`, while fewer than ``MEMO_LIMIT`` are kept."""
+        if len(self.memo) < MEMO_LIMIT:
+            self.memo[tag, index] = value
 
     # hashing -----------------------------------------------------------------------------------------------------
 

@@ -124,42 +124,59 @@ def encode_records(
 ) -> list[CopyChunk]:
     """Value tuples in ``columns`` order as COPY chunks, typed from the model; with ``route``, rows of a
     versioned table with a closed range go to its history twin."""
-    model = table(table_name)
     names = tuple(columns)
-    _check_columns(model, names)
     rows = [record if type(record) is tuple else tuple(record) for record in records]
     for record in rows:
         if len(record) != len(names):
-            raise WriteError(f"table {model.name}: a record has {len(record)} values for {len(names)} columns")
+            raise WriteError(f"table {table_name}: a record has {len(record)} values for {len(names)} columns")
+    return _chunks(table(table_name), names, rows, route)
+
+
+def _chunks(model: Table, names: tuple[str, ...], rows: list[Record], route: bool) -> list[CopyChunk]:
+    _check_columns(model, names)
     rows = _convert(model, names, rows)
     if not (route and model.history and RANGE_COLUMN in names):
         return [CopyChunk(model.name, names, rows)] if rows else []
     at = names.index(RANGE_COLUMN)
     current = [record for record in rows if not _is_closed(record[at])]
+    if len(current) == len(rows):
+        return [CopyChunk(model.name, names, rows)]
     closed = [record for record in rows if _is_closed(record[at])]
     chunks = [CopyChunk(model.name, names, current)] if current else []
-    if closed:
-        chunks.append(CopyChunk(model.history_name, names, closed))
+    chunks.append(CopyChunk(model.history_name, names, closed))
     return chunks
+
+
+def _records(columns: tuple[str, ...], rows: list[Row]) -> list[Record]:
+    if not columns:
+        raise WriteError("a row needs at least one column")
+    if len(columns) == 1:
+        return [(row[columns[0]],) for row in rows]
+    return list(map(operator.itemgetter(*columns), rows))
 
 
 def encode(table_name: str, rows: Iterable[Row], *, route: bool = True) -> list[CopyChunk]:
     """Rows by column name as COPY chunks: one per target table and set of columns given."""
+    model = table(table_name)
+    members = rows if isinstance(rows, list) else list(rows)
+    if not members:
+        return []
+    first = tuple(members[0])
+    # The common case: every row gives the same columns. A row without one of them fails the lookup, so equal
+    # total sizes mean no row has any other column either.
+    if sum(map(len, members)) == len(first) * len(members):
+        try:
+            return _chunks(model, first, _records(first, members), route)
+        except KeyError:
+            pass
     groups: dict[tuple[str, ...], list[Row]] = {}
-    for row in rows:
-        keys = tuple(row)
-        group = groups.get(keys)
-        if group is None:
-            group = groups[keys] = []
-        group.append(row)
-    chunks: list[CopyChunk] = []
-    for columns, members in groups.items():
-        if len(columns) == 1:
-            records: list[Record] = [(row[columns[0]],) for row in members]
-        else:
-            records = list(map(operator.itemgetter(*columns), members))
-        chunks.extend(encode_records(table_name, columns, records, route=route))
-    return chunks
+    for row in members:
+        groups.setdefault(tuple(row), []).append(row)
+    return [
+        chunk
+        for columns, group in groups.items()
+        for chunk in _chunks(model, columns, _records(columns, group), route)
+    ]
 
 
 async def copy_chunks(conn: asyncpg.Connection, chunks: Iterable[CopyChunk]) -> dict[str, int]:

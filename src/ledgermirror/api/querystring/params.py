@@ -20,6 +20,7 @@ from ledgermirror.api.querystring.grammar import (
     split_operator,
     split_query,
 )
+from ledgermirror.ledger.int64 import INT64_MAX
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -45,9 +46,6 @@ class Filter(Generic[T]):
     key: str
     op: Op
     value: T
-
-
-INT64_MAX = (1 << 63) - 1
 
 
 def inclusive_bounds(filters: Iterable[Filter[int]], *, eq_is_upper: bool = False) -> tuple[int, int]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -27,7 +26,6 @@ from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor, next_link
 from ledgermirror.api.querystring.params import Filter, InvalidValue, ParamSet, ParamSpec, ParseContext
 from ledgermirror.api.resources import account_transactions, schemas
-from ledgermirror.api.resources.account_codes import TYPE_NUMBERS
 from ledgermirror.api.resources.account_ref import OPENAPI_PATH_PARAMETER, PATH_PARAMETER, resolve_account
 from ledgermirror.api.resources.account_render import (
     ACCOUNT,
@@ -44,9 +42,10 @@ from ledgermirror.api.resources.account_render import (
 )
 from ledgermirror.api.resources.account_transactions import TransactionWindow
 from ledgermirror.ledger.entity_id import EntityId
-from ledgermirror.ledger.timestamps import InvalidTimestamp, format_ns, parse_timestamp
+from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
+from ledgermirror.ledger.timestamps import InvalidTimestamp, format_ns, month_start, parse_timestamp
+from ledgermirror.ledger.transaction_codes import TYPE_NUMBERS
 
-_INT64_MAX = (1 << 63) - 1
 TREASURY_NUM = 2
 
 
@@ -219,14 +218,6 @@ async def _snapshot(ctx: AppContext, stamps: Timestamps) -> int | None:
     treasury = EntityId(ctx.settings.shard, ctx.settings.realm, TREASURY_NUM).encoded
     found = await ctx.database.fetchval(_SNAPSHOT, treasury, lower, upper, list(stamps.excluded))
     return None if found is None else int(found)
-
-
-def month_start(ns: int, *, months_back: int = 0) -> int:
-    """The first nanosecond (UTC) of the month of ``ns``, or of a month that many months before it."""
-    moment = datetime.fromtimestamp(ns // 1_000_000_000, tz=UTC)
-    months = moment.year * 12 + moment.month - 1 - months_back
-    first = datetime(months // 12, months % 12 + 1, 1, tzinfo=UTC)
-    return int(first.timestamp()) * 1_000_000_000
 
 
 async def _transactions(

@@ -23,24 +23,32 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ledgermirror.api.context import AppContext, context_of
-from ledgermirror.api.errors import ApiError, BadRequest, InternalError, PayloadTooLarge, UnsupportedMediaType
+from ledgermirror.api.errors import (
+    ANSWERED,
+    BadRequest,
+    InternalError,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    api_error,
+)
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
 from ledgermirror.api.resources import system_files
 from ledgermirror.api.responses import JSON_TYPE, error_response
-from ledgermirror.fees import protobuf, usage
 from ledgermirror.fees import schedule as schedules
+from ledgermirror.fees import usage
 from ledgermirror.fees.calculator import calculate
 from ledgermirror.fees.curve import MAX_UTILIZATION
 from ledgermirror.fees.schedule import FeeSchedule, UndecodableSchedule
 from ledgermirror.fees.transaction import ParsedTransaction, TransactionError, parse
+from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId, InvalidEntityId
+from ledgermirror.ledger.system_files import SIMPLE_FEE_SCHEDULE_FILE, Undecodable
 from ledgermirror.ledger.timestamps import format_ns
 
 _log = logging.getLogger(__name__)
 
 PATH = "/api/v1/network/fees"
-SIMPLE_FEE_SCHEDULE_FILE = 113
 MAX_BODY_BYTES = 6144
 CONTENT_TYPES = frozenset({"application/protobuf", "application/x-protobuf"})
 MODES = frozenset({"INTRINSIC", "STATE"})
@@ -133,7 +141,7 @@ def _decode(data: bytes) -> FeeSchedule:
     try:
         return schedules.decode(data, source="")
     except UndecodableSchedule as error:
-        raise system_files.Undecodable(str(error)) from None
+        raise Undecodable(str(error)) from None
 
 
 async def fee_schedule(request: Request, ctx: AppContext) -> FeeSchedule:
@@ -197,8 +205,8 @@ async def estimate(request: Request) -> Response:
             result = calculate(schedule, parsed, state, query.throttle)
         except TransactionError as error:
             raise BadRequest(str(error)) from None
-    except ApiError as error:
-        return error_response(error)
+    except ANSWERED as error:
+        return error_response(api_error(error))
     except Exception:
         _log.exception("unhandled error", extra={"path": request.scope["path"]})
         return error_response(InternalError())
