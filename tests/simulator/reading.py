@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hiero_sdk_python.hapi.services import (  # type: ignore[import-untyped]
+from hiero_sdk_python.hapi.services import (
     transaction_contents_pb2,
     transaction_pb2,
 )

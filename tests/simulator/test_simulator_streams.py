@@ -328,7 +328,7 @@ def test_schedules_carry_their_body_and_signatures(items: list[Item], truth: dic
 def test_exchange_rate_and_address_book_are_the_last_file_contents(
     items: list[Item], truth: dict[str, Any]
 ) -> None:
-    from hiero_sdk_python.hapi.services import exchange_rate_pb2  # type: ignore[import-untyped]
+    from hiero_sdk_python.hapi.services import exchange_rate_pb2
 
     last = [
         i.body.fileUpdate.contents
@@ -423,3 +423,15 @@ def test_ethereum_transactions_decode_and_agree_with_their_records(
     for account, address in wallets.items():
         assert truth["accounts"][account]["evm_address"] == address.hex()
         assert truth["accounts"][account]["ethereum_nonce"] == nonces[account]
+
+
+def test_initial_balances_snapshot_reads_as_the_importer_reads_it(
+    network: tuple[Path, Summary], verified: list[VerifiedRecordFile], truth: dict[str, Any]
+) -> None:
+    from ledgermirror.importer.handlers.balances import read_balance_snapshot
+
+    snapshot = read_balance_snapshot((network[0] / truth["network"]["initial_balances"]).read_bytes())
+    assert snapshot.consensus_timestamp < verified[0].record.consensus_start
+    assert {f"0.0.{account}": balance for account, balance in snapshot.balances} == truth["initial_balances"]
+    assert truth["initial_balances"]["0.0.2"] == truth["initial_supply"]
+    assert {"0.0.3", "0.0.6", "0.0.98"} <= set(truth["initial_balances"])  # credited, never created in-stream

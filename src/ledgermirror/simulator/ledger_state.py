@@ -13,6 +13,15 @@ FEE_COLLECTOR = 98
 FIRST_USER_NUM = 1001
 INITIAL_SUPPLY = 50_000_000_000 * 100_000_000
 """50 billion hbar in tinybars."""
+SYSTEM_PAYERS = (50, 55, 56, 57)
+"""The privileged accounts that pay for system file updates and stake updates (no fee)."""
+
+
+def genesis_balances(node_accounts: list[int]) -> dict[int, int]:
+    """The accounts that exist before the stream: 0.0.2 with the whole supply; the nodes, 0.0.98 and the
+    system payers empty (the stream credits the first two, but never creates them)."""
+    accounts = [TREASURY, *node_accounts, FEE_COLLECTOR, *SYSTEM_PAYERS]
+    return {num: INITIAL_SUPPLY if num == TREASURY else 0 for num in sorted(accounts)}
 
 
 @dataclass(slots=True)
@@ -130,6 +139,7 @@ class Ledger:
     """Hbar balances of every account (contracts included) and the entities created so far."""
 
     balances: dict[int, int] = field(default_factory=lambda: {TREASURY: INITIAL_SUPPLY})
+    """Every account's balance, the genesis accounts' included (see :func:`genesis_balances`)."""
     accounts: dict[int, Account] = field(default_factory=dict)
     users: list[int] = field(default_factory=list)
     """Live user accounts (random picks); a deleted account leaves it."""

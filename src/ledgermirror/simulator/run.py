@@ -3,6 +3,7 @@
 Layout of ``out``::
 
     addressbook.bin                               initial NodeAddressBook (the importer's --address-book)
+    initial-balances.pb.gz                        genesis balances, an AllAccountBalances snapshot
     keys/node<i>.pem                              node i's RSA private key (PKCS#8 PEM), for tamper tests
     recordstreams/record0.0.<3+i>/<ts>.rcd.gz     the record files, byte-identical in every node folder
     recordstreams/record0.0.<3+i>/<ts>.rcd_sig    node i's signature file of each record file
@@ -15,7 +16,9 @@ With ``layout="node-id"`` the node folders are HIP-679's ``simulated/0/<i>/recor
 from __future__ import annotations
 
 import calendar
+import gzip
 import hashlib
+import importlib
 import json
 import random
 import time
@@ -28,7 +31,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 
 from ledgermirror.simulator import crypto, hapi, keys, stream_files, system, truth
 from ledgermirror.simulator.emitter import Emitter
-from ledgermirror.simulator.ledger_state import TREASURY, Ledger
+from ledgermirror.simulator.ledger_state import TREASURY, Ledger, genesis_balances
 from ledgermirror.simulator.mix import Mix
 from ledgermirror.simulator.picks import HBAR
 
@@ -40,6 +43,7 @@ EXCHANGE_RATE_EVERY_FILES = 30
 ACCOUNT_LAYOUT = "account"
 NODE_ID_LAYOUT = "node-id"
 LAYOUTS = (ACCOUNT_LAYOUT, NODE_ID_LAYOUT)
+INITIAL_BALANCES = "initial-balances.pb.gz"
 NETWORK_NAME = "simulated"
 """The network folder of the HIP-679 layout."""
 
@@ -77,10 +81,12 @@ def simulate(
     protos = hapi.load()
     node_accounts = [system.FIRST_NODE_ACCOUNT + node_id for node_id in range(nodes)]
     rng = random.Random(int.from_bytes(hashlib.sha256(f"ledgermirror-simulator:mix:{seed}".encode()).digest()))
-    ledger = Ledger()
+    genesis = genesis_balances(node_accounts)
+    ledger = Ledger(balances=dict(genesis))
     em = Emitter(protos, ledger, rng, node_accounts)
     book = system.address_book(protos, [key.public_key() for key in node_keys])
     folders = _prepare(out, node_accounts, node_keys, book, layout)
+    (out / INITIAL_BALANCES).write_bytes(_balance_snapshot(protos, genesis, start - 1))
     file_count = max(1, seconds // FILE_SECONDS)
     mix = Mix(em)
     _bootstrap(mix, book, nodes)
@@ -132,6 +138,7 @@ def simulate(
         "seconds": seconds,
         "tps": tps,
         "address_book": "addressbook.bin",
+        "initial_balances": INITIAL_BALANCES,
         "layout": layout,
         "folders": [str(folder.relative_to(out)) for folder in folders],
     }
@@ -143,9 +150,19 @@ def simulate(
         "sidecars": sidecars,
         "files": listed,
     }
-    document = truth.truth(em, network, files)
+    document = truth.truth(em, network, files, genesis)
     (out / "truth.json").write_text(json.dumps(document, indent=1, sort_keys=False) + "\n")
     return Summary(out, len(names), em.transactions, sidecars, written, seconds_keys, time.perf_counter() - began)
+
+
+def _balance_snapshot(protos: Any, genesis: dict[int, int], consensus_timestamp: int) -> bytes:
+    """The genesis balances as an ``AllAccountBalances`` (a ``*_Balances.pb.gz`` file's content), gzipped."""
+    module = importlib.import_module("hiero_sdk_python.hapi.streams.account_balance_file_pb2")
+    snapshot = module.AllAccountBalances()
+    hapi.set_timestamp(snapshot.consensusTimestamp, consensus_timestamp)
+    for num, balance in genesis.items():
+        snapshot.allAccounts.add(accountID=protos.basic.AccountID(accountNum=num), hbarBalance=balance)
+    return gzip.compress(snapshot.SerializeToString(), mtime=0)
 
 
 def _prepare(

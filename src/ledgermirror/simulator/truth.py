@@ -11,19 +11,19 @@ from typing import Any
 
 from ledgermirror.simulator.emitter import Emitter
 from ledgermirror.simulator.hapi import entity
-from ledgermirror.simulator.ledger_state import FEE_COLLECTOR, INITIAL_SUPPLY, TREASURY, Ledger
+from ledgermirror.simulator.ledger_state import FEE_COLLECTOR, INITIAL_SUPPLY, Ledger
 
 FORMAT_VERSION = 1
 
 
-def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any]) -> dict[str, Any]:
+def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any], genesis: dict[int, int]) -> dict[str, Any]:
     ledger = em.ledger
     return {
         "format": FORMAT_VERSION,
         "network": network,
         "record_files": files,
         "initial_supply": INITIAL_SUPPLY,
-        "initial_balances": {entity(TREASURY): INITIAL_SUPPLY},
+        "initial_balances": {entity(num): balance for num, balance in genesis.items()},
         "fee_collector": entity(FEE_COLLECTOR),
         "transactions": {
             "count": em.transactions,
