@@ -71,6 +71,8 @@ def test_imported_state_is_the_truth(ledger: Ledger, network: Path) -> None:
         ), account  # fmt: skip
         if state["key"]:
             assert row["key"].hex() == state["key"], account
+        if state.get("ethereum_nonce") is not None:
+            assert row["ethereum_nonce"] == state["ethereum_nonce"], account
     allowances = {
         (row["owner"], row["spender"]): (row["amount_granted"], row["amount"])
         for row in fetch(ledger.url, "select * from crypto_allowance")

@@ -153,7 +153,7 @@ class Batch:
         rows.append(row)
         key = tuple(row.get(name) for name in table_model(table).key)
         held = self._latest.get((table, key))
-        if held is not None and held.get("timestamp_range") == row.get("timestamp_range"):
+        if held is not None and row.get("timestamp_range") in (None, held.get("timestamp_range")):
             held.update({name: value for name, value in row.items() if value is not None})
         else:
             self._latest[(table, key)] = dict(row)
