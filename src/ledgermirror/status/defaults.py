@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ledgermirror.db.sql import template
 from ledgermirror.status import audit
 from ledgermirror.status.components_ops import HISTORY_SQL, INSERT_SQL
 from ledgermirror.status.db import Conn
@@ -18,7 +19,7 @@ BOOK_SQL = """
 select e.node_id, e.node_account_id, e.description
 from address_book_entry e
 where e.consensus_timestamp = (
-    select start_consensus_timestamp from address_book where file_id = $1
+    select start_consensus_timestamp from address_book where file_id = {file_id}
     order by start_consensus_timestamp desc limit 1)
 order by e.node_id
 """
@@ -37,7 +38,8 @@ def account_text(encoded: int) -> str:
 async def current_nodes(conn: Conn, shard: int, realm: int) -> list[tuple[int, str]]:
     """``(node_id, node account)`` of the newest address book (file 0.0.102, else 0.0.101)."""
     for num in (102, 101):
-        rows = await conn.fetch(BOOK_SQL, encode_file(shard, realm, num))
+        book = template(BOOK_SQL, file_id=encode_file(shard, realm, num))
+        rows = await conn.fetch(book.text, *book.args)
         if rows:
             return [(int(row["node_id"]), account_text(int(row["node_account_id"]))) for row in rows]
     return []
@@ -58,24 +60,33 @@ async def ensure_defaults(
                 return str(existing[ref])
             component_id = new_id()
             description = extra.get("description")
-            await conn.execute(
+            insert = template(
                 INSERT_SQL,
-                component_id,
-                name,
-                description,
-                group,
-                group_id,
-                position,
-                "operational",
-                "manual",
-                ref,
-                True,
-                bool(extra.get("only_show_if_degraded", False)),
-                None if group else now.date(),
-                now,
+                id=component_id,
+                name=name,
+                description=description,
+                is_group=group,
+                group_id=group_id,
+                position=position,
+                status="operational",
+                status_source="manual",
+                source_ref=ref,
+                showcase=True,
+                only_show_if_degraded=bool(extra.get("only_show_if_degraded", False)),
+                start_date=None if group else now.date(),
+                now=now,
             )
+            await conn.execute(insert.text, *insert.args)
             if not group:
-                await conn.execute(HISTORY_SQL, component_id, None, "operational", now, None)
+                history = template(
+                    HISTORY_SQL,
+                    component_id=component_id,
+                    old_status=None,
+                    new_status="operational",
+                    changed_at=now,
+                    incident_id=None,
+                )
+                await conn.execute(history.text, *history.args)
             existing[ref] = component_id
             created.append(component_id)
             return component_id

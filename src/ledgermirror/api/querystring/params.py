@@ -42,9 +42,13 @@ class InvalidValue(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Filter(Generic[T]):
+    """One parsed ``key=op:value``. ``text`` is the value as the client wrote it (operator included), which a
+    next link repeats; it takes no part in equality."""
+
     key: str
     op: Op
     value: T
+    text: str = field(default="", compare=False)
 
 
 INT64_MAX = (1 << 63) - 1
@@ -93,13 +97,17 @@ class ParamSpec(Generic[T]):
             op = Op.EQ
         elif op not in self.ops:
             raise InvalidValue(text)
-        return Filter(self.name, op, self.parse(value, ctx))
+        return Filter(self.name, op, self.parse(value, ctx), text)
 
 
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:
+    """``values``: the filters that count (the last one of a non-repeatable parameter); ``given``: every filter
+    as sent, keys in first-seen order (what a next link repeats)."""
+
     raw: RawQuery
     values: dict[str, list[Filter[Any]]]
+    given: dict[str, list[Filter[Any]]] = field(default_factory=dict)
 
     def filters(self, spec: ParamSpec[T]) -> list[Filter[T]]:
         return self.values.get(spec.name, [])
@@ -117,11 +125,19 @@ Check = Callable[[RawQuery], None]
 
 
 class ParamSet:
-    """The parameters of one endpoint, in documentation order."""
+    """The parameters of one endpoint, in documentation order.
 
-    def __init__(self, specs: Sequence[ParamSpec[Any]], checks: Iterable[Check] = ()) -> None:
+    Problems are reported all at once, by default in the reference's order (repeat counts, then invalid values,
+    then unknown keys); ``url_order`` reports them in query-string order instead, unknown keys among invalid
+    values (the reference's older validator, ``/api/v1/accounts``).
+    """
+
+    def __init__(
+        self, specs: Sequence[ParamSpec[Any]], checks: Iterable[Check] = (), *, url_order: bool = False
+    ) -> None:
         self.specs = tuple(specs)
         self.checks = tuple(checks)
+        self.url_order = url_order
         self._by_name = {spec.name: spec for spec in self.specs}
 
     def parse(self, query_string: str, ctx: ParseContext) -> ParsedQuery:
@@ -134,30 +150,35 @@ class ParamSet:
         too_many: list[str] = []
         invalid: list[str] = []
         unknown: list[str] = []
+        in_order: list[str] = []
         values: dict[str, list[Filter[Any]]] = {}
+        given: dict[str, list[Filter[Any]]] = {}
         for key, texts in raw.items.items():
             spec = self._by_name.get(key)
             if spec is None:
-                unknown.append(f"Unknown query parameter: {key}")
+                message = f"Unknown query parameter: {key}"
+                (in_order if self.url_order else unknown).append(message)
                 continue
             if len(texts) > ctx.max_repeats:
-                too_many.append(
+                message = (
                     f"Parameter values count exceeds maximum number allowed: {key} "
                     f"count: {len(texts)} max: {ctx.max_repeats}"
                 )
+                (in_order if self.url_order else too_many).append(message)
                 continue
             try:
                 if spec.single and len(texts) > 1:
                     raise InvalidValue(key)
                 parsed = [spec.parse_one(text, ctx) for text in texts]
             except InvalidValue:
-                invalid.append(f"Invalid parameter: {key}")
+                (in_order if self.url_order else invalid).append(f"Invalid parameter: {key}")
                 continue
+            given[key] = parsed
             values[key] = parsed if spec.repeatable else parsed[-1:]
-        messages = too_many + invalid + unknown
+        messages = in_order + too_many + invalid + unknown
         if messages:
             raise BadRequest(*messages)
-        return ParsedQuery(raw, values)
+        return ParsedQuery(raw, values, given)
 
     def names(self) -> list[str]:
         return [spec.name for spec in self.specs]

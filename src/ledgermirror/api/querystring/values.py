@@ -56,6 +56,16 @@ def numeric_entity_id(evm: EvmForm = EvmForm.LONG_ZERO) -> Callable[[str, ParseC
     return parse
 
 
+def true_false(text: str, ctx: ParseContext) -> bool:
+    """``true`` or ``false``, case-insensitive."""
+    lowered = text.lower()
+    if lowered == "true":
+        return True
+    if lowered == "false":
+        return False
+    raise InvalidValue(text)
+
+
 def timestamp(text: str, ctx: ParseContext) -> int:
     try:
         return parse_timestamp(text)
