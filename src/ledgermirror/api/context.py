@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
-from ledgermirror.api.cache import TtlCache
 from ledgermirror.api.querystring.params import ParseContext
 from ledgermirror.api.responses import Rendered
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database
 from ledgermirror.settings import Settings
+from ledgermirror.ttl_cache import TtlCache
 
 FEE_SCHEDULE_ENTRIES = 8
 
