@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.querystring.grammar import Op
 from ledgermirror.api.querystring.pagination import Anchor
+from ledgermirror.api.querystring.params import closed
 from ledgermirror.ledger.entity_id import EntityId
 
 LOWER_OPS = frozenset({Op.GT, Op.GTE})
@@ -42,11 +43,7 @@ class Limit:
     @property
     def closed(self) -> int:
         """The limit as an inclusive integer: ``gt:5`` is 6, ``lt:5`` is 4, anything else its value."""
-        if self.op is Op.GT:
-            return self.value + 1
-        if self.op is Op.LT:
-            return self.value - 1
-        return self.value
+        return closed(self.op, self.value)
 
 
 @dataclass(slots=True)

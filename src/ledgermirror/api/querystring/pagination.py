@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.params import Filter
+from ledgermirror.api.querystring.params import Filter, inclusive_range
 from ledgermirror.ledger.entity_id import EntityId
 
 _SAFE = ":.,-_~!$'()*/;@="
@@ -77,16 +77,8 @@ def number_of(value: Any) -> int | None:
 
 
 def _empty_range(filters: list[Filter[Any]]) -> bool:
-    lower: int | None = None
-    upper: int | None = None
-    for item in filters:
-        number = number_of(item.value)
-        if number is None or item.op not in _LOWER | _UPPER:
-            continue
-        if item.op in _LOWER:
-            candidate = number + (1 if item.op is Op.GT else 0)
-            lower = candidate if lower is None else max(lower, candidate)
-        else:
-            candidate = number - (1 if item.op is Op.LT else 0)
-            upper = candidate if upper is None else min(upper, candidate)
+    numbers = [
+        Filter(item.key, item.op, number) for item in filters if (number := number_of(item.value)) is not None
+    ]
+    lower, upper = inclusive_range(numbers)
     return lower is not None and upper is not None and upper < lower

@@ -14,7 +14,7 @@ from typing import Any
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.params import Filter
+from ledgermirror.api.querystring.params import Filter, closed
 from ledgermirror.api.resources.account_render import balance_object, current_balance, token_list
 from ledgermirror.api.resources.account_transactions_query import TransactionWindow
 from ledgermirror.db.sql import template
@@ -90,8 +90,8 @@ def timestamps(filters: list[Filter[int]]) -> Timestamps:
         raise BadRequest("Multiple lt or lte operators not permitted for timestamp param")
     if equals and len(equals) != len(filters):
         raise BadRequest("Cannot combine eq with ne, gt, gte, lt, or lte for timestamp param")
-    lower = lowers[0].value + (lowers[0].op is Op.GT) if lowers else None
-    upper = uppers[0].value - (uppers[0].op is Op.LT) if uppers else None
+    lower = closed(lowers[0].op, lowers[0].value) if lowers else None
+    upper = closed(uppers[0].op, uppers[0].value) if uppers else None
     if equals:
         upper = min(equals)
     if (lower is not None and lower > _INT64_MAX) or (lower is not None and upper is not None and upper < lower):
