@@ -1,0 +1,398 @@
+"""The writer: rows by table and column name into the mirror schema, typed from :mod:`ledgermirror.db.schema`.
+
+Three ways in:
+
+* **Append** (:func:`copy_rows`, :func:`copy_records`, or :func:`encode` + :func:`copy_chunks` to build the
+  records in another thread): a batched binary ``COPY`` (asyncpg ``copy_records_to_table``). Rows are dicts
+  (column name -> value) or a column-name tuple with value tuples; omitted columns get their database
+  default. A row of a versioned table whose ``timestamp_range`` is closed goes to the ``<table>_history``
+  twin (history routing).
+* **Upsert** (:func:`upsert`): the reference importer's merge rules (``upsert_history.vm``). Rows are staged
+  in a temporary table, then for every key that already has a current row:
+
+  1. a versioned table's current row is copied to ``<table>_history`` with its range closed at the lower
+     bound of the update (``[old lower, new lower)``); an update with the same lower bound replaces the
+     current version in place and makes no history row (so replaying an update changes nothing);
+  2. the current row is updated column by column: *new, else existing* (a NULL or an omitted column leaves
+     the stored value unchanged), except the table's ``keep_existing`` columns (kept once set) and its
+     ``replace_nulls`` columns (a new version that gives NULL or omits them clears them: custom fee lists,
+     NFT spenders);
+
+  and a key without a current row is inserted (omitted columns get their defaults). A versioned table's row
+  without ``timestamp_range`` is a partial update of running values (balance, nonce): it updates an existing
+  row, makes no history, and is dropped for a key the table does not hold. Several rows for one key in one
+  call are applied in the order given (rows with the same lower bound are merged first). An update older
+  than the current row is ignored.
+* **Text** (:func:`insert_text`): one row whose values are PostgreSQL input text, each cast through ``text``
+  to its column's type (without modifier), so PostgreSQL's own input functions parse them. The conformance
+  loader uses it to reproduce what node-postgres sends.
+
+Every statement is composed here from model names only; values are always bound or copied, never formatted.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import asyncpg
+import orjson
+from asyncpg import Range
+
+from ledgermirror.db.schema import RANGE_COLUMN, Kind, SchemaError, Table, table
+
+DEFAULT_CHUNK_ROWS = 20_000
+_STAGE = "ledgermirror_write_stage"
+
+Row = Mapping[str, Any]
+Record = tuple[Any, ...]
+
+
+class WriteError(ValueError):
+    """Rows the writer cannot take (a required column or key missing, a value of the wrong shape)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CopyChunk:
+    """Records ready for one binary COPY into ``table``."""
+
+    table: str
+    columns: tuple[str, ...]
+    records: list[Record]
+
+
+# Values ------------------------------------------------------------------------------------------------------
+
+
+def as_range(value: Any) -> Range[Any] | None:
+    """An ``int8range`` value: a Range as it is, ``(lower, upper)`` meaning ``[lower, upper)`` (None is
+    unbounded), or a lower bound alone meaning ``[lower, ∞)``."""
+    if value is None or type(value) is Range:
+        return value
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise WriteError(f"a range needs (lower, upper), not {value!r}")
+        return Range(value[0], value[1])
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Range(value, None)
+    raise WriteError(f"not a range: {value!r}")
+
+
+def as_json(value: Any) -> str | None:
+    """A ``jsonb`` value: JSON text as it is, anything else serialised."""
+    if value is None or type(value) is str:
+        return value
+    return orjson.dumps(value).decode()
+
+
+_CONVERTERS: dict[Kind, Callable[[Any], Any]] = {Kind.RANGE: as_range, Kind.JSON: as_json}
+
+
+def _is_closed(value: Range[Any] | None) -> bool:
+    return value is not None and value.upper is not None
+
+
+# Append ------------------------------------------------------------------------------------------------------
+
+
+def _check_columns(model: Table, columns: tuple[str, ...]) -> None:
+    model.check_columns(columns)
+    missing = [column.name for column in model.columns if column.required and column.name not in columns]
+    if missing:
+        raise WriteError(f"table {model.name}: rows need {', '.join(missing)}")
+
+
+def _convert(model: Table, columns: tuple[str, ...], records: list[Record]) -> list[Record]:
+    """Records with range and JSON values in the form asyncpg's binary COPY takes."""
+    conversions = [
+        (index, _CONVERTERS[kind])
+        for index, name in enumerate(columns)
+        if (kind := model.by_name[name].kind) in _CONVERTERS
+    ]
+    for index, convert in conversions:
+        wanted = Range if convert is as_range else str
+        if all(type(record[index]) is wanted or record[index] is None for record in records):
+            continue
+        records = [(*record[:index], convert(record[index]), *record[index + 1 :]) for record in records]
+    return records
+
+
+def encode_records(
+    table_name: str, columns: Sequence[str], records: Iterable[Sequence[Any]], *, route: bool = True
+) -> list[CopyChunk]:
+    """Value tuples in ``columns`` order as COPY chunks, typed from the model; with ``route``, rows of a
+    versioned table with a closed range go to its history twin."""
+    model = table(table_name)
+    names = tuple(columns)
+    _check_columns(model, names)
+    rows = [record if type(record) is tuple else tuple(record) for record in records]
+    for record in rows:
+        if len(record) != len(names):
+            raise WriteError(f"table {model.name}: a record has {len(record)} values for {len(names)} columns")
+    rows = _convert(model, names, rows)
+    if not (route and model.history and RANGE_COLUMN in names):
+        return [CopyChunk(model.name, names, rows)] if rows else []
+    at = names.index(RANGE_COLUMN)
+    current = [record for record in rows if not _is_closed(record[at])]
+    closed = [record for record in rows if _is_closed(record[at])]
+    chunks = [CopyChunk(model.name, names, current)] if current else []
+    if closed:
+        chunks.append(CopyChunk(model.history_name, names, closed))
+    return chunks
+
+
+def encode(table_name: str, rows: Iterable[Row], *, route: bool = True) -> list[CopyChunk]:
+    """Rows by column name as COPY chunks: one per target table and set of columns given."""
+    groups: dict[tuple[str, ...], list[Row]] = {}
+    for row in rows:
+        keys = tuple(row)
+        group = groups.get(keys)
+        if group is None:
+            group = groups[keys] = []
+        group.append(row)
+    chunks: list[CopyChunk] = []
+    for columns, members in groups.items():
+        if len(columns) == 1:
+            records: list[Record] = [(row[columns[0]],) for row in members]
+        else:
+            records = list(map(operator.itemgetter(*columns), members))
+        chunks.extend(encode_records(table_name, columns, records, route=route))
+    return chunks
+
+
+async def copy_chunks(conn: asyncpg.Connection, chunks: Iterable[CopyChunk]) -> dict[str, int]:
+    """Binary COPY of each chunk; rows written per table."""
+    counts: dict[str, int] = {}
+    for chunk in chunks:
+        await conn.copy_records_to_table(chunk.table, records=chunk.records, columns=list(chunk.columns))
+        counts[chunk.table] = counts.get(chunk.table, 0) + len(chunk.records)
+    return counts
+
+
+def _merge_counts(total: dict[str, int], more: dict[str, int]) -> None:
+    for name, count in more.items():
+        total[name] = total.get(name, 0) + count
+
+
+async def copy_rows(
+    conn: asyncpg.Connection, table_name: str, rows: Iterable[Row], *, chunk_rows: int = DEFAULT_CHUNK_ROWS
+) -> dict[str, int]:
+    """Append rows (dicts by column name) with binary COPY, ``chunk_rows`` at a time; rows written per table."""
+    counts: dict[str, int] = {}
+    batch: list[Row] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= chunk_rows:
+            _merge_counts(counts, await copy_chunks(conn, encode(table_name, batch)))
+            batch = []
+    if batch:
+        _merge_counts(counts, await copy_chunks(conn, encode(table_name, batch)))
+    return counts
+
+
+async def copy_records(
+    conn: asyncpg.Connection,
+    table_name: str,
+    columns: Sequence[str],
+    records: Iterable[Sequence[Any]],
+    *,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+) -> dict[str, int]:
+    """Append value tuples in ``columns`` order with binary COPY, ``chunk_rows`` at a time."""
+    counts: dict[str, int] = {}
+    batch: list[Sequence[Any]] = []
+    for record in records:
+        batch.append(record)
+        if len(batch) >= chunk_rows:
+            _merge_counts(counts, await copy_chunks(conn, encode_records(table_name, columns, batch)))
+            batch = []
+    if batch:
+        _merge_counts(counts, await copy_chunks(conn, encode_records(table_name, columns, batch)))
+    return counts
+
+
+# Upsert ------------------------------------------------------------------------------------------------------
+
+
+def _quote(name: str) -> str:
+    """A model name as an identifier (model names are plain lower-case words)."""
+    return '"' + name + '"'
+
+
+def _key_match(model: Table) -> str:
+    return " and ".join(f"t.{_quote(name)} = s.{_quote(name)}" for name in model.key)
+
+
+def _history_sql(model: Table) -> str:
+    """Copy each current row an update supersedes into the twin, its range closed at the update."""
+    columns = ", ".join(_quote(column.name) for column in model.columns)
+    values = ", ".join(
+        "int8range(lower(t.timestamp_range), lower(s.timestamp_range))"
+        if column.name == RANGE_COLUMN
+        else f"t.{_quote(column.name)}"
+        for column in model.columns
+    )
+    return (
+        f"insert into {_quote(model.history_name)} ({columns})\n"
+        f"select {values}\nfrom {_quote(model.name)} t join {_STAGE} s on {_key_match(model)}\n"
+        "where lower(t.timestamp_range) < lower(s.timestamp_range)"
+    )
+
+
+def _merged(model: Table, name: str) -> str:
+    if name == RANGE_COLUMN or name in model.replace_nulls:
+        return f"s.{_quote(name)}"
+    if name in model.keep_existing:
+        return f"coalesce(t.{_quote(name)}, s.{_quote(name)})"
+    return f"coalesce(s.{_quote(name)}, t.{_quote(name)})"
+
+
+def _update_sql(model: Table, columns: tuple[str, ...]) -> str | None:
+    """Merge each staged row into the current row of its key."""
+    updated = [name for name in columns if name not in model.key]
+    if not updated:
+        return None
+    assignments = ", ".join(f"{_quote(name)} = {_merged(model, name)}" for name in updated)
+    condition = _key_match(model)
+    if RANGE_COLUMN in columns:
+        condition += " and lower(t.timestamp_range) <= lower(s.timestamp_range)"
+    return f"update {_quote(model.name)} t set {assignments}\nfrom {_STAGE} s where {condition}"
+
+
+def _insert_sql(model: Table, columns: tuple[str, ...]) -> str:
+    """Insert each staged row whose key has no current row."""
+    names = ", ".join(_quote(name) for name in columns)
+    return (
+        f"insert into {_quote(model.name)} ({names})\n"
+        f"select {names} from {_STAGE} s\n"
+        f"where not exists (select 1 from {_quote(model.name)} t where {_key_match(model)})"
+    )
+
+
+def _stage_sql(model: Table, columns: tuple[str, ...]) -> str:
+    names = ", ".join(_quote(name) for name in columns)
+    return f"create temporary table {_STAGE} as select {names} from {_quote(model.name)} with no data"
+
+
+def _coalesced(model: Table, earlier: Row, later: Row) -> dict[str, Any]:
+    """Two versions with the same lower bound: the later one's values over the earlier one's."""
+    merged = dict(earlier)
+    for name, value in later.items():
+        if value is not None or name in model.replace_nulls or name not in merged:
+            merged[name] = value
+    return merged
+
+
+def _rounds(model: Table, rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Rows split into rounds with at most one row per key, keeping each key's order."""
+    versions: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in rows:
+        key = tuple(row[name] for name in model.key)
+        held = versions.setdefault(key, [])
+        if held and _lower(held[-1]) == _lower(row):
+            held[-1] = _coalesced(model, held[-1], row)
+        else:
+            held.append(row)
+    depth = max((len(held) for held in versions.values()), default=0)
+    return [[held[index] for held in versions.values() if index < len(held)] for index in range(depth)]
+
+
+def _lower(row: Row) -> Any:
+    value = row.get(RANGE_COLUMN)
+    return None if value is None else value.lower
+
+
+def _prepared_rows(model: Table, rows: Iterable[Row]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Checked and typed rows: (rows to merge, closed versions for the history twin)."""
+    merge: list[dict[str, Any]] = []
+    closed: list[dict[str, Any]] = []
+    for source in rows:
+        row = dict(source)
+        model.check_columns(row)
+        missing = [name for name in model.key if row.get(name) is None]
+        if missing:
+            raise WriteError(f"table {model.name}: an upsert row needs its key {', '.join(missing)}")
+        if RANGE_COLUMN in row or not model.history:
+            for name in model.replace_nulls:
+                row.setdefault(name, None)  # a new version without them clears them
+        for name, value in row.items():
+            convert = _CONVERTERS.get(model.by_name[name].kind)
+            if convert is not None:
+                row[name] = convert(value)
+        if model.history and _is_closed(row.get(RANGE_COLUMN)):
+            closed.append(row)
+        else:
+            merge.append(row)
+    return merge, closed
+
+
+async def _apply(conn: asyncpg.Connection, model: Table, columns: tuple[str, ...], rows: list[Record]) -> None:
+    await conn.execute(f"drop table if exists {_STAGE}")
+    await conn.execute(_stage_sql(model, columns))
+    await conn.copy_records_to_table(_STAGE, records=rows, columns=list(columns))
+    versioned = model.history and RANGE_COLUMN in columns
+    if versioned:
+        await conn.execute(_history_sql(model))
+    update = _update_sql(model, columns)
+    if update is not None:
+        await conn.execute(update)
+    if versioned or not model.history:
+        await conn.execute(_insert_sql(model, columns))
+    await conn.execute(f"drop table {_STAGE}")
+
+
+async def upsert(conn: asyncpg.Connection, table_name: str, rows: Iterable[Row]) -> int:
+    """Merge rows into a keyed table with the reference's rules (see the module text); returns rows taken."""
+    model = table(table_name)
+    if not model.key:
+        raise WriteError(f"table {model.name} has no key to upsert on")
+    merge, closed = _prepared_rows(model, rows)
+    async with conn.transaction():
+        if closed:
+            await copy_chunks(conn, encode(model.history_name, closed, route=False))
+        for batch in _rounds(model, merge):
+            groups: dict[tuple[str, ...], list[Record]] = {}
+            for row in batch:
+                columns = tuple(name for name in model.column_names if name in row)
+                groups.setdefault(columns, []).append(tuple(row[name] for name in columns))
+            for columns, records in groups.items():
+                await _apply(conn, model, columns, records)
+    return len(merge) + len(closed)
+
+
+# Text --------------------------------------------------------------------------------------------------------
+
+
+def insert_text_sql(table_name: str, columns: Sequence[str]) -> str:
+    """``insert into t (a, b) values ($1::text::<type of a>, $2::text::<type of b>)``."""
+    model = table(table_name)
+    names = model.check_columns(columns)
+    values = ", ".join(
+        f"${index}::text::{model.by_name[name].cast_type}" for index, name in enumerate(names, start=1)
+    )
+    return f"insert into {_quote(model.name)} ({', '.join(map(_quote, names))}) values ({values})"
+
+
+async def insert_text(conn: asyncpg.Connection, table_name: str, values: Mapping[str, str | None]) -> None:
+    """Insert one row whose values are PostgreSQL input text (None is NULL)."""
+    await conn.execute(insert_text_sql(table_name, list(values)), *values.values())
+
+
+__all__ = [
+    "DEFAULT_CHUNK_ROWS",
+    "CopyChunk",
+    "SchemaError",
+    "WriteError",
+    "as_json",
+    "as_range",
+    "copy_chunks",
+    "copy_records",
+    "copy_rows",
+    "encode",
+    "encode_records",
+    "insert_text",
+    "insert_text_sql",
+    "upsert",
+]

@@ -1,0 +1,224 @@
+"""Record stream files: one typed :class:`RecordFile` for every version, and the v6 (protobuf) reader.
+
+``read_record_file`` takes the bytes as stored (gzip-compressed or not) and dispatches on the leading
+big-endian int32 version: 6 is read here, 5, 2 and 1 by :mod:`ledgermirror.importer.record_file_legacy`.
+
+What the fields hold, per version (``fees-and-streams.md`` B.1):
+
+================  ======================================  ==========================================
+field             v5 / v6                                 v1 / v2
+================  ======================================  ==========================================
+previous_hash     start object running hash               previous file's file hash (header)
+hash              end object running hash                 the file hash
+file_hash         SHA-384 of the (decompressed) bytes     v2: SHA-384(header ‖ SHA-384(body)); v1: of all
+metadata_hash     v6: SHA-384(6, hapi, start, end, block) none
+                  v5: SHA-384(5, hapi, stream version,
+                  start hash object, end hash object)
+block_number      v6: from the file; v5: none             none
+================  ======================================  ==========================================
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import struct
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ledgermirror.importer import protobuf_wire
+from ledgermirror.importer._proto import protos
+from ledgermirror.importer.errors import StreamParseError
+from ledgermirror.importer.running_hash import HASH_LENGTH
+from ledgermirror.importer.stream_names import instant_of
+
+SHA_384 = 1
+"""``HashAlgorithm.SHA_384`` in a v6 ``HashObject``."""
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_RECORD_STREAM_ITEMS = 3
+
+
+class SemanticVersion(NamedTuple):
+    major: int
+    minor: int
+    patch: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordItem:
+    """One transaction of a record file: its exact bytes, its parsed record and its consensus time."""
+
+    consensus_timestamp: int
+    """Nanoseconds since the epoch, from ``TransactionRecord.consensusTimestamp``."""
+    record_bytes: bytes
+    transaction_bytes: bytes
+    record: Any
+    """The parsed ``TransactionRecord``."""
+
+    def transaction(self) -> Any:
+        """The parsed ``Transaction`` (parsed on each call; the importer keeps what it needs)."""
+        return protos().transaction.Transaction.FromString(self.transaction_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class SidecarMetadata:
+    """A v6 record file's statement about one of its sidecar files."""
+
+    id: int
+    hash: bytes
+    """SHA-384 of the decompressed sidecar file."""
+    types: tuple[int, ...]
+    """``SidecarType`` values: 1 contract state change, 2 contract action, 3 contract bytecode."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFile:
+    name: str
+    version: int
+    hapi_version: SemanticVersion | None
+    previous_hash: bytes
+    hash: bytes
+    file_hash: bytes
+    metadata_hash: bytes | None
+    block_number: int | None
+    items: tuple[RecordItem, ...]
+    sidecars: tuple[SidecarMetadata, ...]
+    size: int
+    """Bytes as stored (compressed for v6)."""
+    consensus_start: int
+    consensus_end: int
+
+    @property
+    def count(self) -> int:
+        return len(self.items)
+
+    @property
+    def has_running_hash(self) -> bool:
+        """v5 and v6 chain by object running hash (``previous_hash``/``hash`` are its start and end)."""
+        return self.version >= 5
+
+
+def read_record_file(name: str, data: bytes) -> RecordFile:
+    """Parse a record file of any supported version (1, 2, 5, 6) from its stored bytes."""
+    content = decompress(name, data)
+    if len(content) < 4:
+        raise StreamParseError(name, "shorter than its version header")
+    (version,) = struct.unpack_from(">i", content)
+    if version == 6:
+        return read_v6(name, content, size=len(data))
+    from ledgermirror.importer import record_file_legacy
+
+    if version == 5:
+        return record_file_legacy.read_v5(name, content, size=len(data))
+    if version in (1, 2):
+        return record_file_legacy.read_v2(name, content, size=len(data), version=version)
+    raise StreamParseError(name, f"unsupported record file version {version}")
+
+
+def decompress(name: str, data: bytes) -> bytes:
+    """The bytes, gunzipped when they are a gzip stream."""
+    if not data.startswith(_GZIP_MAGIC):
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as error:
+        raise StreamParseError(name, f"bad gzip stream: {error}") from error
+
+
+def parse_items(name: str, pairs: Iterable[tuple[bytes, bytes]]) -> list[RecordItem]:
+    """Items from (record bytes, transaction bytes) pairs: each record parsed for its consensus time."""
+    modules = protos()
+    from_string = modules.transaction_record.TransactionRecord.FromString
+    items = []
+    try:
+        for record_bytes, transaction_bytes in pairs:
+            record = from_string(record_bytes)
+            stamp = record.consensusTimestamp
+            nanos = stamp.seconds * 1_000_000_000 + stamp.nanos
+            items.append(RecordItem(nanos, record_bytes, transaction_bytes, record))
+    except modules.decode_error as error:
+        raise StreamParseError(name, f"bad TransactionRecord (item {len(items)}): {error}") from error
+    return items
+
+
+def read_v6(name: str, content: bytes, size: int) -> RecordFile:
+    """A v6 file: int32 6, then one ``RecordStreamFile`` (content is decompressed)."""
+    modules = protos()
+    header: dict[int, bytes] = {}
+    pairs: list[tuple[bytes, bytes]] = []
+    sidecars: list[SidecarMetadata] = []
+    block_number = 0
+    for number, wire_type, start, end in protobuf_wire.scan_fields(content, 4, len(content), name):
+        if number == 5 and wire_type == protobuf_wire.VARINT:
+            block_number = protobuf_wire.signed_int64(protobuf_wire.read_varint(content, start, end, name)[0])
+        elif wire_type != protobuf_wire.LENGTH_DELIMITED:
+            continue
+        elif number == _RECORD_STREAM_ITEMS:
+            pairs.append(_v6_item_parts(name, content, start, end))
+        elif number == 6:
+            sidecars.append(_sidecar_metadata(name, modules, content[start:end]))
+        elif number in (1, 2, 4):
+            header[number] = content[start:end]
+    try:
+        semantic = modules.basic_types.SemanticVersion.FromString(header.get(1, b""))
+        start_hash = modules.hash_object.HashObject.FromString(header.get(2, b""))
+        end_hash = modules.hash_object.HashObject.FromString(header.get(4, b""))
+    except modules.decode_error as error:
+        raise StreamParseError(name, f"bad RecordStreamFile header: {error}") from error
+    items = parse_items(name, pairs)
+    hapi = SemanticVersion(semantic.major, semantic.minor, semantic.patch)
+    start_running = _running_hash_of(name, "start", start_hash)
+    end_running = _running_hash_of(name, "end", end_hash)
+    metadata = hashlib.sha384(
+        struct.pack(">iiii", 6, *hapi) + start_running + end_running + struct.pack(">q", block_number)
+    ).digest()
+    stamps = [item.consensus_timestamp for item in items]
+    first, last = (min(stamps), max(stamps)) if stamps else (instant_of(name),) * 2
+    return RecordFile(
+        name=name,
+        version=6,
+        hapi_version=hapi,
+        previous_hash=start_running,
+        hash=end_running,
+        file_hash=hashlib.sha384(content).digest(),
+        metadata_hash=metadata,
+        block_number=block_number,
+        items=tuple(items),
+        sidecars=tuple(sidecars),
+        size=size,
+        consensus_start=first,
+        consensus_end=last,
+    )
+
+
+def _v6_item_parts(name: str, content: bytes, start: int, end: int) -> tuple[bytes, bytes]:
+    """The exact (record, transaction) bytes of one ``RecordStreamItem`` in ``content[start:end]``."""
+    parts: dict[int, bytes] = {}
+    for number, wire_type, value_start, value_end in protobuf_wire.scan_fields(content, start, end, name):
+        if number in (1, 2) and wire_type == protobuf_wire.LENGTH_DELIMITED:
+            if number in parts:
+                raise StreamParseError(name, f"record stream item repeats field {number}")
+            parts[number] = content[value_start:value_end]
+    if 2 not in parts:
+        raise StreamParseError(name, "record stream item without a record")
+    return parts[2], parts.get(1, b"")
+
+
+def _sidecar_metadata(name: str, modules: Any, data: bytes) -> SidecarMetadata:
+    try:
+        entry = modules.record_stream_file.SidecarMetadata.FromString(data)
+    except modules.decode_error as error:
+        raise StreamParseError(name, f"bad SidecarMetadata: {error}") from error
+    digest = _running_hash_of(name, f"sidecar {entry.id}", entry.hash)
+    return SidecarMetadata(id=entry.id, hash=digest, types=tuple(entry.types))
+
+
+def _running_hash_of(name: str, what: str, hash_object: Any) -> bytes:
+    if hash_object.algorithm != SHA_384:
+        raise StreamParseError(name, f"unsupported {what} hash algorithm {hash_object.algorithm}")
+    if len(hash_object.hash) != HASH_LENGTH:
+        raise StreamParseError(name, f"{what} hash has {len(hash_object.hash)} bytes, not {HASH_LENGTH}")
+    return bytes(hash_object.hash)

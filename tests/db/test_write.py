@@ -1,0 +1,299 @@
+"""The writer (db/write.py) on a real PostgreSQL: binary COPY of every column type, upsert with the reference's
+merge rules, history routing, idempotence, and batches of more than one chunk."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import asyncpg
+import pytest
+from asyncpg import Range
+from tests.support import Ledger
+
+from ledgermirror.db import schema, write
+
+T = TypeVar("T")
+
+
+def run(url: str, action: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+    async def main() -> T:
+        conn = await asyncpg.connect(url)
+        try:
+            return await action(conn)
+        finally:
+            await conn.close()
+
+    return asyncio.run(main())
+
+
+def fetch(url: str, sql: str) -> list[dict[str, Any]]:
+    async def action(conn: asyncpg.Connection) -> list[dict[str, Any]]:
+        return [dict(row) for row in await conn.fetch(sql)]
+
+    return run(url, action)
+
+
+def entity(id_: int, lower: int, **values: Any) -> dict[str, Any]:
+    return {"id": id_, "num": id_, "realm": 0, "shard": 0, "timestamp_range": Range(lower, None), **values}
+
+
+# COPY --------------------------------------------------------------------------------------------------------
+
+
+def test_copy_every_column_type(ledger: Ledger) -> None:
+    """bigint, integer, smallint, boolean, text, varchar, bytea, enums, domains, int8range, jsonb and arrays."""
+    transaction = {
+        "consensus_timestamp": 10, "type": 14, "result": 22, "payer_account_id": 1001, "valid_start_ns": 9,
+        "memo": b"\x00memo", "scheduled": True, "nonce": 3, "errata": "INSERT", "index": 7,
+        "nft_transfer": [{"serial_number": 1, "token_id": 5}], "itemized_transfer": '[{"amount": 1}]',
+        "max_custom_fees": [b"\x01", b"\x02\x03"], "inner_transactions": [1001, 9], "high_volume": True,
+    }  # fmt: skip
+    node = {
+        "node_id": 3,
+        "timestamp_range": (5, None),
+        "admin_key": b"\x12\x20",
+        "associated_registered_nodes": [],
+    }
+    token = {
+        "token_id": 77, "created_timestamp": 1, "decimals": 2, "initial_supply": 3, "name": "Ünïcode name",
+        "symbol": "U", "treasury_account_id": 98, "timestamp_range": 1, "freeze_status": 0, "kyc_status": 0,
+        "supply_type": "FINITE", "type": "NON_FUNGIBLE_UNIQUE", "pause_status": "PAUSED",
+    }  # fmt: skip
+
+    async def action(conn: asyncpg.Connection) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for name, row in (("transaction", transaction), ("node", node), ("token", token)):
+            counts.update(await write.copy_rows(conn, name, [row]))
+        counts.update(await write.copy_records(conn, "entity", ("id", "num", "realm", "shard", "type",
+                                                                "timestamp_range", "memo"),
+                                               [(5, 5, 0, 0, "CONTRACT", (2, None), "m")]))  # fmt: skip
+        return counts
+
+    assert run(ledger.url, action) == {"transaction": 1, "node": 1, "token": 1, "entity": 1}
+    (row,) = fetch(ledger.url, "select *, nft_transfer::text as nft_text from transaction")
+    assert row["memo"] == b"\x00memo" and row["errata"] == "INSERT" and row["scheduled"] is True
+    assert row["nft_text"] == '[{"token_id": 5, "serial_number": 1}]'
+    assert row["itemized_transfer"] == '[{"amount": 1}]'
+    assert row["max_custom_fees"] == [b"\x01", b"\x02\x03"] and row["inner_transactions"] == [1001, 9]
+    assert (row["initial_balance"], row["charged_tx_fee"]) == (0, None)  # a default and a NULL
+    (row,) = fetch(ledger.url, "select * from node")
+    assert row["timestamp_range"] == Range(5, None) and row["associated_registered_nodes"] == []
+    assert row["deleted"] is False and row["grpc_proxy_endpoint"] is None
+    (row,) = fetch(ledger.url, "select * from token")
+    assert (row["name"], row["supply_type"], row["type"]) == ("Ünïcode name", "FINITE", "NON_FUNGIBLE_UNIQUE")
+    assert row["max_supply"] == (1 << 63) - 1 and row["timestamp_range"] == Range(1, None)
+    (row,) = fetch(ledger.url, "select * from entity")
+    assert (row["type"], row["memo"], row["staked_node_id"], row["decline_reward"]) == ("CONTRACT", "m", -1, False)
+    assert row["timestamp_range"] == Range(2, None)
+
+
+def test_copy_routes_closed_ranges_to_history(ledger: Ledger) -> None:
+    rows = [entity(1, 5, memo="now"), entity(1, 1, memo="before", timestamp_range=(1, 5)), entity(2, 3)]
+
+    counts = run(ledger.url, lambda conn: write.copy_rows(conn, "entity", rows))
+
+    assert counts == {"entity": 2, "entity_history": 1}
+    (old,) = fetch(ledger.url, "select * from entity_history")
+    assert (old["memo"], old["timestamp_range"]) == ("before", Range(1, 5))
+
+
+def test_copy_in_chunks(ledger: Ledger) -> None:
+    rows = ({"entity_id": n, "consensus_timestamp": n, "amount": -n, "payer_account_id": 2} for n in range(2_503))
+
+    counts = run(ledger.url, lambda conn: write.copy_rows(conn, "crypto_transfer", rows, chunk_rows=500))
+
+    assert counts == {"crypto_transfer": 2_503}
+    (row,) = fetch(ledger.url, "select count(*), sum(amount) from crypto_transfer")
+    assert (row["count"], row["sum"]) == (2_503, -sum(range(2_503)))
+
+
+def test_rows_are_checked_against_the_model() -> None:
+    with pytest.raises(schema.SchemaError, match="table nope does not exist"):
+        write.encode("nope", [{"a": 1}])
+    with pytest.raises(schema.SchemaError, match="table entity has no column colour"):
+        write.encode("entity", [{**entity(1, 1), "colour": "red"}])
+    with pytest.raises(write.WriteError, match=r"rows need .*timestamp_range"):
+        write.encode("entity", [{"id": 1, "num": 1, "realm": 0, "shard": 0}])
+    with pytest.raises(write.WriteError, match="3 values for 2 columns"):
+        write.encode_records("contract", ("id", "file_id"), [(1, 2, 3)])
+    with pytest.raises(write.WriteError, match="no key to upsert on"):
+        asyncio.run(write.upsert(None, "crypto_transfer", []))  # type: ignore[arg-type]
+
+
+def test_values_are_typed_from_the_model() -> None:
+    (chunk,) = write.encode("custom_fee", [{"entity_id": 1, "timestamp_range": (3, 9), "fixed_fees": [{"a": 1}]}],
+                            route=False)  # fmt: skip
+    assert chunk.records == [(1, Range(3, 9), '[{"a":1}]')]
+    assert write.as_range(4) == Range(4, None)
+    with pytest.raises(write.WriteError):
+        write.as_range("[1,2)")
+
+
+# Upsert ------------------------------------------------------------------------------------------------------
+
+
+def test_partial_update_leaves_other_columns_unchanged(ledger: Ledger) -> None:
+    created = entity(7, 100, memo="first", key=b"\x01", created_timestamp=100, type="ACCOUNT", balance=5)
+
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.upsert(conn, "entity", [created])
+        await write.upsert(conn, "entity", [{"id": 7, "timestamp_range": Range(200, None), "memo": "second",
+                                             "key": None, "created_timestamp": 999}])  # fmt: skip
+
+    run(ledger.url, action)
+    (row,) = fetch(ledger.url, "select * from entity")
+    assert row["memo"] == "second"  # given
+    assert row["key"] == b"\x01" and row["balance"] == 5 and row["type"] == "ACCOUNT"  # NULL or omitted: kept
+    assert row["created_timestamp"] == 100  # never changed once set
+    assert row["timestamp_range"] == Range(200, None)
+
+
+def test_history_routing(ledger: Ledger) -> None:
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.upsert(conn, "entity", [entity(7, 100, memo="first", created_timestamp=100)])
+        await write.upsert(conn, "entity", [{"id": 7, "timestamp_range": Range(200, None), "deleted": True}])
+        await write.upsert(conn, "entity", [{"id": 7, "timestamp_range": Range(300, None), "memo": "third"}])
+
+    run(ledger.url, action)
+    (current,) = fetch(ledger.url, "select * from entity")
+    old = fetch(ledger.url, "select * from entity_history order by lower(timestamp_range)")
+    assert (current["memo"], current["deleted"], current["timestamp_range"]) == ("third", True, Range(300, None))
+    assert [(row["memo"], row["deleted"], row["timestamp_range"]) for row in old] == [
+        ("first", None, Range(100, 200)),
+        ("first", True, Range(200, 300)),
+    ]
+    assert {row["created_timestamp"] for row in old} == {100}
+
+
+def test_several_versions_of_one_key_in_one_call(ledger: Ledger) -> None:
+    rows: list[dict[str, Any]] = [
+        {
+            "owner": 1,
+            "spender": 2,
+            "amount_granted": 10,
+            "amount": 10,
+            "payer_account_id": 1,
+            "timestamp_range": 5,
+        },
+        {"owner": 1, "spender": 2, "amount_granted": 20, "payer_account_id": 1, "timestamp_range": 8},
+        {"owner": 1, "spender": 2, "amount": 7, "payer_account_id": 1, "amount_granted": 20, "timestamp_range": 8},
+        {"owner": 3, "spender": 2, "amount_granted": 1, "payer_account_id": 3, "timestamp_range": (1, 4)},
+    ]
+
+    taken = run(ledger.url, lambda conn: write.upsert(conn, "crypto_allowance", rows))
+
+    assert taken == 4
+    (current,) = fetch(ledger.url, "select * from crypto_allowance")
+    assert (current["amount_granted"], current["amount"], current["timestamp_range"]) == (20, 7, Range(8, None))
+    old = fetch(ledger.url, "select * from crypto_allowance_history order by owner")
+    assert [(r["owner"], r["amount_granted"], r["amount"], r["timestamp_range"]) for r in old] == [
+        (1, 10, 10, Range(5, 8)),
+        (3, 1, 0, Range(1, 4)),  # a closed version goes straight to history
+    ]
+
+
+def test_upsert_is_idempotent(ledger: Ledger) -> None:
+    rows = [entity(n, 100 + n, memo=f"v{n}") for n in range(3)]
+    update = [{"id": 1, "timestamp_range": Range(500, None), "memo": "changed"}]
+
+    async def action(conn: asyncpg.Connection) -> None:
+        for _ in range(2):
+            await write.upsert(conn, "entity", rows[:1] + rows[1:])
+            await write.upsert(conn, "entity", update)
+
+    run(ledger.url, action)
+    assert [row["memo"] for row in fetch(ledger.url, "select memo from entity order by id")] == [
+        "v0",
+        "changed",
+        "v2",
+    ]
+    assert fetch(ledger.url, "select id, timestamp_range from entity_history") == [
+        {"id": 1, "timestamp_range": Range(101, 500)}
+    ]
+
+
+def test_merge_rules_of_the_model(ledger: Ledger) -> None:
+    """custom_fee lists and NFT spenders are replaced, not coalesced; a row without a range is a partial
+    update that never creates a row; an update older than the current row is ignored."""
+    nft = {"token_id": 5, "serial_number": 1, "account_id": 9, "spender": 4, "timestamp_range": 10}
+
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.upsert(conn, "custom_fee", [{"entity_id": 5, "timestamp_range": 1, "fixed_fees": [{"a": 1}]}])
+        await write.upsert(conn, "custom_fee", [{"entity_id": 5, "timestamp_range": 2, "royalty_fees": []}])
+        await write.upsert(conn, "nft", [nft])
+        await write.upsert(
+            conn, "nft", [{"token_id": 5, "serial_number": 1, "account_id": 8, "timestamp_range": 20}]
+        )
+        await write.upsert(conn, "entity", [entity(1, 50, balance=10)])
+        await write.upsert(conn, "entity", [{"id": 1, "balance": 11}, {"id": 2, "balance": 3}])
+        await write.upsert(conn, "entity", [{"id": 1, "timestamp_range": 40, "memo": "stale"}])
+
+    run(ledger.url, action)
+    (fee,) = fetch(ledger.url, "select * from custom_fee")
+    assert (fee["fixed_fees"], fee["royalty_fees"]) == (None, "[]")
+    (row,) = fetch(ledger.url, "select * from nft")
+    assert (row["account_id"], row["spender"], row["timestamp_range"]) == (8, None, Range(20, None))
+    (old,) = fetch(ledger.url, "select * from nft_history")
+    assert (old["account_id"], old["spender"], old["timestamp_range"]) == (9, 4, Range(10, 20))
+    rows = fetch(ledger.url, "select id, balance, memo, timestamp_range from entity")
+    assert rows == [{"id": 1, "balance": 11, "memo": "", "timestamp_range": Range(50, None)}]
+    assert fetch(ledger.url, "select count(*) from entity_history") == [{"count": 0}]
+
+
+def test_upsert_of_a_table_without_history(ledger: Ledger) -> None:
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.upsert(conn, "contract", [{"id": 1, "file_id": 2, "initcode": b"\x01"}])
+        await write.upsert(conn, "contract", [{"id": 1, "runtime_bytecode": b"\x02"}, {"id": 3}])
+
+    run(ledger.url, action)
+    assert fetch(ledger.url, "select * from contract order by id") == [
+        {"id": 1, "file_id": 2, "initcode": b"\x01", "runtime_bytecode": b"\x02"},
+        {"id": 3, "file_id": None, "initcode": None, "runtime_bytecode": None},
+    ]
+
+
+def test_upsert_of_many_rows(ledger: Ledger) -> None:
+    first = [entity(n, 10, memo="a") for n in range(1, 25_001)]
+    second = [{"id": n, "timestamp_range": 20, "memo": "b"} for n in range(1, 25_001, 2)]
+
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.upsert(conn, "entity", first)
+        await write.upsert(conn, "entity", second)
+
+    run(ledger.url, action)
+    assert fetch(ledger.url, "select memo, count(*) from entity group by memo order by memo") == [
+        {"memo": "a", "count": 12_500},
+        {"memo": "b", "count": 12_500},
+    ]
+    assert fetch(ledger.url, "select count(*) from entity_history where upper(timestamp_range) = 20") == [
+        {"count": 12_500}
+    ]
+
+
+# Text --------------------------------------------------------------------------------------------------------
+
+
+def test_insert_text_uses_postgres_input_rules(ledger: Ledger) -> None:
+    assert write.insert_text_sql("token", ["name", "timestamp_range"]) == (
+        'insert into "token" ("name", "timestamp_range") values ($1::text::character varying, $2::text::int8range)'
+    )
+    values = {
+        "consensus_timestamp": "1", "type": "14", "result": "22", "payer_account_id": "2", "valid_start_ns": "0",
+        "memo": "\\x6869", "inner_transactions": '{"1","2"}', "errata": None,
+    }  # fmt: skip
+
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.insert_text(conn, "transaction", values)
+        await write.insert_text(conn, "entity_history", {"id": "1", "num": "1", "realm": "0", "shard": "0",
+                                                        "timestamp_range": "[1,3]"})  # fmt: skip
+        with pytest.raises(asyncpg.StringDataRightTruncationError):
+            await write.insert_text(conn, "address_book_service_endpoint",
+                                    {"consensus_timestamp": "1", "node_id": "1", "port": "1",
+                                     "ip_address_v4": "1234567890123456"})  # fmt: skip
+
+    run(ledger.url, action)
+    (row,) = fetch(ledger.url, "select memo, inner_transactions, errata from transaction")
+    assert row == {"memo": b"hi", "inner_transactions": [1, 2], "errata": None}
+    assert fetch(ledger.url, "select timestamp_range from entity_history") == [{"timestamp_range": Range(1, 4)}]
