@@ -113,17 +113,3 @@ def integer_between(low: int, high: int = _INT64_MAX) -> Callable[[str, ParseCon
         return value
 
     return parse
-
-
-def entity_number(ctx: ParseContext) -> Callable[[str], int | None]:
-    """Reads an id bound of a next link as its encoded number (None when it is not an id): the empty-range
-    check of :func:`~ledgermirror.api.querystring.pagination.next_link`."""
-    parse = numeric_entity_id(EvmForm.LONG_ZERO)
-
-    def to_number(text: str) -> int | None:
-        try:
-            return parse(text, ctx).encoded
-        except InvalidValue:
-            return None
-
-    return to_number
