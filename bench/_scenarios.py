@@ -84,7 +84,7 @@ def _deep(start: str) -> Builder:
 
 def _transfer_bytes(signatures: int) -> bytes:
     """A signed CryptoTransfer ``Transaction`` with the given number of signatures, as a wallet sends it."""
-    from hiero_sdk_python.hapi.services import (  # type: ignore[import-untyped]
+    from hiero_sdk_python.hapi.services import (
         transaction_contents_pb2,
         transaction_pb2,
     )

@@ -1,13 +1,20 @@
-"""One embedded PostgreSQL per test run (migrated, with the read-only API role); data reset per test."""
+"""One embedded PostgreSQL per test run (migrated, with the read-only API role); data reset per test.
+
+Each run gets its own base temporary folder (unless ``--basetemp`` is given), so two runs on one machine never
+share, or clean away, each other's folders and database.
+"""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings as hypothesis_settings
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.api.app import create_app
 from ledgermirror.runtime import Prepared, prepare
@@ -17,10 +24,27 @@ from ledgermirror.settings import Settings
 hypothesis_settings.register_profile("ledgermirror", deadline=None)
 hypothesis_settings.load_profile("ledgermirror")
 
+_OWN_BASETEMP = pytest.StashKey[Path]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Before pytest's temporary-folder plugin reads it: default ``--basetemp`` to a new folder of this run."""
+    if config.option.basetemp is None:
+        folder = Path(tempfile.mkdtemp(prefix="ledgermirror-pytest-"))
+        config.option.basetemp = str(folder)
+        config.stash[_OWN_BASETEMP] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_OWN_BASETEMP, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
 
 @pytest.fixture(scope="session")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prepared]:
-    prepared = prepare(Settings(data_dir=tmp_path_factory.mktemp("db")))
+    prepared = prepare(Settings(data_dir=tmp_path_factory.mktemp("db")), durable=False)
     yield prepared
     prepared.stop()
 
@@ -37,15 +61,21 @@ def session_client(database: Prepared, api_settings: Settings) -> Iterator[TestC
         yield client
 
 
+@pytest.fixture(scope="session")
+def owner_ledger(database: Prepared) -> Iterator[Ledger]:
+    with Ledger.kept(database.owner_url) as ledger:
+        yield ledger
+
+
 @pytest.fixture
-def ledger(database: Prepared) -> Ledger:
-    ledger = Ledger(database.owner_url)
-    ledger.reset()
-    return ledger
+def ledger(owner_ledger: Ledger) -> Ledger:
+    """The owner's ledger on empty tables: every public table emptied before the test."""
+    owner_ledger.reset()
+    return owner_ledger
 
 
 @pytest.fixture
 def client(session_client: TestClient, ledger: Ledger, api_settings: Settings) -> TestClient:
     """A client on clean data, fresh response cache, and the session's settings."""
-    session_client.app.state.ctx.reconfigure(api_settings)  # type: ignore[attr-defined]
+    reconfigure(session_client, api_settings)
     return session_client

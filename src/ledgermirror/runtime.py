@@ -33,13 +33,23 @@ class Prepared:
             self.embedded.stop()
 
 
-def prepare(settings: Settings, *, data_dir: Path | None = None, run_migrations: bool | None = None) -> Prepared:
-    """Start the embedded server when no URL is configured; migrate it (or, on request, a configured one)."""
+def prepare(
+    settings: Settings,
+    *,
+    data_dir: Path | None = None,
+    run_migrations: bool | None = None,
+    durable: bool = True,
+) -> Prepared:
+    """Start the embedded server when no URL is configured; migrate it (or, on request, a configured one).
+
+    ``durable=False`` makes an embedded server a throwaway one (no fsync: see ``EmbeddedPostgres``), for the
+    test suite and the conformance runner only; it has no effect on a configured database.
+    """
     embedded: EmbeddedPostgres | None = None
     if settings.db_url:
         owner_url = settings.db_url
     else:
-        embedded = EmbeddedPostgres(data_dir or settings.data_dir)
+        embedded = EmbeddedPostgres(data_dir or settings.data_dir, durable=durable)
         owner_url = embedded.start()
     should_migrate = embedded is not None if run_migrations is None else run_migrations
     try:

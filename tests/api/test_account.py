@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests import support
 from tests.api.test_accounts import reference_errors
 from tests.support import Ledger
 
@@ -186,7 +187,7 @@ class Fixed:
 
 
 def reconfigure(client: TestClient, settings: Settings, **changes: Any) -> None:
-    client.app.state.ctx.reconfigure(dataclasses.replace(settings, **changes))  # type: ignore[attr-defined]
+    support.reconfigure(client, dataclasses.replace(settings, **changes))
 
 
 def get(client: TestClient, url: str) -> dict[str, Any]:
@@ -592,12 +593,16 @@ def test_answers_match_the_reference_schema(account: TestClient, url: str) -> No
 def test_custom_fee_limits_never_fail_on_odd_bytes() -> None:
     assert custom_fee_limits(None) == []
     assert custom_fee_limits([b""]) == []
-    assert custom_fee_limits([b"\xff\xff", b"\x12\x05\x08"]) == [
-        {"account_id": None, "amount": 0, "denominating_token_id": None}
-    ]
+    # Garbage, and a fee (field 2) whose 5 bytes are cut to 1: neither decodes, so neither gives an entry.
+    assert custom_fee_limits([b"\xff\xff", b"\x12\x05\x08"]) == []
+    assert custom_fee_limits([b"\x12\x00"]) == [{"account_id": None, "amount": 0, "denominating_token_id": None}]
     account = b"\x0a\x06\x08\x01\x10\x02\x18\x03"  # 1.2.3
     fee = b"\x12\x0d\x08" + bytes.fromhex("ffffffffffffffffff01") + b"\x12\x00"  # amount -1, token 0.0.0
     assert custom_fee_limits([account + fee]) == [
         {"account_id": "1.2.3", "amount": -1, "denominating_token_id": None}
     ]
     assert custom_fee_limits([b"\x0a\x02\x08\xff"]) == []  # truncated
+    # A damaged message does not hide the good ones beside it.
+    assert custom_fee_limits([b"\xff\xff", account + fee]) == [
+        {"account_id": "1.2.3", "amount": -1, "denominating_token_id": None}
+    ]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests import reference_openapi
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -245,11 +245,10 @@ def test_next_links(nfts: TestClient) -> None:
 
 
 def test_reference_pagination_and_limits(nfts: TestClient, api_settings: Settings) -> None:
-    ctx = nfts.app.state.ctx  # type: ignore[attr-defined]
-    ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))
+    reconfigure(nfts, dataclasses.replace(api_settings, pagination_probe=False))
     response = nfts.get(f"{BASE}?token.id=3500&limit=1")
     assert response.json()["links"]["next"] == f"{BASE}?token.id=3500&limit=1&serialnumber=lt:1"
-    ctx.reconfigure(dataclasses.replace(api_settings, limit_max=2, limit_default=1))
+    reconfigure(nfts, dataclasses.replace(api_settings, limit_max=2, limit_default=1))
     response = nfts.get(f"{BASE}?limit=5")
     assert keys(response) == ALL_DESC[:2]
     assert response.json()["links"]["next"] == f"{BASE}?limit=5&token.id=lte:0.0.2500&serialnumber=lt:2"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests import reference_openapi
+from tests import reference_openapi, support
 from tests.support import Ledger
 
 from ledgermirror.settings import Settings
@@ -81,7 +81,7 @@ def accounts(client: TestClient, ledger: Ledger) -> TestClient:
 
 
 def reconfigure(client: TestClient, settings: Settings, **changes: Any) -> None:
-    client.app.state.ctx.reconfigure(dataclasses.replace(settings, **changes))  # type: ignore[attr-defined]
+    support.reconfigure(client, dataclasses.replace(settings, **changes))
 
 
 def ids(response: Any) -> list[str]:

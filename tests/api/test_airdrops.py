@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests import reference_openapi
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -219,11 +219,10 @@ def test_next_links(airdrops: TestClient) -> None:
 
 
 def test_reference_pagination_and_limits(airdrops: TestClient, api_settings: Settings) -> None:
-    ctx = airdrops.app.state.ctx  # type: ignore[attr-defined]
-    ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))
+    reconfigure(airdrops, dataclasses.replace(api_settings, pagination_probe=False))
     link = airdrops.get(f"{OUT}?limit=7").json()["links"]["next"]
     assert link == f"{OUT}?limit=7&receiver.id=gte:0.0.3000&token.id=gte:0.0.500&serialnumber=gt:4"
-    ctx.reconfigure(dataclasses.replace(api_settings, limit_max=2, limit_default=1))
+    reconfigure(airdrops, dataclasses.replace(api_settings, limit_max=2, limit_default=1))
     assert triples(airdrops.get(f"{OUT}?limit=101")) == SENT[:2]
     assert triples(airdrops.get(OUT)) == SENT[:1]
 

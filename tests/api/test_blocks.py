@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests.api.test_system_files import reference_schema_errors
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -223,7 +223,7 @@ def test_next_links(blocks: TestClient, query: str, expected_link: str) -> None:
 
 def test_next_link_rules(blocks: TestClient, api_settings: Settings) -> None:
     assert blocks.get(f"{URL}?limit=6").json()["links"]["next"] is None  # the page ends the data
-    blocks.app.state.ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))  # type: ignore[attr-defined]
+    reconfigure(blocks, dataclasses.replace(api_settings, pagination_probe=False))
     assert blocks.get(f"{URL}?limit=6").json()["links"]["next"] == f"{URL}?limit=6&block.number=lt:1"
     # the reference's empty-range rule: gt:4 and lt:5 leave nothing
     assert blocks.get(f"{URL}?limit=2&block.number=gt:4&order=desc").json()["links"]["next"] is None
@@ -233,7 +233,7 @@ def test_next_link_rules(blocks: TestClient, api_settings: Settings) -> None:
 
 
 def test_limit_settings(blocks: TestClient, api_settings: Settings) -> None:
-    blocks.app.state.ctx.reconfigure(dataclasses.replace(api_settings, limit_max=2, limit_default=1))  # type: ignore[attr-defined]
+    reconfigure(blocks, dataclasses.replace(api_settings, limit_max=2, limit_default=1))
     assert numbers(blocks.get(URL)) == [6]
     response = blocks.get(f"{URL}?limit=10")
     assert numbers(response) == [6, 5]

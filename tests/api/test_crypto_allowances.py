@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -266,7 +266,7 @@ def test_equality_list_paginates_without_repeating_itself(allowances: TestClient
 
 
 def test_reference_next_link_mode(allowances: TestClient, api_settings: Settings) -> None:
-    allowances.app.state.ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))  # type: ignore[attr-defined]
+    reconfigure(allowances, dataclasses.replace(api_settings, pagination_probe=False))
     response = allowances.get(f"{BASE}?limit=4&order=asc")
     assert response.json()["links"]["next"] == f"{BASE}?limit=4&order=asc&spender.id=gt:0.0.5001"
     response = allowances.get(f"{BASE}?spender.id=5001&limit=1&order=asc")
@@ -278,8 +278,7 @@ def test_reference_next_link_mode(allowances: TestClient, api_settings: Settings
 
 
 def test_limit_capped_and_default(allowances: TestClient, api_settings: Settings) -> None:
-    ctx = allowances.app.state.ctx  # type: ignore[attr-defined]
-    ctx.reconfigure(dataclasses.replace(api_settings, limit_default=2, limit_max=3))
+    reconfigure(allowances, dataclasses.replace(api_settings, limit_default=2, limit_max=3))
     assert spenders(allowances.get(BASE)) == ["0.0.5001", "0.0.4001"]
     response = allowances.get(f"{BASE}?limit=5&order=asc")
     assert spenders(response) == ["0.0.2001", "0.0.3001", "0.0.4001"]

@@ -7,16 +7,9 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.api.test_system_files import (
-    APPEND,
-    CORRUPT,
-    CREATE,
-    UPDATE,
-    file_rows,
-    rate_file,
-    reference_schema_errors,
-)
-from tests.support import Ledger
+from tests.api.test_system_files import APPEND, CREATE, UPDATE, file_rows, reference_schema_errors
+from tests.hapi_files import CORRUPT, rate_file
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.api.resources import system_files
 from ledgermirror.settings import Settings
@@ -93,9 +86,9 @@ def test_other_files_and_the_configured_realm(client: TestClient, ledger: Ledger
         }
     )
     assert cents(client.get(URL)) == 100
-    client.app.state.ctx.reconfigure(dataclasses.replace(api_settings, realm=1))  # type: ignore[attr-defined]
+    reconfigure(client, dataclasses.replace(api_settings, realm=1))
     assert cents(client.get(URL)) == 500
-    client.app.state.ctx.reconfigure(dataclasses.replace(api_settings, realm=2))  # type: ignore[attr-defined]
+    reconfigure(client, dataclasses.replace(api_settings, realm=2))
     assert messages(client.get(URL)) == ["Not found"]
 
 

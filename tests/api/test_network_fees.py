@@ -6,19 +6,12 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.api.test_system_files import (
-    CORRUPT,
-    CREATE,
-    UPDATE,
-    fee_file,
-    file_rows,
-    rate_file,
-    reference_schema_errors,
-)
+from tests.api.test_system_files import CREATE, UPDATE, file_rows, reference_schema_errors
+from tests.hapi_files import CORRUPT, fee_file, rate_file
 from tests.support import Ledger
 
 from ledgermirror.api.resources.network_fees import tinybars
-from ledgermirror.api.resources.system_files import Rate
+from ledgermirror.ledger.system_files import Rate
 
 URL = "/api/v1/network/fees"
 SECOND = 1_000_000_000

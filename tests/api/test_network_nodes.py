@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -318,7 +318,7 @@ def test_pagination(nodes: TestClient, start: str, pages: list[list[int]], links
 
 
 def test_reference_next_link_mode(nodes: TestClient, api_settings: Settings) -> None:
-    nodes.app.state.ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))  # type: ignore[attr-defined]
+    reconfigure(nodes, dataclasses.replace(api_settings, pagination_probe=False))
     response = nodes.get("/api/v1/network/nodes?limit=3&order=desc&node.id=gte:3")
     assert node_ids(response) == [5, 4, 3]
     assert response.json()["links"]["next"] is None  # the range gte:3 & lt:3 is empty
@@ -327,14 +327,14 @@ def test_reference_next_link_mode(nodes: TestClient, api_settings: Settings) -> 
 
 
 def test_default_limit_is_the_setting(nodes: TestClient, api_settings: Settings) -> None:
-    nodes.app.state.ctx.reconfigure(dataclasses.replace(api_settings, limit_default=4))  # type: ignore[attr-defined]
+    reconfigure(nodes, dataclasses.replace(api_settings, limit_default=4))
     response = nodes.get("/api/v1/network/nodes")
     assert node_ids(response) == [0, 1, 2, 3]
     assert response.json()["links"]["next"] == "/api/v1/network/nodes?node.id=gt:3"
 
 
 def test_limit_above_max_is_capped(nodes: TestClient, api_settings: Settings) -> None:
-    nodes.app.state.ctx.reconfigure(dataclasses.replace(api_settings, limit_max=2))  # type: ignore[attr-defined]
+    reconfigure(nodes, dataclasses.replace(api_settings, limit_max=2))
     response = nodes.get("/api/v1/network/nodes?limit=100")
     assert node_ids(response) == [0, 1]
     assert response.json()["links"]["next"] == "/api/v1/network/nodes?limit=100&node.id=gt:1"

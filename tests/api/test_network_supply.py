@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
-from ledgermirror.api.resources.network_supply import hbars, start_of_previous_month, unreleased_accounts
+from ledgermirror.api.resources.network_supply import hbars, unreleased_accounts
 from ledgermirror.settings import Settings
 
 TOTAL = "5000000000000000000"
@@ -260,7 +260,7 @@ def test_bad_input(history: TestClient, query: str, expected: list[str]) -> None
 
 
 def test_configured_realm(client: TestClient, ledger: Ledger, api_settings: Settings) -> None:
-    client.app.state.ctx.reconfigure(dataclasses.replace(api_settings, realm=1))  # type: ignore[attr-defined]
+    reconfigure(client, dataclasses.replace(api_settings, realm=1))
     ledger.load(
         {
             "accounts": [
@@ -299,16 +299,3 @@ def test_unreleased_accounts() -> None:
 )
 def test_hbars(tinybars: int, text: str) -> None:
     assert hbars(tinybars) == text
-
-
-@pytest.mark.parametrize(
-    ("ns", "start"),
-    [
-        (1_700_000_000_000_000_000, 1_696_118_400_000_000_000),  # 2023-11-14 -> 2023-10-01
-        (1_673_740_800_000_000_000, 1_669_852_800_000_000_000),  # 2023-01-15 -> 2022-12-01
-        ((1 << 63) - 1, 9_219_744_000_000_000_000),  # 2262-04-11 -> 2262-03-01
-        (0, -2_678_400_000_000_000),  # 1970-01-01 -> 1969-12-01
-    ],
-)
-def test_start_of_previous_month(ns: int, start: int) -> None:
-    assert start_of_previous_month(ns) == start

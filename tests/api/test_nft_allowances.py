@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests import reference_openapi
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -196,13 +196,12 @@ def test_next_links(allowances: TestClient) -> None:
 
 
 def test_reference_pagination_and_limits(allowances: TestClient, api_settings: Settings) -> None:
-    ctx = allowances.app.state.ctx  # type: ignore[attr-defined]
-    ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))
+    reconfigure(allowances, dataclasses.replace(api_settings, pagination_probe=False))
     response = allowances.get(f"{BASE}?limit=5")
     assert response.json()["links"]["next"] == f"{BASE}?limit=5&account.id=gte:0.0.4000&token.id=gt:0.0.11"
-    ctx.reconfigure(api_settings)
+    reconfigure(allowances, api_settings)
     assert len(pairs(allowances.get(f"{BASE}?limit=101"))) == 5  # capped, not rejected
-    ctx.reconfigure(dataclasses.replace(api_settings, limit_default=2))
+    reconfigure(allowances, dataclasses.replace(api_settings, limit_default=2))
     assert pairs(allowances.get(BASE)) == OWNED[:2]
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -206,7 +206,7 @@ def test_equality_list_paginates_without_repeating_itself(rewards: TestClient) -
 
 
 def test_reference_next_link_mode(rewards: TestClient, api_settings: Settings) -> None:
-    rewards.app.state.ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))  # type: ignore[attr-defined]
+    reconfigure(rewards, dataclasses.replace(api_settings, pagination_probe=False))
     response = rewards.get(f"{BASE}?limit=4")
     assert response.json()["links"]["next"] == f"{BASE}?limit=4&timestamp=lt:{T1}"
     # the bounds leave nothing after the last row: no link
@@ -216,7 +216,7 @@ def test_reference_next_link_mode(rewards: TestClient, api_settings: Settings) -
 
 
 def test_limit_capped_and_default(rewards: TestClient, api_settings: Settings) -> None:
-    rewards.app.state.ctx.reconfigure(dataclasses.replace(api_settings, limit_default=1, limit_max=2))  # type: ignore[attr-defined]
+    reconfigure(rewards, dataclasses.replace(api_settings, limit_default=1, limit_max=2))
     assert stamps(rewards.get(BASE)) == [T4]
     response = rewards.get(f"{BASE}?limit=50&order=asc")
     assert stamps(response) == [T1, T2]

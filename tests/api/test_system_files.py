@@ -1,88 +1,25 @@
-"""System files 0.0.111/0.0.112: the timestamp window, loading a version (appends, fallback), decoding.
+"""System files 0.0.111/0.0.112: the timestamp window and loading a version (appends, fallback).
 
-The helpers at the top build file_data contents by serialising hiero-sdk-python's protobuf messages; the
-exchange-rate and fee tests import them.
+Decoding is tested in tests/unit/test_ledger_system_files.py; tests/hapi_files.py builds file contents.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from hiero_sdk_python.hapi.services import basic_types_pb2, exchange_rate_pb2
 from starlette.testclient import TestClient
 from tests import reference_openapi
+from tests.hapi_files import CORRUPT
 from tests.support import Ledger
 
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.querystring.params import ParamSet, ParseContext
 from ledgermirror.api.resources import system_files
-from ledgermirror.api.resources.system_files import (
-    FeeEntry,
-    Rate,
-    RateSet,
-    Schedule,
-    Schedules,
-    Undecodable,
-    Window,
-)
+from ledgermirror.api.resources.system_files import Window
+from ledgermirror.ledger.system_files import Undecodable
 
 INT64_MAX = (1 << 63) - 1
-CORRUPT = bytes.fromhex("0a1008")
-"""A length-delimited field 1 of 16 bytes with only one byte present: never decodes."""
-
-RateTuple = tuple[int, int, int | None]
-
-
-def _fill_rate(target: Any, rate: RateTuple) -> None:
-    hbar, cent, expiry = rate
-    target.SetInParent()
-    target.hbarEquiv = hbar
-    target.centEquiv = cent
-    if expiry is not None:
-        target.expirationTime.seconds = expiry
-
-
-def rate_file(
-    current: RateTuple | None = (30000, 450041, 1651762800), nxt: RateTuple | None = (30000, 435305, 1651766400)
-) -> bytes:
-    """A serialised ``ExchangeRateSet``; ``(hbar, cent, expiration seconds or None)`` per rate or None."""
-    message = exchange_rate_pb2.ExchangeRateSet()
-    if current is not None:
-        _fill_rate(message.currentRate, current)
-    if nxt is not None:
-        _fill_rate(message.nextRate, nxt)
-    return bytes(message.SerializeToString())
-
-
-ScheduleSpec = tuple[Sequence[tuple[int, int | None]], int | None]
-"""``([(functionality, gas or None for a fee without service data), ...], expiry seconds or None)``."""
-
-
-def _fill_schedule(target: Any, spec: ScheduleSpec) -> None:
-    entries, expiry = spec
-    target.SetInParent()
-    for functionality, gas in entries:
-        item = target.transactionFeeSchedule.add()
-        item.hederaFunctionality = functionality
-        fee = item.fees.add()
-        if gas is None:
-            fee.nodedata.constant = 1
-        else:
-            fee.servicedata.gas = gas
-    if expiry is not None:
-        target.expiryTime.seconds = expiry
-
-
-def fee_file(current: ScheduleSpec | None, nxt: ScheduleSpec | None = None) -> bytes:
-    """A serialised ``CurrentAndNextFeeSchedule``."""
-    message = basic_types_pb2.CurrentAndNextFeeSchedule()
-    if current is not None:
-        _fill_schedule(message.currentFeeSchedule, current)
-    if nxt is not None:
-        _fill_schedule(message.nextFeeSchedule, nxt)
-    return bytes(message.SerializeToString())
 
 
 def file_rows(entity: int | str, *rows: tuple[int, bytes | None, int]) -> list[dict[str, Any]]:
@@ -146,53 +83,6 @@ def test_window_rejects_ne_and_a_third_value() -> None:
     assert error.value.messages == (
         "Parameter values count exceeds maximum number allowed: timestamp count: 3 max: 2",
     )
-
-
-# --- decoding ---------------------------------------------------------------------------------------------------
-
-
-def test_decode_exchange_rates() -> None:
-    assert system_files.decode_exchange_rates(rate_file()) == RateSet(
-        Rate(30000, 450041, 1651762800), Rate(30000, 435305, 1651766400)
-    )
-    assert system_files.decode_exchange_rates(rate_file(nxt=None)).next is None
-    assert system_files.decode_exchange_rates(rate_file((1, 12, None), None)).current == Rate(1, 12, None)
-    assert system_files.decode_exchange_rates(b"") == RateSet(None, None)
-
-
-def test_decode_the_reference_fixture() -> None:
-    data = bytes.fromhex("0a1008b0ea0110cac1181a0608a0a1d09306121008b0ea0110e18e191a0608b0bdd09306")
-    assert system_files.decode_exchange_rates(data) == RateSet(
-        Rate(30000, 401610, 1651773600), Rate(30000, 411489, 1651777200)
-    )
-
-
-@pytest.mark.parametrize("data", [CORRUPT, rate_file()[:-1], b"\xff\xff\xff"])
-def test_truncated_or_garbage_does_not_decode(data: bytes) -> None:
-    with pytest.raises(Undecodable):
-        system_files.decode_exchange_rates(data)
-    with pytest.raises(Undecodable):
-        system_files.decode_fee_schedules(data)
-
-
-def test_decode_fee_schedules() -> None:
-    data = fee_file(([(84, 953000), (6, None), (1, 5)], 1700000000), ([], None))
-    message = basic_types_pb2.CurrentAndNextFeeSchedule.FromString(data)
-    message.currentFeeSchedule.transactionFeeSchedule.add(hederaFunctionality=7)  # no fees at all
-    assert system_files.decode_fee_schedules(message.SerializeToString()) == Schedules(
-        Schedule((FeeEntry(84, 953000), FeeEntry(6, None), FeeEntry(1, 5), FeeEntry(7, None)), 1700000000),
-        Schedule((), None),
-    )
-    assert system_files.decode_fee_schedules(b"") == Schedules(None, None)
-
-
-def test_decode_uses_the_first_fee_only() -> None:
-    message = basic_types_pb2.CurrentAndNextFeeSchedule()
-    item = message.currentFeeSchedule.transactionFeeSchedule.add(hederaFunctionality=6)
-    item.fees.add().servicedata.gas = 10
-    item.fees.add().servicedata.gas = 20
-    schedules = system_files.decode_fee_schedules(message.SerializeToString())
-    assert schedules.current == Schedule((FeeEntry(6, 10),), None)
 
 
 # --- loading a version ------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests import reference_openapi
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -248,7 +248,7 @@ def test_no_link_when_both_keys_are_equal_or_the_page_ends_the_data(allowances: 
 
 
 def test_reference_pagination_mode(allowances: TestClient, api_settings: Settings) -> None:
-    allowances.app.state.ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))  # type: ignore[attr-defined]
+    reconfigure(allowances, dataclasses.replace(api_settings, pagination_probe=False))
     response = allowances.get(f"{BASE}?limit=7")
     assert response.json()["links"]["next"] == f"{BASE}?limit=7&spender.id=gte:0.0.5001&token.id=gt:0.0.10001"
     # the empty-range check still suppresses a link that can only lead to an empty page
@@ -258,12 +258,11 @@ def test_reference_pagination_mode(allowances: TestClient, api_settings: Setting
 
 
 def test_limits(allowances: TestClient, api_settings: Settings) -> None:
-    ctx = allowances.app.state.ctx  # type: ignore[attr-defined]
-    ctx.reconfigure(dataclasses.replace(api_settings, limit_max=2))
+    reconfigure(allowances, dataclasses.replace(api_settings, limit_max=2))
     response = allowances.get(f"{BASE}?limit=5")
     assert pairs(response) == VISIBLE[:2]
     assert response.json()["links"]["next"] == f"{BASE}?limit=5&spender.id=gte:0.0.2001&token.id=gt:0.0.10002"
-    ctx.reconfigure(dataclasses.replace(api_settings, limit_default=3))
+    reconfigure(allowances, dataclasses.replace(api_settings, limit_default=3))
     assert pairs(allowances.get(BASE)) == VISIBLE[:3]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
 
@@ -167,20 +167,20 @@ def test_next_link_desc_keeps_lower_bound(tokens: TestClient) -> None:
 
 
 def test_reference_next_link_mode(tokens: TestClient, api_settings: Settings) -> None:
-    tokens.app.state.ctx.reconfigure(dataclasses.replace(api_settings, pagination_probe=False))  # type: ignore[attr-defined]
+    reconfigure(tokens, dataclasses.replace(api_settings, pagination_probe=False))
     response = tokens.get("/api/v1/tokens?limit=5")
     assert response.json()["links"]["next"] == "/api/v1/tokens?limit=5&token.id=gt:0.0.1005"
 
 
 def test_limit_above_max_is_capped_and_link_keeps_it(tokens: TestClient, api_settings: Settings) -> None:
-    tokens.app.state.ctx.reconfigure(dataclasses.replace(api_settings, limit_max=2))  # type: ignore[attr-defined]
+    reconfigure(tokens, dataclasses.replace(api_settings, limit_max=2))
     response = tokens.get("/api/v1/tokens?limit=10")
     assert ids(response) == ["0.0.1001", "0.0.1002"]
     assert response.json()["links"]["next"] == "/api/v1/tokens?limit=10&token.id=gt:0.0.1002"
 
 
 def test_default_limit(tokens: TestClient, api_settings: Settings) -> None:
-    tokens.app.state.ctx.reconfigure(dataclasses.replace(api_settings, limit_default=3))  # type: ignore[attr-defined]
+    reconfigure(tokens, dataclasses.replace(api_settings, limit_default=3))
     assert len(ids(tokens.get("/api/v1/tokens"))) == 3
 
 

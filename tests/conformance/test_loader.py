@@ -15,9 +15,10 @@ import pgserver
 import pytest
 
 from ledgermirror.conformance.ids import Context, encoded_id, spec_id, string_id
-from ledgermirror.conformance.loader import LoaderError, load_setup, reset
+from ledgermirror.conformance.loader import LoaderError, load_setup
 from ledgermirror.conformance.values import node_base64, pg_text, value_to_buffer
 from ledgermirror.db.migrate import migrate
+from ledgermirror.db.reset import reset
 
 SPECS = Path(__file__).resolve().parents[3] / "shared" / "upstream" / "specs"
 FOLDERS = ("accounts", "tokens", "blocks", "balances", "network", "route")

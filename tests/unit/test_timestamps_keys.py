@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledgermirror.ledger.keys import normalize_public_key, render_key
-from ledgermirror.ledger.timestamps import InvalidTimestamp, format_ns, parse_timestamp
+from ledgermirror.ledger.timestamps import InvalidTimestamp, format_ns, month_start, parse_timestamp
 
 INT64_MAX = (1 << 63) - 1
 KEY32 = "3c3d546321ff6f63d701d2ec5c277095874e19f4a235bee1e6bb19258bf362be"
@@ -172,3 +172,30 @@ def test_render_key(raw_hex: str | None, expected: dict[str, str] | None) -> Non
 )
 def test_normalize_public_key(text: str, expected: str) -> None:
     assert normalize_public_key(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("ns", "start"),
+    [
+        (1_700_000_000_000_000_000, 1_696_118_400_000_000_000),  # 2023-11-14 -> 2023-10-01
+        (1_673_740_800_000_000_000, 1_669_852_800_000_000_000),  # 2023-01-15 -> 2022-12-01
+        ((1 << 63) - 1, 9_219_744_000_000_000_000),  # 2262-04-11 -> 2262-03-01
+        (0, -2_678_400_000_000_000),  # 1970-01-01 -> 1969-12-01
+    ],
+)
+def test_month_start_of_the_previous_month(ns: int, start: int) -> None:
+    assert month_start(ns, months_back=1) == start
+
+
+@pytest.mark.parametrize(
+    ("ns", "months_back", "start"),
+    [
+        (1_700_000_000_000_000_000, 0, 1_698_796_800_000_000_000),  # 2023-11-14 -> 2023-11-01
+        (1_698_796_800_000_000_000, 0, 1_698_796_800_000_000_000),  # the first nanosecond is its own start
+        (1_698_796_799_999_999_999, 0, 1_696_118_400_000_000_000),  # the last nanosecond of October
+        (1_700_000_000_000_000_000, 13, 1_664_582_400_000_000_000),  # 2023-11 -> 2022-10-01
+        (-1, 0, -2_678_400_000_000_000),  # 1969-12-31T23:59:59.999999999 -> 1969-12-01
+    ],
+)
+def test_month_start(ns: int, months_back: int, start: int) -> None:
+    assert month_start(ns, months_back=months_back) == start

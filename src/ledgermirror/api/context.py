@@ -31,12 +31,6 @@ class AppContext:
         self.parse_ctx = _parse_context(self.settings)
         self.fee_schedules = TtlCache(FEE_SCHEDULE_ENTRIES)
 
-    def reconfigure(self, settings: Settings) -> None:
-        """Swap settings (the conformance runner's per-spec config); clears the response cache."""
-        self.settings = settings
-        self.parse_ctx = _parse_context(settings)
-        self.cache = TtlCache(settings.response_cache_entries)
-
     @property
     def database(self) -> Database:
         assert self.db is not None, "the database is opened by the application lifespan"

@@ -21,7 +21,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ledgermirror.api.context import AppContext, context_of
-from ledgermirror.api.errors import ApiError, InternalError
+from ledgermirror.api.errors import ANSWERED, InternalError, api_error
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.responses import JSON_TYPE, TEXT_TYPE, Rendered, error_response, render_json
 
@@ -72,8 +72,8 @@ class Endpoint:
     async def _run(self, request: Request, ctx: AppContext) -> Page | Response:
         try:
             return await self.handler(request, ctx)
-        except ApiError as error:
-            return error_response(error)
+        except ANSWERED as error:
+            return error_response(api_error(error))
         except Exception:
             _log.exception("unhandled error", extra={"path": request.scope["path"]})
             return error_response(InternalError())

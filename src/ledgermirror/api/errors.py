@@ -9,6 +9,9 @@ Exception tree (status on the class)::
     ├── PayloadTooLarge       413
     ├── InternalError         500  never shows internals
     └── ServiceUnavailable    503  the database is down or a query ran out of time
+
+The data layer raises its own :class:`~ledgermirror.db.errors.DatabaseUnavailable` (``db/`` knows nothing of
+HTTP); :func:`api_error` turns it into :class:`ServiceUnavailable` for the handlers that answer errors.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import orjson
+
+from ledgermirror.db.errors import DatabaseUnavailable
 
 
 def error_body(*messages: str) -> bytes:
@@ -63,3 +68,16 @@ class InternalError(ApiError):
 class ServiceUnavailable(ApiError):
     status = 503
     default_message = "Service unavailable"
+
+
+ANSWERED: tuple[type[Exception], ...] = (ApiError, DatabaseUnavailable)
+"""What :func:`api_error` turns into an answer; anything else is a bug (logged, ``500``)."""
+
+
+def api_error(error: Exception) -> ApiError:
+    """The error to answer with for one of :data:`ANSWERED`: an ``ApiError`` itself, ``503`` for an outage."""
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(error, DatabaseUnavailable):
+        return ServiceUnavailable()
+    return InternalError()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgermirror.conformance.ids import Context, encode, encoded_id, spec_id, string_id
+from ledgermirror.conformance.ids import Context, encoded_id, spec_id, string_id
 from ledgermirror.conformance.rows import Row, pick, routed
 from ledgermirror.conformance.values import (
     base32_decode,
@@ -19,6 +19,7 @@ from ledgermirror.conformance.values import (
     to_bigint,
     value_to_buffer,
 )
+from ledgermirror.ledger.entity_id import encode_entity_id
 
 DEFAULT_PUBLIC_KEY = "4a5ad514f0957fa170a676210c9bdbddf3bc9519702cf915fa6767a40463b96f"
 _NANOS_PER_DAY = 86_400 * 1_000_000_000
@@ -70,7 +71,7 @@ def _entity(item: dict[str, Any], ctx: Context, overrides: dict[str, Any]) -> di
         num_source = entity["id"]
     else:
         num_source = 0
-    entity["id"] = encode(
+    entity["id"] = encode_entity_id(
         to_bigint(entity["shard"], "shard"),
         to_bigint(entity["realm"], "realm"),
         to_bigint(num_source, "num"),

@@ -17,21 +17,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgermirror.conformance.values import SetupValueError, js_str
-
-_NUM_BITS = 38
-_REALM_BITS = 16
-_MAX_NUM = (1 << _NUM_BITS) - 1
-_MAX_REALM = (1 << _REALM_BITS) - 1
-_MAX_SHARD = (1 << 10) - 1
-_MAX_SAFE_REALM = 32767
-_INT64_MIN = -(1 << 63)
-_INT64_MAX = (1 << 63) - 1
+from ledgermirror.ledger.entity_id import MAX_NUM as _MAX_NUM
+from ledgermirror.ledger.entity_id import MAX_REALM as _MAX_REALM
+from ledgermirror.ledger.entity_id import MAX_SHARD as _MAX_SHARD
+from ledgermirror.ledger.entity_id import decode_entity_id, encode_entity_id, long_zero_num
+from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
+from ledgermirror.ledger.int64 import INT64_MIN as _INT64_MIN
 
 _ENTITY_ID = re.compile(r"^(\d{1,4}\.)?\d{1,5}\.\d{1,12}\Z", re.ASCII)
 _ENCODED_ID = re.compile(r"^-?\d{1,19}\Z", re.ASCII)
 _EVM_ADDRESS = re.compile(r"^(0x)?[A-Fa-f0-9]{40}\Z", re.ASCII)
 _EVM_ADDRESS_SHARD_REALM = re.compile(r"^(\d{1,4}\.)?(\d{1,5}\.)?[A-Fa-f0-9]{40}\Z", re.ASCII)
-_LONG_ZERO_PREFIX = "0" * 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,18 +42,6 @@ class Context:
         return f"{self.shard}.{self.realm}.{num}"
 
 
-def _to_int64(value: int) -> int:
-    value &= (1 << 64) - 1
-    return value - (1 << 64) if value >> 63 else value
-
-
-def encode(shard: int, realm: int, num: int) -> int:
-    """The encoded id, computed the way the reference does (no range checks)."""
-    if shard == 0 and realm <= _MAX_SAFE_REALM:
-        return realm * (1 << _NUM_BITS) + num
-    return _to_int64((shard << (_NUM_BITS + _REALM_BITS)) | (realm << _NUM_BITS) | num)
-
-
 def _strip_hex(text: str) -> str:
     return text[2:] if text.startswith("0x") else text
 
@@ -66,17 +50,11 @@ def _is_evm_address(text: str) -> bool:
     return bool(_EVM_ADDRESS.match(text) or _EVM_ADDRESS_SHARD_REALM.match(text))
 
 
-def _split_evm(address: str) -> tuple[str, int]:
-    digits = _strip_hex(address).split(".")[-1]
-    return digits[:24], int(digits[24:40], 16)
-
-
 def _is_evm_alias(text: str) -> bool:
     """A valid EVM address that is not a long-zero (``0x000...num``) address."""
     if not _is_evm_address(text):
         return False
-    prefix, num = _split_evm(text)
-    return prefix != _LONG_ZERO_PREFIX or num > _MAX_NUM
+    return long_zero_num(_strip_hex(text).split(".")[-1]) is None
 
 
 def _invalid(text: str) -> SetupValueError:
@@ -91,10 +69,7 @@ def _parse_dotted(text: str, ctx: Context) -> tuple[int, int, int | None]:
     if len(last) in (40, 42):
         if shard != ctx.shard or realm != ctx.realm:
             raise SetupValueError(f"Invalid shard or realm for EVM address {text}")
-        prefix, num = _split_evm(last)
-        if prefix != _LONG_ZERO_PREFIX or num > _MAX_NUM:
-            return shard, realm, None
-        return shard, realm, num
+        return shard, realm, long_zero_num(_strip_hex(last))
     return shard, realm, int(last)
 
 
@@ -110,12 +85,10 @@ def _parse(text: str, ctx: Context) -> int | None:
         encoded = int(text)
         if not _INT64_MIN <= encoded <= _INT64_MAX:
             raise _invalid(text)
-        num = encoded & _MAX_NUM
-        realm = (encoded >> _NUM_BITS) & _MAX_REALM
-        shard = (encoded >> (_NUM_BITS + _REALM_BITS)) & _MAX_SHARD
+        shard, realm, num = decode_entity_id(encoded)
     if num > _MAX_NUM or realm > _MAX_REALM or shard > _MAX_SHARD:
         raise _invalid(text)
-    return encode(shard, realm, num)
+    return encode_entity_id(shard, realm, num)
 
 
 def encoded_id(value: Any, ctx: Context, *, nullable: bool = False) -> int | None:

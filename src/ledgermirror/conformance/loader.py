@@ -66,7 +66,6 @@ LOAD_ORDER: tuple[tuple[str, Converter | None], ...] = (
 )
 NOT_DATA = frozenset({"config", "features", "sql"})
 _KNOWN = frozenset(key for key, _ in LOAD_ORDER)
-_KEEP = "ledgermirror_schema_history"
 
 _COLUMN_TYPES_SQL = """
 select c.relname, a.attname, format_type(a.atttypid, null)
@@ -100,17 +99,6 @@ class LoaderError(Exception):
 
 def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
-
-
-async def reset(conn: asyncpg.Connection) -> None:
-    """Empty every table in schema ``public`` except the migration history, in one statement."""
-    names = await conn.fetch(
-        "select tablename from pg_tables where schemaname = 'public' and tablename <> $1 order by tablename",
-        _KEEP,
-    )
-    if names:
-        tables = ", ".join(f"public.{_quote(row['tablename'])}" for row in names)
-        await conn.execute(f"truncate table {tables}")
 
 
 async def _types(conn: asyncpg.Connection) -> dict[str, dict[str, str]]:

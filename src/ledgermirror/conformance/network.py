@@ -16,6 +16,8 @@ from ledgermirror.conformance.values import (
     node_hex,
     value_to_buffer,
 )
+from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, FEE_SCHEDULE_FILE
+from ledgermirror.ledger.transaction_codes import FILECREATE
 
 _LAST_NANO_OF_DAY_0 = 86_400_000_000_000 - 1
 
@@ -208,8 +210,12 @@ def network_stake_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
 def file_data_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     """``filedata``: a string is hex for entity_id given as the number 111 or 112, else UTF-8."""
     entity = item.get("entity_id")
-    hex_encoded = isinstance(entity, (int, float)) and not isinstance(entity, bool) and entity in (111, 112)
-    data = {"transaction_type": 17, **item}
+    hex_encoded = (
+        isinstance(entity, (int, float))
+        and not isinstance(entity, bool)
+        and entity in (FEE_SCHEDULE_FILE, EXCHANGE_RATE_FILE)
+    )
+    data = {"transaction_type": FILECREATE, **item}
     given = item.get("file_data")
     if isinstance(given, str):
         data["file_data"] = node_hex(given) if hex_encoded else given.encode()

@@ -28,7 +28,8 @@ from ledgermirror.conformance import expected as expected_list
 from ledgermirror.conformance.cases import Check, SpecError, discover, load_checks
 from ledgermirror.conformance.compare import judge
 from ledgermirror.conformance.inprocess import Lifespan, get
-from ledgermirror.conformance.loader import LoaderError, load_setup, reset
+from ledgermirror.conformance.loader import LoaderError, load_setup
+from ledgermirror.db.reset import reset
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -140,9 +141,9 @@ async def _run_one(check: Check, app: Any, ctx: AppContext, conn: asyncpg.Connec
     except LoaderError as error:
         return Outcome(check, [f"setup: {error}"])
     settings, unsupported = settings_for(check.config, base)
-    ctx.reconfigure(settings)
     fake = fake_time_ns(check.setup)
-    ctx.clock = SystemClock() if fake is None else FrozenStartClock(fake)
+    clock = SystemClock() if fake is None else FrozenStartClock(fake)
+    app.state.ctx = AppContext(settings, clock, ctx.db)  # the spec's config, an empty response cache
     reply = await get(app, check.url, check.request_headers)
     problems = judge(
         expected_status=check.status,
@@ -172,7 +173,7 @@ def run(
     checks, skipped = collect(specs, only)
     expected = expected_list.read(expected_file or expected_list.bundled_path())
     with tempfile.TemporaryDirectory(prefix="ledgermirror-conformance-") as folder:
-        prepared = prepare(dataclasses.replace(base, data_dir=Path(folder)))
+        prepared = prepare(dataclasses.replace(base, data_dir=Path(folder)), durable=False)
         try:
             outcomes = asyncio.run(run_checks(checks, prepared.owner_url, prepared.api_url, base))
         finally:

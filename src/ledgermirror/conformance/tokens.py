@@ -13,6 +13,7 @@ from typing import Any
 from ledgermirror.conformance.ids import Context, encoded_id, spec_id, string_id
 from ledgermirror.conformance.rows import Row, pick, routed
 from ledgermirror.conformance.values import is_history, js_str, js_truthy, json_text, value_to_buffer
+from ledgermirror.ledger.int64 import INT64_MAX
 
 _TOKEN_DEFAULTS: dict[str, Any] = {
     "created_timestamp": 0,
@@ -24,7 +25,7 @@ _TOKEN_DEFAULTS: dict[str, Any] = {
     "initial_supply": 1000000,
     "kyc_key": None,
     "kyc_status": 0,
-    "max_supply": "9223372036854775807",
+    "max_supply": str(INT64_MAX),
     "metadata": [],
     "metadata_key": None,
     "name": "Token name",

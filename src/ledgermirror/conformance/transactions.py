@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hiero_sdk_python.hapi.services import custom_fees_pb2  # type: ignore[import-untyped]
+from hiero_sdk_python.hapi.services import custom_fees_pb2
 
 from ledgermirror.conformance.ids import Context, encoded_id, spec_id
 from ledgermirror.conformance.rows import Row, pick
@@ -25,6 +25,7 @@ from ledgermirror.conformance.values import (
     to_bigint,
     value_to_buffer,
 )
+from ledgermirror.ledger.transaction_codes import CRYPTOTRANSFER, SUCCESS
 
 NODE_FEE = 2
 NETWORK_FEE = 1
@@ -48,11 +49,11 @@ _TRANSACTION_DEFAULTS: dict[str, Any] = {
     "nonce": 0,
     "parent_consensus_timestamp": None,
     "payer_account_id": None,
-    "result": 22,
+    "result": SUCCESS,
     "scheduled": False,
     "transaction_bytes": "bytes",
     "transaction_hash": bytes(range(1, 49)),
-    "type": 14,
+    "type": CRYPTOTRANSFER,
     "valid_duration_seconds": 11,
     "valid_start_ns": None,
     "index": 1,

@@ -39,13 +39,12 @@ from ledgermirror.dataset.world import (
     World,
     entity_id,
 )
+from ledgermirror.ledger.transaction_codes import CONTRACTCREATEINSTANCE as CONTRACT_CREATE
+from ledgermirror.ledger.transaction_codes import CRYPTOCREATEACCOUNT as CRYPTO_CREATE
+from ledgermirror.ledger.transaction_codes import CRYPTOTRANSFER as CRYPTO_TRANSFER_TYPE
+from ledgermirror.ledger.transaction_codes import INSUFFICIENT_ACCOUNT_BALANCE, SUCCESS
+from ledgermirror.ledger.transaction_codes import TOKENCREATION as TOKEN_CREATE
 
-CONTRACT_CREATE = 8
-CRYPTO_CREATE = 11
-CRYPTO_TRANSFER_TYPE = 14
-TOKEN_CREATE = 29
-SUCCESS = 22
-INSUFFICIENT_ACCOUNT_BALANCE = 28
 _VALID_DURATION = 120
 _MEMOS = (b"coffee", b"rent share", b"invoice 2291", b"thanks!", b"payroll run", b"refund", b"gm")
 _FIRST_HAPI_MINOR = 28

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from asyncpg import Range
-from hiero_sdk_python.hapi.services import basic_types_pb2, exchange_rate_pb2  # type: ignore[import-untyped]
+from hiero_sdk_python.hapi.services import basic_types_pb2, exchange_rate_pb2
 
 from ledgermirror.dataset.tables import (
     ADDRESS_BOOK,
@@ -24,11 +24,7 @@ from ledgermirror.dataset.tables import (
     Emit,
 )
 from ledgermirror.dataset.world import (
-    ADDRESS_BOOK_101,
-    ADDRESS_BOOK_102,
     DAY,
-    EXCHANGE_RATE_FILE,
-    FEE_SCHEDULE_FILE,
     GENESIS,
     HBAR,
     NODE_ACCOUNTS,
@@ -40,8 +36,11 @@ from ledgermirror.dataset.world import (
     World,
     entity_id,
 )
+from ledgermirror.ledger.system_files import ADDRESS_BOOK_FILE as ADDRESS_BOOK_101
+from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, FEE_SCHEDULE_FILE
+from ledgermirror.ledger.system_files import NODE_DETAILS_FILE as ADDRESS_BOOK_102
+from ledgermirror.ledger.transaction_codes import FILEUPDATE as FILE_UPDATE
 
-FILE_UPDATE = 19
 NETWORK_SETUP = GENESIS - DAY // 2  # system files are written between the system accounts and the first block
 _CITIES = ("Dallas", "Frankfurt", "Singapore", "Sydney", "Toronto", "London", "Tokyo", "Zurich")
 _GRPC_PORT = 50211
@@ -111,7 +110,7 @@ def _fee_schedule_bytes(expiry_seconds: int) -> bytes:
         return basic_types_pb2.FeeSchedule(
             transactionFeeSchedule=[
                 basic_types_pb2.TransactionFeeSchedule(
-                    hederaFunctionality=functionality,
+                    hederaFunctionality=basic_types_pb2.HederaFunctionality.Name(functionality),
                     fees=[basic_types_pb2.FeeData(servicedata={"max": 1_000_000_000_000_000, "gas": gas})],
                 )
                 for functionality, gas in _GAS_PRICES.items()

@@ -11,7 +11,8 @@ from asyncpg import Range
 
 from ledgermirror.dataset.accounts import entity_record
 from ledgermirror.dataset.tables import CUSTOM_FEE, ENTITY, TOKEN, Emit, Record
-from ledgermirror.dataset.world import DAY, MAX_INT64, POW10, SECOND, Tag, World, entity_id
+from ledgermirror.dataset.world import DAY, POW10, SECOND, Tag, World, entity_id
+from ledgermirror.ledger.int64 import INT64_MAX as MAX_INT64
 
 NOT_APPLICABLE = 0
 FROZEN = 1

@@ -20,11 +20,17 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from ledgermirror.dataset.profiles import Profile
+from ledgermirror.ledger.entity_id import encode_entity_id
+from ledgermirror.ledger.system_files import (
+    ADDRESS_BOOK_FILE,
+    EXCHANGE_RATE_FILE,
+    FEE_SCHEDULE_FILE,
+    NODE_DETAILS_FILE,
+)
 
 SECOND = 1_000_000_000
 DAY = 86_400 * SECOND
 GENESIS = 1_657_701_968_041_986_003  # 2022-07-13T08:46:08.041986003Z
-MAX_INT64 = (1 << 63) - 1
 HBAR = 100_000_000  # tinybars
 POW10: tuple[int, ...] = tuple(int(10**exponent) for exponent in range(19))  # typed exact powers of ten
 
@@ -36,11 +42,7 @@ STAKING_REWARD = 800
 NODE_REWARD = 801
 NODE_ACCOUNTS = (3, 4, 5, 6)
 SYSTEM_ACCOUNTS = (TREASURY, *NODE_ACCOUNTS, FEE_COLLECTOR, STAKING_REWARD, NODE_REWARD)
-ADDRESS_BOOK_101 = 101
-ADDRESS_BOOK_102 = 102
-FEE_SCHEDULE_FILE = 111
-EXCHANGE_RATE_FILE = 112
-SYSTEM_FILES = (ADDRESS_BOOK_101, ADDRESS_BOOK_102, FEE_SCHEDULE_FILE, EXCHANGE_RATE_FILE)
+SYSTEM_FILES = (ADDRESS_BOOK_FILE, NODE_DETAILS_FILE, FEE_SCHEDULE_FILE, EXCHANGE_RATE_FILE)
 FIRST_USER_NUM = 1001
 AUTO_RENEW_PERIOD = 7_776_000  # seconds (90 days)
 SYSTEM_CREATED = GENESIS - DAY  # system accounts, files and nodes exist a day before the first block
@@ -99,7 +101,7 @@ def between(rng: random.Random, low: int, high: int) -> int:
 
 def entity_id(num: int) -> int:
     """The encoded id of ``SHARD.REALM.num``."""
-    return (SHARD << 54) | (REALM << 38) | num
+    return encode_entity_id(SHARD, REALM, num)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,8 @@ users, and stops when the process that started it exits.
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import warnings
 from pathlib import Path
 from typing import Any
@@ -16,15 +18,23 @@ _log = logging.getLogger(__name__)
 
 
 class EmbeddedPostgres:
-    def __init__(self, data_dir: Path) -> None:
+    """The server of one data folder. ``durable=False`` is for throwaway clusters (the test suite, the
+    conformance runner): no fsync, asynchronous commits, no full-page writes, so nothing survives a crash of
+    the machine, and loading and emptying tables costs no disk flushes. ``serve`` and ``demo`` keep the default.
+    """
+
+    def __init__(self, data_dir: Path, *, durable: bool = True) -> None:
         self.pgdata = data_dir / "pgdata"
+        self.durable = durable
         self._server: Any = None
 
     def start(self) -> str:
         """Start (or join) the server and return the owner connection URL."""
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
-        _log.info("starting embedded PostgreSQL", extra={"pgdata": str(self.pgdata)})
+        _log.info("starting embedded PostgreSQL", extra={"pgdata": str(self.pgdata), "durable": self.durable})
         self._server = _pgserver().get_server(self.pgdata, cleanup_mode="stop")
+        if write_throwaway_settings(self.pgdata / "postgresql.conf", throwaway=not self.durable):
+            os.kill(self._server.get_pid(), signal.SIGHUP)  # the postmaster re-reads its configuration
         return str(self._server.get_uri())
 
     def stop(self) -> None:
@@ -32,18 +42,25 @@ class EmbeddedPostgres:
             self._server.cleanup()
             self._server = None
 
-    def restart_postmaster(self) -> None:
-        """Stop and start the server process in place (used by recovery tests)."""
-        self.stop_postmaster()
-        self.start_postmaster()
 
-    def stop_postmaster(self) -> None:
-        _pgserver()._commands.pg_ctl(
-            ["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=self._server.system_user
-        )
+THROWAWAY_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+_MARKER = "# ledgermirror: throwaway cluster (tests, conformance); never for data that must survive a crash\n"
 
-    def start_postmaster(self) -> None:
-        self._server.ensure_postgres_running()
+
+def write_throwaway_settings(conf: Path, *, throwaway: bool) -> bool:
+    """Add (or, for a durable server, remove) the throwaway settings block; True when the file changed."""
+    text = conf.read_text()
+    kept, marked, _ = text.partition(_MARKER)
+    if throwaway == bool(marked):
+        return False
+    if throwaway:
+        lines = "".join(f"{name} = {value}\n" for name, value in THROWAWAY_SETTINGS.items())
+        with conf.open("a") as out:  # appending keeps the file's owner (the server's system user)
+            out.write(("" if kept.endswith("\n") else "\n") + _MARKER + lines)
+    else:
+        with conf.open("r+") as out:
+            out.truncate(len(kept.encode()))
+    return True
 
 
 def _pgserver() -> Any:
@@ -51,7 +68,6 @@ def _pgserver() -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import pgserver
-        import pgserver._commands
 
     return pgserver
 

@@ -1,8 +1,9 @@
 """The API's connection pool and the single door through which it queries.
 
 The pool lives on the application state (no globals). Connections are read-only sessions with a statement
-timeout, so every query has a time budget. Connection loss and timeouts become :class:`ServiceUnavailable`;
-the pool reconnects by itself on the next request once the database is back.
+timeout, so every query has a time budget. Connection loss and timeouts become
+:class:`~ledgermirror.db.errors.DatabaseUnavailable` (the API answers it with 503); the pool reconnects by itself
+on the next request once the database is back.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import asyncpg
 
-from ledgermirror.api.errors import ServiceUnavailable
+from ledgermirror.db.errors import DatabaseUnavailable
 from ledgermirror.db.sql import Statement
 from ledgermirror.settings import Settings
 
@@ -63,7 +64,7 @@ class Database:
                 rows: list[asyncpg.Record] = await conn.fetch(statement.text, *statement.args)
                 return rows
         except _UNAVAILABLE as error:
-            raise ServiceUnavailable() from error
+            raise DatabaseUnavailable(str(error) or type(error).__name__) from error
 
     async def fetch_raw(self, text: str, *args: Any) -> list[asyncpg.Record]:
         """A static query (a constant of a resource module) with bound arguments."""
@@ -74,7 +75,7 @@ class Database:
             async with self.pool.acquire(timeout=self.acquire_timeout) as conn:
                 return await conn.fetchval(text, *args)
         except _UNAVAILABLE as error:
-            raise ServiceUnavailable() from error
+            raise DatabaseUnavailable(str(error) or type(error).__name__) from error
 
     async def close(self) -> None:
         await self.pool.close()

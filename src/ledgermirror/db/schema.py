@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-_MAX_INT64 = (1 << 63) - 1  # the ledger's int64 maximum (max_supply default)
+from ledgermirror.ledger.int64 import INT64_MAX as _MAX_INT64
+
 HISTORY_SUFFIX = "_history"
 RANGE_COLUMN = "timestamp_range"
 
@@ -664,12 +665,124 @@ CONTRACT = Table(
     key=("id",),
 )
 
+# Freeze and PRNG (0023) -----------------------------------------------------------------------------------------
+
+NETWORK_FREEZE = Table(
+    "network_freeze",
+    (
+        _n("consensus_timestamp", "bigint"),
+        _c("end_time", "bigint"),
+        _n("file_hash", "bytea"),
+        _c("file_id", "bigint"),
+        _n("payer_account_id", "bigint"),
+        _n("start_time", "bigint"),
+        _n("type", "smallint"),
+    ),
+    key=("consensus_timestamp",),
+)
+
+PRNG = Table(
+    "prng",
+    (
+        _n("consensus_timestamp", "bigint"),
+        _n("payer_account_id", "bigint"),
+        _n("range", "integer"),
+        _c("prng_bytes", "bytea"),
+        _c("prng_number", "integer"),
+    ),
+    key=("consensus_timestamp",),
+)
+
+# Topics, topic messages, schedules, signatures (0030_topics_schedules.sql) ---------------------------------------
+
+TOPIC = Table(
+    "topic",
+    (
+        _c("admin_key", "bytea"),
+        _c("created_timestamp", "bigint"),
+        _n("id", "bigint"),
+        _c("fee_exempt_key_list", "bytea"),
+        _c("fee_schedule_key", "bytea"),
+        _c("submit_key", "bytea"),
+        _RANGE,
+    ),
+    key=("id",),
+    history=True,
+    keep_existing=frozenset({"created_timestamp"}),
+)
+
+TOPIC_MESSAGE = Table(
+    "topic_message",
+    (
+        _n("consensus_timestamp", "nanos_timestamp"),
+        _n("message", "bytea"),
+        _n("running_hash", "bytea"),
+        _n("sequence_number", "bigint"),
+        _c("running_hash_version", "smallint"),
+        _c("chunk_num", "integer"),
+        _c("chunk_total", "integer"),
+        _c("payer_account_id", "entity_id"),
+        _c("valid_start_timestamp", "nanos_timestamp"),
+        _n("topic_id", "bigint"),
+        _c("initial_transaction_id", "bytea"),
+    ),
+)
+
+TOPIC_MESSAGE_LOOKUP = Table(
+    "topic_message_lookup",
+    (
+        _n("partition", "text"),
+        _n("sequence_number_range", "int8range"),
+        _n("timestamp_range", "int8range"),
+        _n("topic_id", "bigint"),
+    ),
+    key=("topic_id", "partition"),
+)
+
+SCHEDULE = Table(
+    "schedule",
+    (
+        _n("consensus_timestamp", "bigint"),
+        _n("creator_account_id", "bigint"),
+        _c("executed_timestamp", "bigint"),
+        _n("payer_account_id", "bigint"),
+        _n("schedule_id", "bigint"),
+        _n("transaction_body", "bytea"),
+        _c("expiration_time", "bigint"),
+        _n("wait_for_expiry", "boolean", False),
+    ),
+    key=("schedule_id",),
+    # only executed_timestamp changes after the ScheduleCreate (the reference's schedule merge)
+    keep_existing=frozenset(
+        {
+            "consensus_timestamp",
+            "creator_account_id",
+            "payer_account_id",
+            "transaction_body",
+            "expiration_time",
+            "wait_for_expiry",
+        }
+    ),
+)
+
+TRANSACTION_SIGNATURE = Table(
+    "transaction_signature",
+    (
+        _n("consensus_timestamp", "bigint"),
+        _n("public_key_prefix", "bytea"),
+        _c("entity_id", "bigint"),
+        _n("signature", "bytea"),
+        _c("type", "smallint"),
+    ),
+)
+
 BASE_TABLES: tuple[Table, ...] = (
     ENTITY, ACCOUNT_BALANCE, TOKEN_BALANCE, ACCOUNT_BALANCE_FILE, TOKEN, TOKEN_ACCOUNT, CRYPTO_ALLOWANCE,
     TOKEN_ALLOWANCE, NFT_ALLOWANCE, NFT, TOKEN_AIRDROP, STAKING_REWARD_TRANSFER, ENTITY_STAKE, CUSTOM_FEE,
     RECORD_FILE, ADDRESS_BOOK, ADDRESS_BOOK_ENTRY, ADDRESS_BOOK_SERVICE_ENDPOINT, NODE, NODE_STAKE, NETWORK_STAKE,
     FILE_DATA, REGISTERED_NODE, TRANSACTION, CRYPTO_TRANSFER, TOKEN_TRANSFER, TRANSACTION_HASH, ENTITY_TRANSACTION,
-    ASSESSED_CUSTOM_FEE, CONTRACT,
+    ASSESSED_CUSTOM_FEE, CONTRACT, NETWORK_FREEZE, PRNG, TOPIC, TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE,
+    TRANSACTION_SIGNATURE,
 )  # fmt: skip
 """Every declared table, in migration order (history twins are derived, see :data:`TABLES`)."""
 

@@ -23,12 +23,11 @@ from ledgermirror.fees import curve
 from ledgermirror.fees.schedule import FeeSchedule
 from ledgermirror.fees.transaction import UNKNOWN_TYPE, ParsedTransaction, TransactionError
 from ledgermirror.fees.usage import State, service_counts
-
-LONG_MAX = (1 << 63) - 1
+from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
 
 
 def _sat(value: int) -> int:
-    return max(min(value, LONG_MAX), -LONG_MAX - 1)
+    return max(min(value, INT64_MAX), INT64_MIN)
 
 
 @dataclass(frozen=True, slots=True)

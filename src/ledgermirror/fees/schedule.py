@@ -18,7 +18,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from ledgermirror.fees.protobuf import modules
+from ledgermirror.ledger.protobuf import hapi
 
 DEFAULT_SOURCE = "default"
 
@@ -73,9 +73,8 @@ def _services(entries: list[ServiceFee]) -> Mapping[str, ServiceFee]:
 def default() -> FeeSchedule:
     """The shipped default schedule: ``default-schedule.json`` (the genesis simple-fee schedule, the values the
     reference's figures agree with), read through the same decoder as file 0.0.113."""
-    pb = modules()
     data = json.loads((resources.files("ledgermirror.fees") / "default-schedule.json").read_text())
-    message = json_format.ParseDict(data, pb.fees.FeeSchedule(), ignore_unknown_fields=True)
+    message = json_format.ParseDict(data, hapi().SimpleFeeSchedule(), ignore_unknown_fields=True)
     return decode(message.SerializeToString(), DEFAULT_SOURCE)
 
 
@@ -107,13 +106,13 @@ def decode(data: bytes, source: str) -> FeeSchedule:
 
     A schedule without a node fee or without any priced transaction type is not usable either.
     """
-    pb = modules()
+    classes = hapi()
     try:
-        message = pb.fees.FeeSchedule.FromString(data)
-    except pb.decode_error as error:
+        message = classes.SimpleFeeSchedule.FromString(data)
+    except classes.DecodeError as error:
         raise UndecodableSchedule(str(error)) from None
-    extra_enum = pb.fees.Extra
-    function_enum = pb.basic.HederaFunctionality
+    extra_enum = classes.Extra
+    function_enum = classes.HederaFunctionality
     entries = []
     for service in message.services:
         for definition in service.schedule:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ledgermirror.fees.protobuf import modules
+from ledgermirror.ledger.protobuf import hapi
 
 UNPARSEABLE = "Unable to parse transaction"
 NO_BODY_BYTES = "Transaction must contain body bytes or signed transaction bytes"
@@ -73,16 +73,16 @@ def _parse(message_type: Any, data: bytes) -> Any:
 
 def parse(data: bytes) -> ParsedTransaction:
     """Raises :class:`TransactionError` for bytes that are not a ``Transaction`` with a known body."""
-    pb = modules()
-    transaction = _parse(pb.transaction.Transaction, data)
+    classes = hapi()
+    transaction = _parse(classes.Transaction, data)
     if transaction.signedTransactionBytes:
-        signed = _parse(pb.contents.SignedTransaction, transaction.signedTransactionBytes)
+        signed = _parse(classes.SignedTransaction, transaction.signedTransactionBytes)
         body_bytes, signatures = signed.bodyBytes, len(signed.sigMap.sigPair)
     elif transaction.bodyBytes:
         body_bytes, signatures = transaction.bodyBytes, len(transaction.sigMap.sigPair)
     else:
         raise TransactionError(NO_BODY_BYTES)
-    body = _parse(pb.transaction.TransactionBody, body_bytes)
+    body = _parse(classes.TransactionBody, body_bytes)
     data_case = body.WhichOneof("data")
     if data_case is None:
         raise TransactionError(UNKNOWN_TYPE)

@@ -64,9 +64,3 @@ def scan_fields(data: bytes, start: int, end: int, file_name: str) -> Iterator[t
             raise StreamParseError(file_name, f"malformed protobuf field {number}")
         yield number, wire_type, pos, after
         pos = after
-
-
-def signed_int64(value: int) -> int:
-    """A varint read as an int64 (two's complement)."""
-    value &= (1 << 64) - 1
-    return value - (1 << 64) if value >= 1 << 63 else value

@@ -33,6 +33,7 @@ from ledgermirror.importer._proto import protos
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.running_hash import HASH_LENGTH
 from ledgermirror.importer.stream_names import instant_of
+from ledgermirror.ledger.int64 import to_signed64
 
 SHA_384 = 1
 """``HashAlgorithm.SHA_384`` in a v6 ``HashObject``."""
@@ -153,7 +154,7 @@ def read_v6(name: str, content: bytes, size: int) -> RecordFile:
     block_number = 0
     for number, wire_type, start, end in protobuf_wire.scan_fields(content, 4, len(content), name):
         if number == 5 and wire_type == protobuf_wire.VARINT:
-            block_number = protobuf_wire.signed_int64(protobuf_wire.read_varint(content, start, end, name)[0])
+            block_number = to_signed64(protobuf_wire.read_varint(content, start, end, name)[0])
         elif wire_type != protobuf_wire.LENGTH_DELIMITED:
             continue
         elif number == _RECORD_STREAM_ITEMS:

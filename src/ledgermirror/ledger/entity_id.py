@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from ledgermirror.ledger.int64 import to_signed64, to_unsigned64
+
 MAX_SHARD = 1023
 MAX_REALM = 65535
 MAX_NUM = (1 << 38) - 1
@@ -22,6 +24,28 @@ MAX_NUM = (1 << 38) - 1
 _SHARD_REALM_NUM = re.compile(r"^(?:(\d{1,4})\.)?(?:(\d{1,5})\.)?(\d{1,19})$", re.ASCII)
 _EVM = re.compile(r"^(?:(\d{1,4})\.)?(?:(\d{1,5})\.)?(0x)?([0-9a-fA-F]{40})$", re.ASCII)
 _LONG_ZERO_PREFIX = "0" * 24
+_NUM_BITS = 38
+_REALM_BITS = 16
+
+
+def encode_entity_id(shard: int, realm: int, num: int) -> int:
+    """The signed 64-bit encoded id of ``shard.realm.num`` (no range checks: callers check, as
+    :class:`EntityId` does).
+
+    >>> encode_entity_id(0, 0, 1001), encode_entity_id(1, 2, 3)
+    (1001, 18014948265295875)
+    """
+    return to_signed64((shard << (_NUM_BITS + _REALM_BITS)) | (realm << _NUM_BITS) | num)
+
+
+def decode_entity_id(encoded: int) -> tuple[int, int, int]:
+    """``(shard, realm, num)`` of an encoded id (signed or unsigned)."""
+    unsigned = to_unsigned64(encoded)
+    return (
+        (unsigned >> (_NUM_BITS + _REALM_BITS)) & MAX_SHARD,
+        (unsigned >> _NUM_BITS) & MAX_REALM,
+        unsigned & MAX_NUM,
+    )
 
 
 class EvmForm(Enum):
@@ -48,13 +72,11 @@ class EntityId:
 
     @property
     def encoded(self) -> int:
-        value = (self.shard << 54) | (self.realm << 38) | self.num
-        return value - (1 << 64) if value >= (1 << 63) else value
+        return encode_entity_id(self.shard, self.realm, self.num)
 
     @classmethod
     def decode(cls, encoded: int) -> EntityId:
-        unsigned = encoded & ((1 << 64) - 1)
-        return cls((unsigned >> 54) & MAX_SHARD, (unsigned >> 38) & MAX_REALM, unsigned & MAX_NUM)
+        return cls(*decode_entity_id(encoded))
 
     @classmethod
     def parse(cls, text: str, *, shard: int, realm: int) -> EntityId:
@@ -84,6 +106,30 @@ class EvmAddress:
     address: bytes
 
 
+def long_zero_num(hex_address: str) -> int | None:
+    """The num a long-zero EVM address names (40 hex digits: twelve zero bytes, then a num that fits in 38 bits);
+    None for an opaque address, which only a lookup can resolve.
+
+    >>> long_zero_num("00000000000000000000000000000000000003e9")
+    1001
+    >>> long_zero_num("06bd279138d5918402fc8ad500526cb2ee0eb985") is None
+    True
+    """
+    if not hex_address.startswith(_LONG_ZERO_PREFIX):
+        return None
+    num = int(hex_address[24:40], 16)
+    return num if num <= MAX_NUM else None
+
+
+def long_zero_address(num: int) -> str:
+    """``0x`` and the 20-byte long-zero address of ``num`` (the num only: the reference encodes no shard or realm).
+
+    >>> long_zero_address(1001)
+    '0x00000000000000000000000000000000000003e9'
+    """
+    return "0x" + format(num, "040x")
+
+
 def parse_entity_ref(text: str, *, shard: int, realm: int, evm: EvmForm) -> EntityId | EvmAddress:
     """Parse an id in any form the parameter allows; long-zero EVM addresses become ids."""
     evm_match = _EVM.fullmatch(text) if evm is not EvmForm.NONE else None
@@ -94,10 +140,9 @@ def parse_entity_ref(text: str, *, shard: int, realm: int, evm: EvmForm) -> Enti
         first, second = str(shard), first
     if first is not None and (has_0x or int(first) != shard or int(second) != realm):
         raise InvalidEntityId(text)
-    if hex_text.startswith(_LONG_ZERO_PREFIX):
-        num = int(hex_text[24:], 16)
-        if num <= MAX_NUM:
-            return EntityId(shard, realm, num)
+    num = long_zero_num(hex_text)
+    if num is not None:
+        return EntityId(shard, realm, num)
     if evm is EvmForm.LONG_ZERO:
         raise InvalidEntityId(text)
     return EvmAddress(bytes.fromhex(hex_text))
@@ -107,7 +152,7 @@ def format_encoded(encoded: int | None) -> str | None:
     """Render an encoded id as ``shard.realm.num``; ``None`` for null or num 0, as the reference does."""
     if encoded is None:
         return None
-    unsigned = encoded & ((1 << 64) - 1)
+    unsigned = encoded & 0xFFFF_FFFF_FFFF_FFFF  # decode_entity_id inlined: this runs for every id rendered
     num = unsigned & MAX_NUM
     if num == 0:
         return None

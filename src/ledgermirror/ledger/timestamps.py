@@ -9,6 +9,9 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
+
+from ledgermirror.ledger.int64 import INT64_MAX
 
 _TIMESTAMP = re.compile(r"^(\d{1,17})(?:\.(\d{1,9}))?$", re.ASCII)
 
@@ -23,7 +26,7 @@ def parse_timestamp(text: str) -> int:
         raise InvalidTimestamp(text)
     seconds, fraction = match.groups()
     nanos = int(seconds) * 1_000_000_000 + int((fraction or "0").ljust(9, "0"))
-    if nanos >= 1 << 63:
+    if nanos > INT64_MAX:
         raise InvalidTimestamp(text)
     return nanos
 
@@ -34,3 +37,16 @@ def format_ns(value: int | None) -> str | None:
     sign = "-" if value < 0 else ""
     seconds, nanos = divmod(abs(value), 1_000_000_000)
     return f"{sign}{seconds}.{nanos:09d}"
+
+
+def month_start(ns: int, *, months_back: int = 0) -> int:
+    """The first nanosecond (UTC) of the month of ``ns``, or of the month that many months before it (may be
+    before 1970).
+
+    >>> format_ns(month_start(1_700_000_000_000_000_000, months_back=1))  # 2023-11-14 -> 2023-10-01
+    '1696118400.000000000'
+    """
+    moment = datetime.fromtimestamp(ns // 1_000_000_000, tz=UTC)
+    months = moment.year * 12 + moment.month - 1 - months_back
+    first = datetime(months // 12, months % 12 + 1, 1, tzinfo=UTC)
+    return int(first.timestamp()) * 1_000_000_000

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 
 from ledgermirror.db.sql import template
+from ledgermirror.ledger.entity_id import EntityId, encode_entity_id
+from ledgermirror.ledger.system_files import ADDRESS_BOOK_FILE, NODE_DETAILS_FILE
 from ledgermirror.status import audit
 from ledgermirror.status.components_ops import HISTORY_SQL, INSERT_SQL
 from ledgermirror.status.db import Conn
@@ -26,22 +28,13 @@ order by e.node_id
 EXISTING_SQL = "select source_ref, id from status.component where source_ref is not null"
 
 
-def encode_file(shard: int, realm: int, num: int) -> int:
-    return (shard << 54) | (realm << 38) | num
-
-
-def account_text(encoded: int) -> str:
-    unsigned = encoded & ((1 << 64) - 1)
-    return f"{(unsigned >> 54) & 0x3FF}.{(unsigned >> 38) & 0xFFFF}.{unsigned & ((1 << 38) - 1)}"
-
-
 async def current_nodes(conn: Conn, shard: int, realm: int) -> list[tuple[int, str]]:
     """``(node_id, node account)`` of the newest address book (file 0.0.102, else 0.0.101)."""
-    for num in (102, 101):
-        book = template(BOOK_SQL, file_id=encode_file(shard, realm, num))
+    for num in (NODE_DETAILS_FILE, ADDRESS_BOOK_FILE):
+        book = template(BOOK_SQL, file_id=encode_entity_id(shard, realm, num))
         rows = await conn.fetch(book.text, *book.args)
         if rows:
-            return [(int(row["node_id"]), account_text(int(row["node_account_id"]))) for row in rows]
+            return [(int(row["node_id"]), str(EntityId.decode(int(row["node_account_id"])))) for row in rows]
     return []
 
 

@@ -20,6 +20,7 @@ from ledgermirror.api.querystring.grammar import (
     split_operator,
     split_query,
 )
+from ledgermirror.ledger.int64 import INT64_MAX
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -49,9 +50,6 @@ class Filter(Generic[T]):
     op: Op
     value: T
     text: str = field(default="", compare=False)
-
-
-INT64_MAX = (1 << 63) - 1
 
 
 def closed(op: Op, value: int) -> int:

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.querystring.params import InvalidValue, ParseContext
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, parse_entity_ref
+from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
 from ledgermirror.ledger.keys import normalize_public_key
 from ledgermirror.ledger.timestamps import InvalidTimestamp, parse_timestamp
 
 _LIMIT = re.compile(r"^\d{1,19}$", re.ASCII)
 _PUBLIC_KEY = re.compile(r"^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{66}|[0-9a-fA-F]{88})$", re.ASCII)
-_INT64_MAX = (1 << 63) - 1
 
 
 def limit(text: str, ctx: ParseContext) -> int:

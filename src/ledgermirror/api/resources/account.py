@@ -25,13 +25,13 @@ from ledgermirror.api.querystring.grammar import EQ_ONLY, Order
 from ledgermirror.api.querystring.pagination import Anchor, next_link
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
 from ledgermirror.api.resources import account_transactions_query
-from ledgermirror.api.resources.account_codes import TYPE_NUMBERS
 from ledgermirror.api.resources.account_query import current, historical, timestamps
 from ledgermirror.api.resources.account_ref import OPENAPI_PATH_PARAMETER, PATH_PARAMETER, resolve_account
 from ledgermirror.api.resources.account_render import render_account
 from ledgermirror.api.resources.account_schema import ONE_ACCOUNT_RESPONSE
 from ledgermirror.api.resources.account_transactions_query import TransactionWindow
 from ledgermirror.ledger.timestamps import format_ns
+from ledgermirror.ledger.transaction_codes import TYPE_NUMBERS
 
 
 def transaction_type(text: str, ctx: ParseContext) -> str:

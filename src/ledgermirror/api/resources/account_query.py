@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from ledgermirror.api.context import AppContext
@@ -19,8 +18,9 @@ from ledgermirror.api.resources.account_render import balance_object, current_ba
 from ledgermirror.api.resources.account_transactions_query import TransactionWindow
 from ledgermirror.db.sql import template
 from ledgermirror.ledger.entity_id import EntityId
+from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.ledger.timestamps import month_start
 
-_INT64_MAX = (1 << 63) - 1
 TREASURY_NUM = 2
 
 ENTITY_FIELDS = (
@@ -94,7 +94,7 @@ def timestamps(filters: list[Filter[int]]) -> Timestamps:
     upper = closed(uppers[0].op, uppers[0].value) if uppers else None
     if equals:
         upper = min(equals)
-    if (lower is not None and lower > _INT64_MAX) or (lower is not None and upper is not None and upper < lower):
+    if (lower is not None and lower > INT64_MAX) or (lower is not None and upper is not None and upper < lower):
         raise NotFound("Timestamp range is empty")
     return Timestamps(True, lower, upper, excluded, equals)
 
@@ -164,7 +164,7 @@ async def current(ctx: AppContext, account: int) -> tuple[Any, dict[str, Any] | 
 
 
 async def historical(ctx: AppContext, account: int, stamps: Timestamps) -> tuple[Any, dict[str, Any] | None]:
-    upper = None if stamps.upper is not None and stamps.upper >= _INT64_MAX else stamps.upper
+    upper = None if stamps.upper is not None and stamps.upper >= INT64_MAX else stamps.upper
     versions, snapshot = await asyncio.gather(
         ctx.database.fetch(template(_HISTORICAL, account=account, lower=stamps.lower, upper=upper)),
         balance_snapshot(ctx, stamps),
@@ -188,18 +188,10 @@ async def balance_snapshot(ctx: AppContext, stamps: Timestamps) -> int | None:
     now = ctx.clock.now_ns()
     end = now if stamps.upper is None else min(stamps.upper, now)
     lower = max(stamps.lower or 0, month_start(end, months_back=1))
-    upper = _INT64_MAX if stamps.upper is None else stamps.upper
+    upper = INT64_MAX if stamps.upper is None else stamps.upper
     if lower > upper:
         return None
     treasury = EntityId(ctx.settings.shard, ctx.settings.realm, TREASURY_NUM).encoded
     statement = template(_SNAPSHOT, treasury=treasury, lower=lower, upper=upper, excluded=list(stamps.excluded))
     found = await ctx.database.fetch(statement)
     return int(found[0]["consensus_timestamp"]) if found else None
-
-
-def month_start(ns: int, *, months_back: int = 0) -> int:
-    """The first nanosecond (UTC) of the month of ``ns``, or of a month that many months before it."""
-    moment = datetime.fromtimestamp(ns // 1_000_000_000, tz=UTC)
-    months = moment.year * 12 + moment.month - 1 - months_back
-    first = datetime(months // 12, months % 12 + 1, 1, tzinfo=UTC)
-    return int(first.timestamp()) * 1_000_000_000

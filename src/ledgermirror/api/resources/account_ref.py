@@ -15,14 +15,13 @@ Two live entities with the same alias or EVM address is a broken database, not b
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, InternalError, NotFound
 from ledgermirror.api.resources import evm_lookup
 from ledgermirror.db.sql import Column, Op, Select
+from ledgermirror.ledger.aliases import InvalidAlias, decode_alias
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, parse_entity_ref
 
 PATH_PARAMETER = "idOrAliasOrEvmAddress"
@@ -60,8 +59,8 @@ def parse_alias(text: str, *, shard: int, realm: int) -> bytes | None:
     if (prefix_shard, prefix_realm) != (shard, realm):
         raise invalid()
     try:
-        return base64.b32decode(encoded + "=" * (-len(encoded) % 8))
-    except binascii.Error:
+        return decode_alias(encoded)
+    except InvalidAlias:
         raise invalid() from None
 
 

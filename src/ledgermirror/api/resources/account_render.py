@@ -13,10 +13,10 @@ Derived fields, as the reference computes them:
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
-from ledgermirror.ledger.entity_id import MAX_NUM, format_encoded
+from ledgermirror.ledger.aliases import format_alias, format_evm_address
+from ledgermirror.ledger.entity_id import MAX_NUM, format_encoded, long_zero_address
 from ledgermirror.ledger.keys import render_key
 from ledgermirror.ledger.timestamps import format_ns
 
@@ -42,12 +42,12 @@ def pending_reward(row: Any) -> int:
 
 def _evm_address(row: Any) -> str | None:
     if row["evm_address"] is not None:
-        return "0x" + bytes(row["evm_address"]).hex()
+        return format_evm_address(row["evm_address"])
     alias = row["alias"]
     if alias is not None and len(alias) == 20:
-        return "0x" + bytes(alias).hex()
+        return format_evm_address(alias)
     num = row["id"] & MAX_NUM
-    return None if num == 0 else "0x" + format(num, "040x")
+    return None if num == 0 else long_zero_address(num)
 
 
 def _expiry(row: Any) -> str | None:
@@ -66,7 +66,7 @@ def _delegation(raw: bytes | None) -> str:
 
 
 def _alias(raw: bytes | None) -> str | None:
-    return None if raw is None else base64.b32encode(raw).decode().rstrip("=")
+    return None if raw is None else format_alias(raw)
 
 
 def token_list(token_ids: list[int] | None, balances: list[int] | None) -> list[dict[str, Any]]:

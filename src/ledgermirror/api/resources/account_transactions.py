@@ -9,10 +9,11 @@ from typing import Any
 
 import orjson
 
-from ledgermirror.api.resources.account_codes import result_name, type_name
+from ledgermirror.ledger.custom_fees import decode_fee_limits
 from ledgermirror.ledger.entity_id import EntityId, format_encoded
 from ledgermirror.ledger.keys import render_key
 from ledgermirror.ledger.timestamps import format_ns
+from ledgermirror.ledger.transaction_codes import result_name, type_name
 
 
 def render(row: Any, staking_account: int) -> dict[str, Any]:
@@ -89,70 +90,8 @@ def _nft_transfers(raw: str | None) -> list[dict[str, Any]]:
 
 
 def custom_fee_limits(limits: list[bytes] | None) -> list[dict[str, Any]]:
-    """Each fee of each protobuf ``CustomFeeLimit`` (account 1, repeated ``FixedFee`` 2) as one entry."""
-    entries: list[dict[str, Any]] = []
-    for limit in limits or []:
-        fields = _fields(limit)
-        account = _entity(fields.get(1, [b""])[-1])
-        for fee in fields.get(2, []):
-            fee_fields = _fields(fee)
-            amount = _signed(fee_fields.get(1, [0])[-1])
-            token = fee_fields.get(2)
-            entries.append(
-                {
-                    "account_id": account,
-                    "amount": amount,
-                    "denominating_token_id": None if token is None else _entity(token[-1]),
-                }
-            )
-    return entries
-
-
-def _entity(raw: Any) -> str | None:
-    """An ``AccountID``/``TokenID`` message (shard 1, realm 2, num 3) as ``shard.realm.num``; None for num 0."""
-    fields = _fields(raw) if isinstance(raw, bytes) else {}
-    shard, realm, num = (_signed(fields.get(number, [0])[-1]) for number in (1, 2, 3))
-    try:
-        return format_encoded(EntityId(shard, realm, num).encoded)
-    except ValueError:
-        return None
-
-
-def _signed(value: Any) -> int:
-    number = int(value) if isinstance(value, int) else 0
-    return number - (1 << 64) if number >= 1 << 63 else number
-
-
-def _fields(data: bytes) -> dict[int, list[Any]]:
-    """A protobuf message's varint and length-delimited fields by number (others are skipped)."""
-    fields: dict[int, list[Any]] = {}
-    position = 0
-    try:
-        while position < len(data):
-            tag, position = _varint(data, position)
-            number, wire = tag >> 3, tag & 7
-            if wire == 0:
-                value, position = _varint(data, position)
-                fields.setdefault(number, []).append(value)
-            elif wire == 2:
-                size, position = _varint(data, position)
-                fields.setdefault(number, []).append(bytes(data[position : position + size]))
-                position += size
-            elif wire in (1, 5):
-                position += 8 if wire == 1 else 4
-            else:
-                break
-    except IndexError:
-        pass
-    return fields
-
-
-def _varint(data: bytes, position: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[position]
-        position += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value & ((1 << 64) - 1), position
+    """Each fee of each protobuf ``CustomFeeLimit`` as one entry (decoded by ``ledger/custom_fees.py``)."""
+    return [
+        {"account_id": fee.account_id, "amount": fee.amount, "denominating_token_id": fee.denominating_token_id}
+        for fee in decode_fee_limits(limits)
+    ]

@@ -17,12 +17,14 @@ from ledgermirror.api.listing import has_more, probe_limit
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.resources.account_transactions import render
 from ledgermirror.db.sql import Column, Select, Statement, template
+from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId
+from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
+from ledgermirror.ledger.transaction_codes import CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT
 
-PRECEDING_TYPES = [11, 15]
+PRECEDING_TYPES = [CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT]
 """CRYPTOCREATEACCOUNT and CRYPTOUPDATEACCOUNT: child records the payer's list keeps even with a nonce."""
 STAKING_REWARD_ACCOUNT_NUM = 800
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 # Template parameters: account, lowest and highest consensus timestamp (inclusive), excluded timestamps, the page
 # size (limit), the preceding types and (when filtering by type) the wanted types.
@@ -143,8 +145,8 @@ def select_statement(
     text = SELECT_SQL[(order, types is not None, account == _PARTIAL_INDEX_LEAVES_OUT)]
     arguments: dict[str, Any] = {
         "account": account,
-        "lower": _INT64_MIN if lower is None else lower,
-        "upper": _INT64_MAX if upper is None else upper,
+        "lower": INT64_MIN if lower is None else lower,
+        "upper": INT64_MAX if upper is None else upper,
         "excluded": list(excluded),
         "limit": limit,
         "preceding": PRECEDING_TYPES,
@@ -201,5 +203,7 @@ async def fetch_page(
         key=lambda row: row["consensus_timestamp"],
         reverse=order is Order.DESC,
     )
+    if any(row["max_custom_fees"] for row in rows):
+        await protobuf.preload()  # decoding them needs the HAPI classes: import them off the event loop
     staking = EntityId(settings.shard, settings.realm, STAKING_REWARD_ACCOUNT_NUM).encoded
     return [render(row, staking) for row in rows], found[-1] if more else edge

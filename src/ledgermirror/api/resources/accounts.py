@@ -30,8 +30,7 @@ from ledgermirror.api.resources.account_render import current_balance, render_ac
 from ledgermirror.api.resources.account_schema import ACCOUNT
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
-
-_INT64_MAX = (1 << 63) - 1
+from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
 
 
 def balance_amount(text: str, ctx: ParseContext) -> int:

@@ -23,12 +23,12 @@ from ledgermirror.api.querystring.grammar import ALL_OPS, RANGE_OPS, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
 from ledgermirror.db.sql import Column, Select
+from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
 from ledgermirror.ledger.timestamps import format_ns
 
 _DECIMAL = re.compile(r"\d{1,19}", re.ASCII)
 _HEX_NUMBER = re.compile(r"0x([0-9a-fA-F]{1,64})", re.ASCII)
 _HASH = re.compile(r"(?:0x)?([0-9A-Fa-f]{64}|[0-9A-Fa-f]{96})", re.ASCII)
-_INT64_MAX = (1 << 63) - 1
 _LOGS_BLOOM_HEX_DIGITS = 512
 PATH_PARAMETER = "hashOrNumber"
 

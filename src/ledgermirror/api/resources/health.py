@@ -10,8 +10,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ledgermirror.api.context import context_of
-from ledgermirror.api.errors import ServiceUnavailable
 from ledgermirror.api.responses import JSON_TYPE
+from ledgermirror.db.errors import DatabaseUnavailable
 
 _HEADERS = {"cache-control": "no-store"}
 
@@ -24,7 +24,7 @@ async def readiness(request: Request) -> Response:
     ctx = context_of(request)
     try:
         await asyncio.wait_for(ctx.database.fetchval("select 1"), timeout=1.0)
-    except (ServiceUnavailable, TimeoutError):
+    except (DatabaseUnavailable, TimeoutError):
         body = {"status": "DOWN", "checks": {"database": "DOWN"}}
         return Response(orjson.dumps(body), status_code=503, headers=_HEADERS, media_type=JSON_TYPE)
     body = {"status": "UP", "checks": {"database": "UP"}}

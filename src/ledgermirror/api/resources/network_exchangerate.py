@@ -10,7 +10,8 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.resources import system_files
-from ledgermirror.api.resources.system_files import TIMESTAMP, Rate, RateSet
+from ledgermirror.api.resources.system_files import TIMESTAMP
+from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, Rate, RateSet, decode_exchange_rates
 from ledgermirror.ledger.timestamps import format_ns
 
 PARAMS = ParamSet([TIMESTAMP], checks=[system_files.at_most_two_timestamps, system_files.no_ne_timestamp()])
@@ -57,9 +58,7 @@ def render(rates: RateSet, timestamp: int) -> dict[str, Any]:
 async def get_exchange_rate(request: Request, ctx: AppContext) -> Page:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
     bounds = system_files.window(query)
-    loaded = await system_files.load_or_404(
-        ctx, system_files.EXCHANGE_RATE_FILE, bounds, system_files.decode_exchange_rates
-    )
+    loaded = await system_files.load_or_404(ctx, EXCHANGE_RATE_FILE, bounds, decode_exchange_rates)
     return Page(render(loaded.content, loaded.timestamp))
 
 

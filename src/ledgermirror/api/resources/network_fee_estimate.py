@@ -26,19 +26,20 @@ from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
 from ledgermirror.api.resources import system_files
 from ledgermirror.db.sql import Column, Op, Select
-from ledgermirror.fees import protobuf, usage
 from ledgermirror.fees import schedule as schedules
+from ledgermirror.fees import usage
 from ledgermirror.fees.calculator import calculate
 from ledgermirror.fees.curve import MAX_UTILIZATION
 from ledgermirror.fees.schedule import FeeSchedule, UndecodableSchedule
 from ledgermirror.fees.transaction import ParsedTransaction, TransactionError, parse
+from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId, InvalidEntityId
+from ledgermirror.ledger.system_files import SIMPLE_FEE_SCHEDULE_FILE, Undecodable
 from ledgermirror.ledger.timestamps import format_ns
 
 _log = logging.getLogger(__name__)
 
 PATH = "/api/v1/network/fees"
-SIMPLE_FEE_SCHEDULE_FILE = 113
 MAX_BODY_BYTES = 6144
 CONTENT_TYPES = frozenset({"application/protobuf", "application/x-protobuf"})
 MODES = frozenset({"INTRINSIC", "STATE"})
@@ -138,7 +139,7 @@ def _decode(data: bytes) -> FeeSchedule:
     try:
         return schedules.decode(data, source="")
     except UndecodableSchedule as error:
-        raise system_files.Undecodable(str(error)) from None
+        raise Undecodable(str(error)) from None
 
 
 async def fee_schedule(ctx: AppContext) -> FeeSchedule:

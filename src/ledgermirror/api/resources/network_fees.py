@@ -19,7 +19,17 @@ from ledgermirror.api.querystring.common import ORDER
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.resources import system_files
-from ledgermirror.api.resources.system_files import TIMESTAMP, Rate, RateSet, Schedule, Schedules
+from ledgermirror.api.resources.system_files import TIMESTAMP
+from ledgermirror.ledger.system_files import (
+    EXCHANGE_RATE_FILE,
+    FEE_SCHEDULE_FILE,
+    Rate,
+    RateSet,
+    Schedule,
+    Schedules,
+    decode_exchange_rates,
+    decode_fee_schedules,
+)
 from ledgermirror.ledger.timestamps import format_ns
 
 PARAMS = ParamSet([ORDER, TIMESTAMP], checks=[system_files.at_most_two_timestamps, system_files.no_ne_timestamp()])
@@ -95,12 +105,8 @@ async def get_fees(request: Request, ctx: AppContext) -> Page:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
     order = query.last(ORDER, Order.ASC)
     bounds = system_files.window(query)
-    schedules = await system_files.load_or_404(
-        ctx, system_files.FEE_SCHEDULE_FILE, bounds, system_files.decode_fee_schedules
-    )
-    rates = await system_files.load_or_404(
-        ctx, system_files.EXCHANGE_RATE_FILE, bounds, system_files.decode_exchange_rates
-    )
+    schedules = await system_files.load_or_404(ctx, FEE_SCHEDULE_FILE, bounds, decode_fee_schedules)
+    rates = await system_files.load_or_404(ctx, EXCHANGE_RATE_FILE, bounds, decode_exchange_rates)
     reference = bounds.upper if bounds.bounded else schedules.timestamp
     schedule = effective_schedule(schedules.content, reference)
     rate = effective_rate(rates.content, reference)

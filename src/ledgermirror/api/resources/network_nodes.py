@@ -29,7 +29,6 @@ from ledgermirror.api.querystring.grammar import (
 )
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import (
-    INT64_MAX,
     Filter,
     InvalidValue,
     ParamSet,
@@ -42,10 +41,11 @@ from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.network_stake import staking_period
 from ledgermirror.db.sql import Column, Select, Statement
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, format_encoded
+from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.keys import render_key
+from ledgermirror.ledger.system_files import NODE_DETAILS_FILE as ADDRESS_BOOK_NUM
 from ledgermirror.ledger.timestamps import format_ns
 
-ADDRESS_BOOK_NUM = 102
 _NODE_ID = re.compile(r"^\d{1,19}$", re.ASCII)
 
 

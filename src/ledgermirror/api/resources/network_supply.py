@@ -9,7 +9,6 @@ the reference does, so the search never reads more than two monthly partitions).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
@@ -23,7 +22,7 @@ from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec, inc
 from ledgermirror.api.resources.system_files import NE_NOT_SUPPORTED, at_most_two_timestamps, no_ne_timestamp
 from ledgermirror.db.sql import Column, Select, template
 from ledgermirror.ledger.entity_id import EntityId
-from ledgermirror.ledger.timestamps import format_ns
+from ledgermirror.ledger.timestamps import format_ns, month_start
 
 TOTAL_SUPPLY = 5_000_000_000_000_000_000
 """50 billion hbars, in tinybars."""
@@ -95,18 +94,7 @@ def window(filters: list[Filter[int]]) -> tuple[int, int]:
     lower, upper = inclusive_bounds(filters, eq_is_upper=True)
     if lower > upper:
         raise BadRequest("Lower timestamp cannot be higher than upper timestamp")
-    return max(lower, start_of_previous_month(upper)), upper
-
-
-def start_of_previous_month(ns: int) -> int:
-    """00:00 UTC on the first day of the month before the one containing ``ns`` (may be before 1970).
-
-    >>> format_ns(start_of_previous_month(1_700_000_000_000_000_000))  # 2023-11-14
-    '1696118400.000000000'
-    """
-    day = datetime.fromtimestamp(ns // 1_000_000_000, UTC)
-    year, month = (day.year, day.month - 1) if day.month > 1 else (day.year - 1, 12)
-    return int(datetime(year, month, 1, tzinfo=UTC).timestamp()) * 1_000_000_000
+    return max(lower, month_start(upper, months_back=1)), upper
 
 
 def hbars(tinybars: int) -> str:

@@ -7,35 +7,31 @@ updates without data are skipped), and its timestamp is that of the last chunk. 
 the window's upper bound moves to just before that last chunk and the load is tried again: first the same
 anchor with fewer appends, then older versions, up to :data:`MAX_FILE_ATTEMPTS` loads in all.
 
-Decoding uses the HAPI protobuf messages generated in the ``hiero-sdk-python`` package. Importing that package
-takes about half a second, so it happens on a worker thread at the first load, not when the app is imported.
+Decoding is ``ledger/system_files.py``'s (pure bytes -> values); the HAPI protobuf classes it uses are imported
+on a worker thread before the first load (:func:`ledgermirror.ledger.protobuf.preload`), not at app import.
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, RawQuery
 from ledgermirror.api.querystring.params import Check, ParamSpec, ParsedQuery
+from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId
+from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.ledger.system_files import Undecodable
 
 T = TypeVar("T")
 
-FEE_SCHEDULE_FILE = 111
-EXCHANGE_RATE_FILE = 112
 MAX_FILE_ATTEMPTS = 12
 """Loads of one file per request before giving up (the reference's ``maxFileAttempts`` default)."""
 MAX_TIMESTAMPS = 2
-_INT64_MAX = (1 << 63) - 1
 
 TIMESTAMP = ParamSpec[int](
     "timestamp",
@@ -76,7 +72,7 @@ class Window:
     """Inclusive consensus-timestamp bounds of a file version; ``bounded`` when the client gave an upper bound."""
 
     lower: int = 0
-    upper: int = _INT64_MAX
+    upper: int = INT64_MAX
     bounded: bool = False
 
 
@@ -95,7 +91,7 @@ def window(query: ParsedQuery) -> Window:
             upper = item.value
     return Window(
         lower=0 if lower is None else lower,
-        upper=_INT64_MAX if upper is None else upper,
+        upper=INT64_MAX if upper is None else upper,
         bounded=upper is not None,
     )
 
@@ -106,10 +102,6 @@ class Loaded(Generic[T]):
 
     content: T
     timestamp: int
-
-
-class Undecodable(ValueError):
-    """The contents are not a complete message of the expected type."""
 
 
 # The anchor is found through file_data's (entity_id, consensus_timestamp) index, scanning back from the upper
@@ -146,7 +138,7 @@ async def load_or_404(ctx: AppContext, num: int, bounds: Window, decode: Callabl
 
 async def load(ctx: AppContext, num: int, bounds: Window, decode: Callable[[bytes], T]) -> Loaded[T] | None:
     """The newest version of file ``num`` inside ``bounds`` that decodes, or None."""
-    await _import_protobuf()
+    await protobuf.preload()
     entity = file_entity(ctx, num).encoded
     upper = bounds.upper
     for _ in range(MAX_FILE_ATTEMPTS):
@@ -161,99 +153,3 @@ async def load(ctx: AppContext, num: int, bounds: Window, decode: Callable[[byte
         except Undecodable:
             upper = int(last) - 1
     return None
-
-
-# --- decoding -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Rate:
-    hbar_equivalent: int
-    cent_equivalent: int
-    expiration_time: int | None
-    """Seconds since the epoch; None when the message has no expiration time."""
-
-
-@dataclass(frozen=True, slots=True)
-class RateSet:
-    current: Rate | None
-    next: Rate | None
-
-
-@dataclass(frozen=True, slots=True)
-class FeeEntry:
-    functionality: int
-    """The ``HederaFunctionality`` number."""
-    gas: int | None
-    """``fees[0].servicedata.gas``; None when there is no fee or the first has no service data."""
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    entries: tuple[FeeEntry, ...]
-    expiry: int | None
-    """Seconds since the epoch; None when the schedule has no expiry time."""
-
-
-@dataclass(frozen=True, slots=True)
-class Schedules:
-    current: Schedule | None
-    next: Schedule | None
-
-
-@functools.cache
-def _protobuf(name: str) -> ModuleType:
-    """A generated HAPI module of hiero-sdk-python, imported on first use."""
-    return importlib.import_module(f"hiero_sdk_python.hapi.services.{name}")
-
-
-_MODULES = ("exchange_rate_pb2", "basic_types_pb2")
-
-
-async def _import_protobuf() -> None:
-    """The first import takes a while: run it on a worker thread so the event loop keeps serving."""
-    if _protobuf.cache_info().currsize < len(_MODULES):
-        await asyncio.to_thread(lambda: [_protobuf(name) for name in _MODULES])
-
-
-def _parse(module: str, message: str, data: bytes) -> Any:
-    decode_error = importlib.import_module("google.protobuf.message").DecodeError
-    try:
-        return getattr(_protobuf(module), message).FromString(data)
-    except decode_error as error:
-        raise Undecodable(str(error)) from None
-
-
-def _seconds(message: Any, field: str) -> int | None:
-    return int(getattr(message, field).seconds) if message.HasField(field) else None
-
-
-def _rate(message: Any, field: str) -> Rate | None:
-    if not message.HasField(field):
-        return None
-    rate = getattr(message, field)
-    return Rate(int(rate.hbarEquiv), int(rate.centEquiv), _seconds(rate, "expirationTime"))
-
-
-def decode_exchange_rates(data: bytes) -> RateSet:
-    """``proto.ExchangeRateSet`` -> :class:`RateSet`; raises :class:`Undecodable`."""
-    message = _parse("exchange_rate_pb2", "ExchangeRateSet", data)
-    return RateSet(_rate(message, "currentRate"), _rate(message, "nextRate"))
-
-
-def _schedule(message: Any, field: str) -> Schedule | None:
-    if not message.HasField(field):
-        return None
-    schedule = getattr(message, field)
-    entries = []
-    for item in schedule.transactionFeeSchedule:
-        first = item.fees[0] if len(item.fees) else None
-        gas = int(first.servicedata.gas) if first is not None and first.HasField("servicedata") else None
-        entries.append(FeeEntry(int(item.hederaFunctionality), gas))
-    return Schedule(tuple(entries), _seconds(schedule, "expiryTime"))
-
-
-def decode_fee_schedules(data: bytes) -> Schedules:
-    """``proto.CurrentAndNextFeeSchedule`` -> :class:`Schedules`; raises :class:`Undecodable`."""
-    message = _parse("basic_types_pb2", "CurrentAndNextFeeSchedule", data)
-    return Schedules(_schedule(message, "currentFeeSchedule"), _schedule(message, "nextFeeSchedule"))

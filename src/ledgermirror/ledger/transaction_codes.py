@@ -1,10 +1,14 @@
-"""Transaction type and result names: the protobuf numbers stored in ``transaction.type`` and ``.result``.
+"""Transaction type and result codes: the protobuf numbers stored in ``transaction.type`` and ``.result``,
+their names, and named constants for the codes the code base uses.
 
 ``type`` is the field number of the body in HAPI's ``TransactionBody``; ``result`` is HAPI's ``ResponseCodeEnum``.
 Each table line is ``<number of the first name> NAME NAME ...`` with consecutive numbers.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
 
 _TYPES = """
 7 CONTRACTCALL CONTRACTCREATEINSTANCE CONTRACTUPDATEINSTANCE CRYPTOADDLIVEHASH CRYPTOCREATEACCOUNT
@@ -159,13 +163,15 @@ def _table(text: str) -> dict[int, str]:
     return names
 
 
-TYPE_NAMES = _table(_TYPES)
-RESULT_NAMES = _table(_RESULTS)
-TYPE_NUMBERS: dict[str, int | None] = {name: number for number, name in TYPE_NAMES.items()}
-TYPE_NUMBERS.update(dict.fromkeys(_UNNUMBERED_TYPES))
-
-CRYPTOCREATEACCOUNT = TYPE_NUMBERS["CRYPTOCREATEACCOUNT"]
-CRYPTOUPDATEACCOUNT = TYPE_NUMBERS["CRYPTOUPDATEACCOUNT"]
+TYPE_NAMES: Mapping[int, str] = MappingProxyType(_table(_TYPES))
+"""Body number -> type name."""
+RESULT_NAMES: Mapping[int, str] = MappingProxyType(_table(_RESULTS))
+"""``ResponseCodeEnum`` number -> result name."""
+TYPE_NUMBERS: Mapping[str, int | None] = MappingProxyType(
+    {name: number for number, name in TYPE_NAMES.items()} | dict.fromkeys(_UNNUMBERED_TYPES)
+)
+"""Type name -> body number; None for the names whose number we do not know."""
+_RESULT_NUMBERS: Mapping[str, int] = MappingProxyType({name: number for number, name in RESULT_NAMES.items()})
 
 
 def type_name(number: int) -> str:
@@ -174,3 +180,28 @@ def type_name(number: int) -> str:
 
 def result_name(number: int) -> str:
     return RESULT_NAMES.get(number, "UNKNOWN")
+
+
+def type_number(name: str) -> int:
+    """The body number of a type name whose number we know; ``KeyError`` otherwise."""
+    number = TYPE_NUMBERS[name]
+    if number is None:
+        raise KeyError(name)
+    return number
+
+
+def result_number(name: str) -> int:
+    """The ``ResponseCodeEnum`` number of a result name; ``KeyError`` for an unknown name."""
+    return _RESULT_NUMBERS[name]
+
+
+CONTRACTCREATEINSTANCE = type_number("CONTRACTCREATEINSTANCE")
+CRYPTOCREATEACCOUNT = type_number("CRYPTOCREATEACCOUNT")
+CRYPTOTRANSFER = type_number("CRYPTOTRANSFER")
+CRYPTOUPDATEACCOUNT = type_number("CRYPTOUPDATEACCOUNT")
+FILEAPPEND = type_number("FILEAPPEND")
+FILECREATE = type_number("FILECREATE")
+FILEUPDATE = type_number("FILEUPDATE")
+TOKENCREATION = type_number("TOKENCREATION")
+SUCCESS = result_number("SUCCESS")
+INSUFFICIENT_ACCOUNT_BALANCE = result_number("INSUFFICIENT_ACCOUNT_BALANCE")

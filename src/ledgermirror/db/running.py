@@ -1,0 +1,141 @@
+"""Running values the importer adds to: ``entity.balance``, ``token_account.balance``, allowance amounts.
+
+These are the reference's "partial" objects without a ``timestamp_range``: they change existing rows in place,
+make no history row, and a key the table does not hold is dropped (no row is created), as the reference's
+upsert does for rows without range. Deltas come summed per key; each statement takes them as arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import asyncpg
+
+_ENTITY_BALANCES = """
+update entity e set
+  balance = case
+    when e.type in ('ACCOUNT', 'CONTRACT') then coalesce(e.balance, 0) + d.amount
+    when e.balance is not null then e.balance + d.amount
+  end,
+  balance_timestamp = d.stamp
+from unnest($1::bigint[], $2::bigint[], $3::bigint[]) as d(id, amount, stamp)
+where e.id = d.id
+"""
+
+_TOKEN_BALANCES = """
+update token_account t set
+  balance = t.balance + d.amount,
+  balance_timestamp = d.stamp,
+  associated = true
+from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as d(account_id, token_id, amount, stamp)
+where t.account_id = d.account_id and t.token_id = d.token_id
+"""
+
+_CRYPTO_ALLOWANCE_DEBITS = """
+update crypto_allowance a set amount = a.amount + d.amount
+from unnest($1::bigint[], $2::bigint[], $3::bigint[]) as d(owner, spender, amount)
+where a.owner = d.owner and a.spender = d.spender
+"""
+
+_TOKEN_ALLOWANCE_DEBITS = """
+update token_allowance a set amount = a.amount + d.amount
+from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as d(owner, spender, token_id, amount)
+where a.owner = d.owner and a.spender = d.spender and a.token_id = d.token_id
+"""
+
+_CLEAR_EMPTY_PUBLIC_KEYS = "update entity set public_key = null where id = any($1::bigint[]) and public_key = ''"
+
+
+def _count(status: str) -> int:
+    """Rows an ``UPDATE n`` status reports."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+async def add_entity_balances(conn: asyncpg.Connection, deltas: Sequence[tuple[int, int, int]]) -> int:
+    """(id, amount, timestamp): accounts and contracts start from 0; other types only add to a balance they
+    have (files, topics, tokens and schedules never get one). Returns the rows changed."""
+    if not deltas:
+        return 0
+    ids, amounts, stamps = zip(*deltas, strict=True)
+    return _count(await conn.execute(_ENTITY_BALANCES, list(ids), list(amounts), list(stamps)))
+
+
+async def add_token_balances(conn: asyncpg.Connection, deltas: Sequence[tuple[int, int, int, int]]) -> int:
+    """(account id, token id, amount, timestamp) onto existing associations. Returns the rows changed."""
+    if not deltas:
+        return 0
+    accounts, tokens, amounts, stamps = zip(*deltas, strict=True)
+    status = await conn.execute(_TOKEN_BALANCES, list(accounts), list(tokens), list(amounts), list(stamps))
+    return _count(status)
+
+
+async def add_allowance_debits(
+    conn: asyncpg.Connection, debits: Sequence[tuple[int, int, int | None, int]]
+) -> int:
+    """(owner, spender, token id or None for HBAR, amount): approved debits lower ``amount`` (not
+    ``amount_granted``) of existing allowances. Returns the rows changed."""
+    hbar = [(owner, spender, amount) for owner, spender, token, amount in debits if token is None]
+    tokens = [(owner, spender, token, amount) for owner, spender, token, amount in debits if token is not None]
+    changed = 0
+    if hbar:
+        owners, spenders, amounts = zip(*hbar, strict=True)
+        changed += _count(
+            await conn.execute(_CRYPTO_ALLOWANCE_DEBITS, list(owners), list(spenders), list(amounts))
+        )
+    if tokens:
+        owners, spenders, token_ids, amounts = zip(*tokens, strict=True)
+        status = await conn.execute(
+            _TOKEN_ALLOWANCE_DEBITS, list(owners), list(spenders), list(token_ids), list(amounts)
+        )
+        changed += _count(status)
+    return changed
+
+
+async def clear_empty_public_keys(conn: asyncpg.Connection, ids: Sequence[int]) -> None:
+    """The reference's sentinel: a key that is not one primitive key gives ``public_key`` '' which becomes NULL
+    (so an update to such a key clears the previous value)."""
+    if ids:
+        await conn.execute(_CLEAR_EMPTY_PUBLIC_KEYS, list(ids))
+
+
+_CLEAR_PROXY_SENTINELS = """
+update node set grpc_proxy_endpoint = null
+where node_id = any($1::bigint[]) and (grpc_proxy_endpoint ->> 'port')::bigint = -1
+"""
+
+
+async def clear_proxy_endpoint_sentinels(conn: asyncpg.Connection, node_ids: Sequence[int]) -> None:
+    """A NodeUpdate's default gRPC proxy endpoint (written with port -1) clears the node's endpoint."""
+    if node_ids:
+        await conn.execute(_CLEAR_PROXY_SENTINELS, list(node_ids))
+
+
+_SEED_ENTITY_BALANCES = """
+insert into entity (id, num, realm, shard, balance, balance_timestamp, deleted, timestamp_range, type)
+select d.id, d.num, d.realm, d.shard, d.balance, $6, false, int8range(0, null), 'ACCOUNT'
+from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+  as d(id, num, realm, shard, balance)
+on conflict (id) do update set balance = excluded.balance, balance_timestamp = excluded.balance_timestamp
+"""
+
+
+async def seed_entity_balances(
+    conn: asyncpg.Connection, balances: Sequence[tuple[int, int, int, int, int]], consensus_timestamp: int
+) -> int:
+    """An initial balance snapshot: (id, num, realm, shard, balance) per account. Missing accounts are created
+    with only their id parts, the balance, ``deleted = false``, range ``[0, ∞)`` and type ACCOUNT (the
+    reference's ``InitializeEntityBalanceMigration`` leaves the type to its default); existing ones take the
+    balance. Returns the rows written."""
+    if not balances:
+        return 0
+    ids, nums, realms, shards, amounts = zip(*balances, strict=True)
+    status = await conn.execute(
+        _SEED_ENTITY_BALANCES,
+        list(ids),
+        list(nums),
+        list(realms),
+        list(shards),
+        list(amounts),
+        consensus_timestamp,
+    )
+    return _count(status)

@@ -1,0 +1,365 @@
+"""The handler core: one parsed :class:`Item` per record item, the :class:`Batch` of rows they produce, and
+:func:`write_batch`, which writes a batch through ``db/`` in one go.
+
+A handler (``Handler``) looks at one item and adds rows to the batch; it never touches the database. Rows are
+dicts by column name, checked against ``db/schema.py`` when written:
+
+* ``batch.insert(table, row)``: append-only rows (``transaction``, transfers, ``file_data``...), written with
+  binary COPY (``db.write.copy_rows``);
+* ``batch.upsert(table, row)``: a (partial) state of a keyed, usually versioned row (``entity``, ``node``,
+  allowances...): its key, ``timestamp_range`` = the consensus timestamp (``[ts, ∞)``) and only the columns the
+  transaction sets; merged by ``db.write.upsert`` (new else existing, history rows for superseded states);
+* ``batch.add_balance`` / ``add_token_balance`` / ``add_allowance_debit``: running values (the reference's
+  "partial" objects without range). Deltas are summed per key in memory and applied after the segment's upserts
+  by ``db.running`` (``balance = balance + delta``), to existing rows only: a balance change for an account the
+  database does not hold is dropped, as in the reference;
+* ``batch.defer(step)``: an async step that needs the database state of everything gathered so far (address
+  books of files 0.0.101/102 built from their ``file_data``, an NFT treasury change). It closes the current
+  *segment*: :func:`write_batch` writes segment by segment (COPY, upserts, running values, then the step).
+
+Which handler runs for an item is :data:`ledgermirror.importer.handlers.registry.HANDLERS` (by the name of the
+``TransactionBody`` ``data`` oneof); the rows every item gets whatever its type are in ``common.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from ledgermirror.db import running, write
+from ledgermirror.db.schema import table as table_model
+from ledgermirror.importer._proto import protos
+from ledgermirror.importer.handlers import ids
+
+if TYPE_CHECKING:
+    from ledgermirror.importer.record_file import RecordFile, RecordItem
+
+SUCCESS = 22
+SUCCESS_BUT_MISSING_EXPECTED_OPERATION = 220
+FEE_SCHEDULE_FILE_PART_UPLOADED = 104
+FAIL_INVALID = 1
+SUCCESS_CODES = frozenset({SUCCESS, SUCCESS_BUT_MISSING_EXPECTED_OPERATION, FEE_SCHEDULE_FILE_PART_UPLOADED})
+"""Receipt statuses the reference counts as successful (``RecordItem.isSuccessful``)."""
+
+_MAX_INT64 = (1 << 63) - 1
+
+
+class ItemError(ValueError):
+    """A record item whose transaction cannot be parsed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One record item, parsed once."""
+
+    consensus_timestamp: int
+    """Nanoseconds since the epoch (clamped to the int64 maximum)."""
+    index: int
+    """Position in the file, counting every item."""
+    record: Any
+    """``TransactionRecord``."""
+    transaction: Any
+    """``Transaction``."""
+    body: Any
+    """``TransactionBody`` (from ``signedTransactionBytes``, else ``bodyBytes``, else the deprecated ``body``)."""
+    body_name: str
+    """The ``TransactionBody`` ``data`` oneof name, e.g. ``"cryptoTransfer"``; "" when none is set."""
+    transaction_bytes: bytes
+    payer_account_id: int
+    """Encoded id of the body's ``transactionID.accountID`` (0 when given only as an alias)."""
+    result: int
+    """The receipt status (``ResponseCodeEnum``), stored as it is."""
+    successful: bool
+    """SUCCESS, SUCCESS_BUT_MISSING_EXPECTED_OPERATION or FEE_SCHEDULE_FILE_PART_UPLOADED, and a successful
+    parent (a child of a failed parent never is)."""
+    parent_consensus_timestamp: int | None
+    type: int = 0
+    """``transaction.type``: the oneof field number (an unknown oneof: its single unknown field's number)."""
+    signature_map: Any = None
+    """``SignatureMap`` of the transaction, None when it has none."""
+    hapi_version: tuple[int, int, int] | None = None
+    """The record file's HAPI version (None for files before v5)."""
+    record_bytes: bytes = b""
+    """The ``TransactionRecord`` as stored (node transactions keep it in ``transaction_record_bytes``)."""
+
+    @property
+    def successful_or_fail_invalid(self) -> bool:
+        """Token transfers, NFT transfers, assessed fees and automatic associations are written then."""
+        return self.successful or self.result == FAIL_INVALID
+
+    def hapi_at_least(self, minor: int) -> bool:
+        """HAPI version 0.``minor`` or later (files without a version count as old)."""
+        return self.hapi_version is not None and self.hapi_version >= (0, minor, 0)
+
+
+Handler = Callable[[Item, "Batch"], None]
+Step = Callable[[asyncpg.Connection], Awaitable[dict[str, int] | None]]
+
+
+@dataclass(slots=True)
+class Segment:
+    """Rows gathered between two deferred steps."""
+
+    inserts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    upserts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    entity_balances: dict[int, list[int]] = field(default_factory=dict)
+    """entity id -> [delta, last consensus timestamp]"""
+    token_balances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    """(account id, token id) -> [delta, last consensus timestamp]"""
+    allowance_debits: dict[tuple[int, int, int | None], int] = field(default_factory=dict)
+    """(owner, spender, token id or None for HBAR) -> summed (negative) amount"""
+    step: Step | None = None
+
+
+class Batch:
+    """Rows of one or more record files, in order (see the module text)."""
+
+    def __init__(self, *, entity_transactions: bool = False) -> None:
+        self.entity_transactions = entity_transactions
+        """Write ``entity_transaction`` rows (the reference's ``persist.entityTransactions``, off by default)."""
+        self.segments: list[Segment] = [Segment()]
+        self.transaction: dict[str, Any] = {}
+        """The ``transaction`` row of the item being handled: handlers set its ``entity_id`` and the like."""
+        self.touched: set[int] = set()
+        """Entity ids the item being handled touches (for ``entity_transaction``)."""
+        self.address_book_changed = False
+        """A successful file transaction on 0.0.101 or 0.0.102 is in the batch (the signers may change)."""
+        self.atomic_batches: dict[int, dict[str, Any]] = {}
+        """``transaction`` rows of atomic batches by consensus timestamp (their inner transactions list)."""
+        self._latest: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
+
+    # Rows ----------------------------------------------------------------------------------------------------
+
+    @property
+    def _segment(self) -> Segment:
+        return self.segments[-1]
+
+    def insert(self, table: str, row: dict[str, Any]) -> None:
+        """An append-only row (COPY)."""
+        rows = self._segment.inserts.get(table)
+        if rows is None:
+            rows = self._segment.inserts[table] = []
+        rows.append(row)
+
+    def upsert(self, table: str, row: dict[str, Any]) -> None:
+        """A partial state: key + ``timestamp_range`` lower bound + the columns set (``db.write.upsert``)."""
+        rows = self._segment.upserts.get(table)
+        if rows is None:
+            rows = self._segment.upserts[table] = []
+        rows.append(row)
+        key = tuple(row.get(name) for name in table_model(table).key)
+        held = self._latest.get((table, key))
+        if held is not None and held.get("timestamp_range") == row.get("timestamp_range"):
+            held.update({name: value for name, value in row.items() if value is not None})
+        else:
+            self._latest[(table, key)] = dict(row)
+
+    def latest(self, table: str, *key: Any) -> dict[str, Any] | None:
+        """The values this batch last set for a key (merged over one timestamp), None when it set none."""
+        return self._latest.get((table, key))
+
+    def set_transaction(self, **columns: Any) -> None:
+        """Set columns of the current item's ``transaction`` row."""
+        self.transaction.update(columns)
+
+    def touch(self, *entity_ids: int | None) -> None:
+        """Entities the current item involves (for ``entity_transaction``); None and 0 are ignored."""
+        if self.entity_transactions:
+            self.touched.update(entity_id for entity_id in entity_ids if entity_id)
+
+    # Running values ------------------------------------------------------------------------------------------
+
+    def add_balance(self, entity_id: int, amount: int, consensus_timestamp: int) -> None:
+        """``entity.balance += amount``, ``balance_timestamp = consensus_timestamp`` (existing accounts only)."""
+        held = self._segment.entity_balances.get(entity_id)
+        if held is None:
+            self._segment.entity_balances[entity_id] = [amount, consensus_timestamp]
+        else:
+            held[0] += amount
+            held[1] = consensus_timestamp
+
+    def add_token_balance(self, account_id: int, token_id: int, amount: int, consensus_timestamp: int) -> None:
+        """``token_account.balance += amount`` for an existing association (``associated`` becomes true)."""
+        held = self._segment.token_balances.get((account_id, token_id))
+        if held is None:
+            self._segment.token_balances[(account_id, token_id)] = [amount, consensus_timestamp]
+        else:
+            held[0] += amount
+            held[1] = consensus_timestamp
+
+    def add_allowance_debit(self, owner: int, spender: int, amount: int, token_id: int | None = None) -> None:
+        """An approved debit: ``crypto_allowance.amount`` (or ``token_allowance.amount`` of ``token_id``)
+        ``+= amount`` (negative), ``amount_granted`` unchanged, existing allowances only."""
+        key = (owner, spender, token_id)
+        self._segment.allowance_debits[key] = self._segment.allowance_debits.get(key, 0) + amount
+
+    def defer(self, step: Step) -> None:
+        """Run ``step`` after everything gathered so far is written; later rows are written after it."""
+        self._segment.step = step
+        self.segments.append(Segment())
+
+    def row_count(self) -> int:
+        """Rows gathered (inserts and upserts)."""
+        return sum(
+            len(rows)
+            for segment in self.segments
+            for group in (segment.inserts, segment.upserts)
+            for rows in group.values()
+        )
+
+
+# Items -------------------------------------------------------------------------------------------------------
+
+
+def item_of(
+    record_item: RecordItem,
+    index: int,
+    *,
+    hapi_version: tuple[int, int, int] | None = None,
+    parent_successful: bool = True,
+) -> Item:
+    """Parse one record item's transaction (``RecordItem.java``'s rules)."""
+    modules = protos()
+    record = record_item.record
+    try:
+        transaction = record_item.transaction()
+        body, signature_map = _body_and_signatures(transaction)
+    except modules.decode_error as error:
+        raise ItemError(f"item {index}: Error parsing transactionBody from transaction: {error}") from error
+    body_name = body.WhichOneof("data") or ""
+    result = record.receipt.status
+    parent = None
+    if record.HasField("parent_consensus_timestamp"):
+        parent = ids.nanos(record.parent_consensus_timestamp)
+    return Item(
+        consensus_timestamp=min(record_item.consensus_timestamp, _MAX_INT64),
+        index=index,
+        record=record,
+        transaction=transaction,
+        body=body,
+        body_name=body_name,
+        transaction_bytes=record_item.transaction_bytes,
+        payer_account_id=ids.account_id(body.transactionID.accountID),
+        result=result,
+        successful=parent_successful and result in SUCCESS_CODES,
+        parent_consensus_timestamp=parent,
+        type=_type_of(body, body_name),
+        signature_map=signature_map,
+        hapi_version=hapi_version,
+        record_bytes=record_item.record_bytes,
+    )
+
+
+def _body_and_signatures(transaction: Any) -> tuple[Any, Any]:
+    modules = protos()
+    body_class = modules.transaction.TransactionBody
+    if transaction.signedTransactionBytes:
+        signed = modules.transaction_contents.SignedTransaction.FromString(transaction.signedTransactionBytes)
+        return body_class.FromString(signed.bodyBytes), signed.sigMap if signed.HasField("sigMap") else None
+    if transaction.bodyBytes:
+        signature_map = transaction.sigMap if transaction.HasField("sigMap") else None
+        return body_class.FromString(transaction.bodyBytes), signature_map
+    if transaction.HasField("body"):
+        return transaction.body, transaction.sigMap if transaction.HasField("sigMap") else None
+    raise modules.decode_error("no signedTransactionBytes, bodyBytes or body")
+
+
+def _type_of(body: Any, body_name: str) -> int:
+    if body_name:
+        return int(body.DESCRIPTOR.fields_by_name[body_name].number)
+    from google.protobuf.unknown_fields import UnknownFieldSet
+
+    unknown_fields = UnknownFieldSet(body)
+    unknown = [unknown_fields[index].field_number for index in range(len(unknown_fields))]
+    return unknown[0] if len(unknown) == 1 else 0
+
+
+def rows_of_file(record_file: RecordFile, batch: Batch) -> None:
+    """Every item of the file: its common rows and its handler's rows, in file order."""
+    from ledgermirror.importer.handlers.common import rows_of_item
+
+    hapi = tuple(record_file.hapi_version) if record_file.hapi_version is not None else None
+    successes: dict[int, bool] = {}
+    for index, record_item in enumerate(record_file.items):
+        item = item_of(record_item, index, hapi_version=hapi)  # type: ignore[arg-type]
+        parent = item.parent_consensus_timestamp
+        if parent is not None and item.successful and not successes.get(parent, True):
+            item = _failed(item)
+        successes[item.consensus_timestamp] = item.successful
+        rows_of_item(item, batch)
+
+
+def _failed(item: Item) -> Item:
+    from dataclasses import replace
+
+    return replace(item, successful=False)
+
+
+# Writing -----------------------------------------------------------------------------------------------------
+
+_UPSERT_FIRST = ("entity",)
+_UPSERT_LAST = ("token", "token_account", "nft")  # the reference's flush order (DomainClassComparator)
+
+
+def _upsert_order(names: list[str]) -> list[str]:
+    middle = [name for name in names if name not in _UPSERT_FIRST and name not in _UPSERT_LAST]
+    return [
+        *(name for name in _UPSERT_FIRST if name in names),
+        *middle,
+        *(name for name in _UPSERT_LAST if name in names),
+    ]
+
+
+def _add(total: dict[str, int], more: dict[str, int] | None) -> None:
+    for name, count in (more or {}).items():
+        total[name] = total.get(name, 0) + count
+
+
+async def write_segment(conn: asyncpg.Connection, segment: Segment) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for name, rows in segment.inserts.items():
+        _add(counts, await write.copy_rows(conn, name, rows))
+    for name in _upsert_order(list(segment.upserts)):
+        rows = segment.upserts[name]
+        taken = await write.upsert(conn, name, rows)
+        _add(counts, {name: taken})
+        if name == "entity":
+            await running.clear_empty_public_keys(conn, [row["id"] for row in rows if row.get("public_key") == ""])
+        elif name == "node":
+            cleared = [row["node_id"] for row in rows if (row.get("grpc_proxy_endpoint") or {}).get("port") == -1]
+            await running.clear_proxy_endpoint_sentinels(conn, cleared)
+    if segment.entity_balances:
+        await running.add_entity_balances(
+            conn, [(key, delta, stamp) for key, (delta, stamp) in segment.entity_balances.items()]
+        )
+    if segment.token_balances:
+        await running.add_token_balances(
+            conn,
+            [
+                (account, token, delta, stamp)
+                for (account, token), (delta, stamp) in segment.token_balances.items()
+            ],
+        )
+    if segment.allowance_debits:
+        await running.add_allowance_debits(
+            conn,
+            [
+                (owner, spender, token, amount)
+                for (owner, spender, token), amount in segment.allowance_debits.items()
+            ],
+        )
+    if segment.step is not None:
+        _add(counts, await segment.step(conn))
+    return counts
+
+
+async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
+    """Write the batch in one database transaction (the caller's, if one is open); rows written by table."""
+    counts: dict[str, int] = {}
+    async with conn.transaction():
+        for segment in batch.segments:
+            _add(counts, await write_segment(conn, segment))
+    return counts

@@ -1,0 +1,298 @@
+"""The rows every record item writes whatever its type (``EntityRecordItemListener.onItem``, reference §1).
+
+Order per item: the item's handler (its ``entity_id`` and type-specific rows), then the registry's common
+steps, then, always (even on failure), crypto transfers with their balance changes and staking reward
+transfers; on success or FAIL_INVALID: automatic token associations (not for TokenCreate), token transfers,
+NFT transfers and assessed custom fees; then the ``transaction`` row and its ``transaction_hash`` row (every
+type but ConsensusSubmitMessage), and ``entity_transaction`` rows when the batch keeps them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers.base import Batch, Item
+
+CONSENSUS_SUBMIT_MESSAGE = 27
+TOKEN_CREATE = "tokenCreation"
+ATOMIC_BATCH = 74
+ERRATA_END = 1577836799000000000
+"""Failed CryptoTransfers before 2019-12-31T23:59:59Z list spurious transfers (errata DELETE)."""
+NFT_TREASURY_WILDCARD = -1
+ENTITY_TRANSACTION_EXCLUDED = frozenset({98, 800, 801})
+"""The fee-collection accounts the reference leaves out of ``entity_transaction`` (0.0.98, 0.0.800, 0.0.801)."""
+
+
+def rows_of_item(item: Item, batch: Batch) -> None:
+    from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
+
+    batch.transaction = transaction_row(item)
+    batch.touched = set()
+    handler = HANDLERS.get(item.body_name)
+    if handler is not None:
+        handler(item, batch)
+    for step in COMMON:
+        step(item, batch)
+    crypto_transfers(item, batch)
+    staking_rewards(item, batch)
+    if item.successful_or_fail_invalid:
+        if item.body_name != TOKEN_CREATE:
+            automatic_associations(item, batch)
+        token_transfers(item, batch)
+        assessed_custom_fees(item, batch)
+    _inner_transaction(item, batch)
+    batch.insert("transaction", batch.transaction)
+    transaction_hash(item, batch)
+    if batch.entity_transactions:
+        entity_transactions(item, batch)
+
+
+def transaction_row(item: Item) -> dict[str, Any]:
+    """The ``transaction`` row (§1.4) before the handler sets ``entity_id`` and the like."""
+    body = item.body
+    record = item.record
+    transaction_id = body.transactionID
+    return {
+        "consensus_timestamp": item.consensus_timestamp,
+        "type": item.type,
+        "result": item.result,
+        "payer_account_id": item.payer_account_id,
+        "node_account_id": ids.nullable(ids.account_id(body.nodeAccountID)),
+        "entity_id": None,
+        "valid_start_ns": ids.nanos(transaction_id.transactionValidStart),
+        "valid_duration_seconds": (
+            body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None
+        ),
+        "max_fee": body.transactionFee,
+        "charged_tx_fee": record.transactionFee,
+        "memo": body.memo.encode(),
+        "nonce": transaction_id.nonce,
+        "scheduled": record.HasField("scheduleRef"),
+        "parent_consensus_timestamp": item.parent_consensus_timestamp,
+        "index": item.index,
+        "initial_balance": 0,
+        "transaction_hash": bytes(record.transactionHash),
+        "nft_transfer": None,
+        "max_custom_fees": [fee.SerializeToString() for fee in body.max_custom_fees] or None,
+        "batch_key": body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
+        "inner_transactions": [] if item.type == ATOMIC_BATCH else None,
+        "high_volume": body.high_volume,
+        "high_volume_pricing_multiplier": record.high_volume_pricing_multiplier,
+    }
+
+
+def _inner_transaction(item: Item, batch: Batch) -> None:
+    """An atomic batch's inner transaction (batch key, nonce 0) is listed on its parent's row."""
+    if item.body.HasField("batch_key") and item.body.transactionID.nonce == 0:
+        parent = batch.atomic_batches.get(item.parent_consensus_timestamp or -1)
+        if parent is not None:
+            parent["inner_transactions"].extend((item.payer_account_id, batch.transaction["valid_start_ns"]))
+    if item.type == ATOMIC_BATCH:
+        batch.atomic_batches[item.consensus_timestamp] = batch.transaction
+
+
+def crypto_transfers(item: Item, batch: Batch) -> None:
+    """§1.5: one row per record transfer, even on failure; each adds to the account's balance."""
+    approved: set[tuple[int, int]] = set()
+    errata: set[tuple[int, int]] = set()
+    if item.body_name == "cryptoTransfer":
+        body_transfers = item.body.cryptoTransfer.transfers.accountAmounts
+        approved = {
+            (ids.account_id(entry.accountID), entry.amount)
+            for entry in body_transfers
+            if entry.is_approval and entry.amount < 0
+        }
+        if not item.successful and item.consensus_timestamp < ERRATA_END:
+            errata = {(ids.account_id(entry.accountID), entry.amount) for entry in body_transfers}
+    stamp = item.consensus_timestamp
+    payer = item.payer_account_id
+    for entry in item.record.transferList.accountAmounts:
+        account = ids.account_id(entry.accountID)
+        amount = entry.amount
+        row = {
+            "entity_id": account,
+            "consensus_timestamp": stamp,
+            "amount": amount,
+            "payer_account_id": payer,
+            "is_approval": (account, amount) in approved,
+        }
+        if errata and (account, amount) in errata:
+            row["errata"] = "DELETE"
+        batch.insert("crypto_transfer", row)
+        batch.add_balance(account, amount, stamp)
+        batch.touch(account)
+
+
+def staking_rewards(item: Item, batch: Batch) -> None:
+    """§1.8: paid staking rewards, even on failure; the receiver earns again from the day that ends next."""
+    stamp = item.consensus_timestamp
+    period_start = ids.epoch_day(stamp) - 1
+    for entry in item.record.paid_staking_rewards:
+        account = ids.account_id(entry.accountID)
+        batch.insert(
+            "staking_reward_transfer",
+            {
+                "account_id": account,
+                "amount": entry.amount,
+                "consensus_timestamp": stamp,
+                "payer_account_id": item.payer_account_id,
+            },
+        )
+        held = batch.latest("entity", account)
+        if held is not None and (held.get("stake_period_start") or -1) > period_start:
+            continue
+        batch.upsert(
+            "entity", {**ids.parts(account), "stake_period_start": period_start, "timestamp_range": stamp}
+        )
+
+
+def automatic_associations(item: Item, batch: Batch) -> None:
+    """§1.10: each automatic association starts a ``token_account`` at balance 0."""
+    stamp = item.consensus_timestamp
+    for association in item.record.automatic_token_associations:
+        batch.upsert(
+            "token_account",
+            {
+                "account_id": ids.account_id(association.account_id),
+                "token_id": ids.token_id(association.token_id),
+                "associated": True,
+                "automatic_association": True,
+                "balance": 0,
+                "balance_timestamp": stamp,
+                "created_timestamp": stamp,
+                "timestamp_range": stamp,
+            },
+        )
+
+
+def _body_token_transfers(item: Item) -> dict[int, Any]:
+    if item.body_name != "cryptoTransfer":
+        return {}
+    return {ids.token_id(entry.token): entry for entry in item.body.cryptoTransfer.tokenTransfers}
+
+
+def _token_approval(body_list: Any, account: int, amount: int) -> bool:
+    """§1.6: the body's flag of the same (account, amount), else any approved entry of the account."""
+    if body_list is None or amount >= 0:
+        return False
+    same_account = [entry for entry in body_list.transfers if ids.account_id(entry.accountID) == account]
+    for entry in same_account:
+        if entry.amount == amount:
+            return bool(entry.is_approval)
+    return any(entry.is_approval for entry in same_account)
+
+
+def token_transfers(item: Item, batch: Batch) -> None:
+    """§1.6, §1.7: fungible ``token_transfer`` rows and their balances; NFT transfers as the transaction's
+    ``nft_transfer`` JSON, ownership updates of ``nft`` and ±1 balances."""
+    stamp = item.consensus_timestamp
+    payer = item.payer_account_id
+    body_lists = _body_token_transfers(item)
+    nft_transfers: list[dict[str, Any]] = []
+    for token_list in item.record.tokenTransferLists:
+        token = ids.token_id(token_list.token)
+        body_list = body_lists.get(token)
+        batch.touch(token)
+        for entry in token_list.transfers:
+            account = ids.account_id(entry.accountID)
+            batch.insert(
+                "token_transfer",
+                {
+                    "token_id": token,
+                    "account_id": account,
+                    "consensus_timestamp": stamp,
+                    "amount": entry.amount,
+                    "payer_account_id": payer,
+                    "is_approval": _token_approval(body_list, account, entry.amount),
+                },
+            )
+            batch.add_token_balance(account, token, entry.amount, stamp)
+            batch.touch(account)
+        for transfer in token_list.nftTransfers:
+            nft_transfers.append(_nft_transfer(item, batch, token, transfer, body_list))
+    if nft_transfers:
+        batch.transaction["nft_transfer"] = nft_transfers
+
+
+def _nft_transfer(item: Item, batch: Batch, token: int, transfer: Any, body_list: Any) -> dict[str, Any]:
+    stamp = item.consensus_timestamp
+    sender = ids.account_id(transfer.senderAccountID)
+    receiver = ids.account_id(transfer.receiverAccountID)
+    serial = transfer.serialNumber
+    approval = body_list is not None and any(
+        entry.is_approval
+        and entry.serialNumber == serial
+        and ids.account_id(entry.senderAccountID) == sender
+        and ids.account_id(entry.receiverAccountID) == receiver
+        for entry in body_list.nftTransfers
+    )
+    batch.touch(sender, receiver)
+    if serial != NFT_TREASURY_WILDCARD:
+        if receiver:
+            batch.upsert(
+                "nft",
+                {"token_id": token, "serial_number": serial, "account_id": receiver, "timestamp_range": stamp},
+            )
+            batch.add_token_balance(receiver, token, 1, stamp)
+        if sender:
+            batch.add_token_balance(sender, token, -1, stamp)
+    return {
+        "is_approval": approval,
+        "receiver_account_id": ids.nullable(receiver),
+        "sender_account_id": ids.nullable(sender),
+        "serial_number": serial,
+        "token_id": token,
+    }
+
+
+def assessed_custom_fees(item: Item, batch: Batch) -> None:
+    """§1.9: one row per assessed custom fee of the record."""
+    for fee in item.record.assessed_custom_fees:
+        batch.insert(
+            "assessed_custom_fee",
+            {
+                "amount": fee.amount,
+                "collector_account_id": ids.account_id(fee.fee_collector_account_id),
+                "consensus_timestamp": item.consensus_timestamp,
+                "token_id": ids.token_id(fee.token_id) if fee.HasField("token_id") else None,
+                "effective_payer_account_ids": [ids.account_id(p) for p in fee.effective_payer_account_id],
+                "payer_account_id": item.payer_account_id,
+            },
+        )
+
+
+def transaction_hash(item: Item, batch: Batch) -> None:
+    """§1.11: the record hash split into its first 32 bytes and the rest (not for ConsensusSubmitMessage)."""
+    digest = bytes(item.record.transactionHash)
+    if item.type == CONSENSUS_SUBMIT_MESSAGE or len(digest) not in (32, 48):
+        return
+    batch.insert(
+        "transaction_hash",
+        {
+            "consensus_timestamp": item.consensus_timestamp,
+            "hash": digest[:32],
+            "hash_suffix": digest[32:] or None,
+            "payer_account_id": item.payer_account_id,
+        },
+    )
+
+
+def entity_transactions(item: Item, batch: Batch) -> None:
+    """§1.13 (off by default): one row per distinct entity the item touches."""
+    batch.touch(
+        item.payer_account_id, batch.transaction.get("node_account_id"), batch.transaction.get("entity_id")
+    )
+    for entity_id in sorted(batch.touched):
+        if ids.parts(entity_id)["num"] in ENTITY_TRANSACTION_EXCLUDED:
+            continue
+        batch.insert(
+            "entity_transaction",
+            {
+                "consensus_timestamp": item.consensus_timestamp,
+                "entity_id": entity_id,
+                "payer_account_id": item.payer_account_id,
+                "result": item.result,
+                "type": item.type,
+            },
+        )

@@ -1,0 +1,151 @@
+"""Smart contracts, the entity side only (reference §3.6): ContractCreate, ContractUpdate, ContractDelete,
+ContractCall and EthereumTransaction give ``transaction.entity_id`` (and ``initial_balance``); on success the
+contract's ``entity`` row and its ``contract`` row (``file_id``, inline ``initcode``).
+
+Not done here: contract results, logs, state changes and actions (sidecars), ``ethereum_transaction``, sender
+nonces, ``runtime_bytecode``, child creates before HAPI 0.23 and EVM-address lookups (a contract given only by
+its EVM address has no entity id here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from ledgermirror.importer._proto import protos
+from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.crypto import staking_fields
+from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+
+CONTRACT = "CONTRACT"
+
+
+def _result_contract(record: Any) -> int:
+    for name in ("contractCreateResult", "contractCallResult"):
+        if record.HasField(name) and getattr(record, name).HasField("contractID"):
+            return ids.contract_id(getattr(record, name).contractID)
+    return ids.EMPTY
+
+
+def _self_key(contract: int) -> bytes:
+    """A contract created without an admin key gets a Key naming itself."""
+    parts = ids.parts(contract)
+    key = protos().basic_types.Key(
+        contractID=protos().basic_types.ContractID(
+            shardNum=parts["shard"], realmNum=parts["realm"], contractNum=parts["num"]
+        )
+    )
+    return bytes(key.SerializeToString())
+
+
+def contract_create(item: Item, batch: Batch) -> None:
+    body = item.body.contractCreateInstance
+    record = item.record
+    contract = ids.contract_id(record.receipt.contractID) if record.receipt.HasField("contractID") else 0
+    batch.set_transaction(entity_id=ids.nullable(contract), initial_balance=body.initialBalance)
+    if not item.successful or not contract:
+        return
+    result = record.contractCreateResult
+    evm_address = bytes(result.evm_address.value) if result.HasField("evm_address") else None
+    upsert_entity(
+        item,
+        batch,
+        contract,
+        Operation.CREATE,
+        CONTRACT,
+        balance=0,
+        balance_timestamp=item.consensus_timestamp,
+        auto_renew_account_id=(
+            ids.account_id(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
+        ),
+        auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
+        evm_address=evm_address or None,
+        key=key_or_none(body, "adminKey") or _self_key(contract),
+        max_automatic_token_associations=body.max_automatic_token_associations,
+        memo=sanitize(body.memo),
+        proxy_account_id=ids.account_id(body.proxyAccountID) or None if body.HasField("proxyAccountID") else None,
+        **staking_fields(item, body, update=False),
+    )
+    batch.upsert(
+        "contract",
+        {
+            "id": contract,
+            "file_id": ids.nullable(ids.file_id(body.fileID)) if body.HasField("fileID") else None,
+            "initcode": bytes(body.initcode) if body.WhichOneof("initcodeSource") == "initcode" else None,
+        },
+    )
+
+
+def contract_update(item: Item, batch: Batch) -> None:
+    body = item.body.contractUpdateInstance
+    contract = ids.contract_id(body.contractID)
+    batch.set_transaction(entity_id=ids.nullable(contract))
+    memo = None
+    if body.HasField("memoWrapper"):
+        memo = sanitize(body.memoWrapper.value)
+    elif body.memo:
+        memo = sanitize(body.memo)
+    upsert_entity(
+        item,
+        batch,
+        contract,
+        Operation.UPDATE,
+        CONTRACT,
+        expiration_timestamp=ids.nanos(body.expirationTime) if body.HasField("expirationTime") else None,
+        auto_renew_account_id=(
+            ids.account_id(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
+        ),
+        auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
+        key=key_or_none(body, "adminKey"),
+        max_automatic_token_associations=(
+            body.max_automatic_token_associations.value
+            if body.HasField("max_automatic_token_associations")
+            else None
+        ),
+        memo=memo,
+        proxy_account_id=ids.account_id(body.proxyAccountID) if body.HasField("proxyAccountID") else None,
+        **staking_fields(item, body, update=True),
+    )
+
+
+def contract_delete(item: Item, batch: Batch) -> None:
+    body = item.body.contractDeleteInstance
+    contract = ids.contract_id(body.contractID)
+    batch.set_transaction(entity_id=ids.nullable(contract))
+    case = body.WhichOneof("obtainers")
+    obtainer = 0
+    if case == "transferAccountID":
+        obtainer = ids.account_id(body.transferAccountID)
+    elif case == "transferContractID":
+        obtainer = ids.contract_id(body.transferContractID)
+    upsert_entity(
+        item,
+        batch,
+        contract,
+        Operation.DELETE,
+        CONTRACT,
+        obtainer_id=obtainer or None,
+        permanent_removal=body.permanent_removal,
+    )
+
+
+def contract_call(item: Item, batch: Batch) -> None:
+    contract = _result_contract(item.record) or ids.contract_id(item.body.contractCall.contractID)
+    batch.set_transaction(entity_id=ids.nullable(contract))
+
+
+def ethereum_transaction(item: Item, batch: Batch) -> None:
+    batch.set_transaction(entity_id=ids.nullable(_result_contract(item.record)))
+
+
+HANDLERS: Mapping[str, Handler] = MappingProxyType(
+    {
+        "contractCreateInstance": contract_create,
+        "contractUpdateInstance": contract_update,
+        "contractDeleteInstance": contract_delete,
+        "contractCall": contract_call,
+        "ethereumTransaction": ethereum_transaction,
+    }
+)

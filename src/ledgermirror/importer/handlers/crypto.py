@@ -1,0 +1,270 @@
+"""The crypto service (reference §3.1, §1.14): accounts, allowances, approved-debit tracking."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from ledgermirror.importer.handlers import evm, ids
+from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+
+ACCOUNT = "ACCOUNT"
+STAKING_MINOR = 27
+"""Staking fields are read from HAPI 0.27 on."""
+CLEARED_STAKED_ACCOUNT = 0
+CLEARED_STAKED_NODE = -1
+
+
+def staking_fields(item: Item, body: Any, *, update: bool) -> dict[str, Any]:
+    """decline_reward, staked_node_id / staked_account_id and stake_period_start (HAPI >= 0.27)."""
+    if not item.hapi_at_least(STAKING_MINOR):
+        return {}
+    fields: dict[str, Any] = {}
+    if update:
+        if body.HasField("decline_reward"):
+            fields["decline_reward"] = body.decline_reward.value
+    else:
+        fields["decline_reward"] = body.decline_reward
+    case = body.WhichOneof("staked_id")
+    if case == "staked_node_id":
+        fields["staked_node_id"] = body.staked_node_id
+        if update:
+            fields["staked_account_id"] = CLEARED_STAKED_ACCOUNT
+    elif case == "staked_account_id":
+        fields["staked_account_id"] = ids.account_id(body.staked_account_id)
+        if update:
+            fields["staked_node_id"] = CLEARED_STAKED_NODE
+    if case is not None or (update and "decline_reward" in fields):
+        fields["stake_period_start"] = ids.epoch_day(item.consensus_timestamp)
+    return fields
+
+
+def crypto_create(item: Item, batch: Batch) -> None:
+    body = item.body.cryptoCreateAccount
+    account = ids.account_id(item.record.receipt.accountID)
+    batch.set_transaction(entity_id=ids.nullable(account), initial_balance=body.initialBalance)
+    key = key_or_none(body, "key")
+    alias = bytes(item.record.alias) or bytes(body.alias)
+    if key is None and len(alias) > evm.ADDRESS_LENGTH:
+        key = alias
+    evm_address = bytes(item.record.evm_address) or evm.address_of_alias(alias)
+    upsert_entity(
+        item,
+        batch,
+        account,
+        Operation.CREATE,
+        ACCOUNT,
+        balance=0,
+        balance_timestamp=item.consensus_timestamp,
+        key=key,
+        alias=alias or None,
+        evm_address=evm_address,
+        auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
+        proxy_account_id=ids.account_id(body.proxyAccountID) or None if body.HasField("proxyAccountID") else None,
+        max_automatic_token_associations=body.max_automatic_token_associations,
+        memo=sanitize(body.memo),
+        receiver_sig_required=body.receiverSigRequired,
+        **staking_fields(item, body, update=False),
+    )
+
+
+def crypto_update(item: Item, batch: Batch) -> None:
+    body = item.body.cryptoUpdateAccount
+    account = ids.account_id(body.accountIDToUpdate)
+    batch.set_transaction(entity_id=ids.nullable(account))
+    receiver_sig_required = None
+    if body.HasField("receiverSigRequiredWrapper"):
+        receiver_sig_required = body.receiverSigRequiredWrapper.value
+    elif body.receiverSigRequired:
+        receiver_sig_required = True
+    upsert_entity(
+        item,
+        batch,
+        account,
+        Operation.UPDATE,
+        ACCOUNT,
+        auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
+        expiration_timestamp=ids.nanos(body.expirationTime) if body.HasField("expirationTime") else None,
+        key=key_or_none(body, "key"),
+        max_automatic_token_associations=(
+            body.max_automatic_token_associations.value
+            if body.HasField("max_automatic_token_associations")
+            else None
+        ),
+        memo=sanitize(body.memo.value) if body.HasField("memo") else None,
+        proxy_account_id=ids.account_id(body.proxyAccountID) if body.HasField("proxyAccountID") else None,
+        receiver_sig_required=receiver_sig_required,
+        **staking_fields(item, body, update=True),
+    )
+
+
+def crypto_delete(item: Item, batch: Batch) -> None:
+    body = item.body.cryptoDelete
+    account = ids.account_id(body.deleteAccountID)
+    batch.set_transaction(entity_id=ids.nullable(account))
+    obtainer = ids.account_id(body.transferAccountID) if body.HasField("transferAccountID") else 0
+    upsert_entity(item, batch, account, Operation.DELETE, ACCOUNT, obtainer_id=obtainer or None)
+
+
+def crypto_transfer(item: Item, batch: Batch) -> None:
+    """No entity; on success, approved debits lower the spender's allowances (§1.14)."""
+    if not item.successful:
+        return
+    body = item.body.cryptoTransfer
+    spender = item.payer_account_id
+    for entry in body.transfers.accountAmounts:
+        if entry.is_approval and entry.amount < 0:
+            batch.add_allowance_debit(ids.account_id(entry.accountID), spender, entry.amount)
+    record = item.record
+    token_spender = spender
+    if record.HasField("contractCallResult") and record.contractCallResult.HasField("sender_id"):
+        token_spender = ids.account_id(record.contractCallResult.sender_id)
+    for token_list in body.tokenTransfers:
+        token = ids.token_id(token_list.token)
+        for entry in token_list.transfers:
+            if entry.is_approval and entry.amount < 0:
+                batch.add_allowance_debit(ids.account_id(entry.accountID), token_spender, entry.amount, token)
+
+
+def _latest_first(entries: Iterable[Any], key: Any) -> list[Any]:
+    """The entries in reverse, the last one per key only (the reference's order)."""
+    seen: set[Any] = set()
+    kept = []
+    for entry in reversed(list(entries)):
+        identity = key(entry)
+        if identity in seen:
+            continue
+        seen.add(identity)
+        kept.append(entry)
+    return kept
+
+
+def _owner(item: Item, message: Any) -> int | None:
+    """An allowance's owner: the payer when unset; None (skip) when given only by an alias."""
+    if not message.ByteSize():
+        return item.payer_account_id
+    return ids.account_id(message) or None
+
+
+def crypto_approve_allowance(item: Item, batch: Batch) -> None:
+    if not item.successful:
+        return
+    body = item.body.cryptoApproveAllowance
+    stamp = item.consensus_timestamp
+    payer = item.payer_account_id
+    for entry in _latest_first(
+        body.cryptoAllowances, lambda e: (_owner(item, e.owner), ids.account_id(e.spender))
+    ):
+        owner = _owner(item, entry.owner)
+        if owner is None:
+            continue
+        batch.upsert(
+            "crypto_allowance",
+            {
+                "owner": owner,
+                "spender": ids.account_id(entry.spender),
+                "amount": entry.amount,
+                "amount_granted": entry.amount,
+                "payer_account_id": payer,
+                "timestamp_range": stamp,
+            },
+        )
+    token_key = lambda e: (_owner(item, e.owner), ids.account_id(e.spender), ids.token_id(e.tokenId))  # noqa: E731
+    for entry in _latest_first(body.tokenAllowances, token_key):
+        owner = _owner(item, entry.owner)
+        if owner is None:
+            continue
+        batch.upsert(
+            "token_allowance",
+            {
+                "owner": owner,
+                "spender": ids.account_id(entry.spender),
+                "token_id": ids.token_id(entry.tokenId),
+                "amount": entry.amount,
+                "amount_granted": entry.amount,
+                "payer_account_id": payer,
+                "timestamp_range": stamp,
+            },
+        )
+    _nft_allowances(item, batch, body.nftAllowances)
+
+
+def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
+    stamp = item.consensus_timestamp
+    seen_serials: set[tuple[int, int]] = set()
+    approvals = _latest_first(
+        [entry for entry in entries if entry.HasField("approved_for_all")],
+        lambda e: (_owner(item, e.owner), ids.account_id(e.spender), ids.token_id(e.tokenId)),
+    )
+    for entry in approvals:
+        owner = _owner(item, entry.owner)
+        if owner is None:
+            continue
+        batch.upsert(
+            "nft_allowance",
+            {
+                "owner": owner,
+                "spender": ids.account_id(entry.spender),
+                "token_id": ids.token_id(entry.tokenId),
+                "approved_for_all": entry.approved_for_all.value,
+                "payer_account_id": item.payer_account_id,
+                "timestamp_range": stamp,
+            },
+        )
+    for entry in reversed(list(entries)):
+        owner = _owner(item, entry.owner)
+        if owner is None:
+            continue
+        token = ids.token_id(entry.tokenId)
+        delegating = ids.account_id(entry.delegating_spender) if entry.HasField("delegating_spender") else 0
+        for serial in entry.serial_numbers:
+            if (token, serial) in seen_serials:
+                continue
+            seen_serials.add((token, serial))
+            batch.upsert(
+                "nft",
+                {
+                    "token_id": token,
+                    "serial_number": serial,
+                    "account_id": owner,
+                    "spender": ids.account_id(entry.spender),
+                    "delegating_spender": delegating or None,
+                    "timestamp_range": stamp,
+                },
+            )
+
+
+def crypto_delete_allowance(item: Item, batch: Batch) -> None:
+    """Each listed NFT serial gets a new state without spender (which clears ``spender`` and
+    ``delegating_spender``)."""
+    if not item.successful:
+        return
+    for entry in item.body.cryptoDeleteAllowance.nftAllowances:
+        token = ids.token_id(entry.token_id)
+        for serial in entry.serial_numbers:
+            batch.upsert(
+                "nft", {"token_id": token, "serial_number": serial, "timestamp_range": item.consensus_timestamp}
+            )
+
+
+def live_hash(item: Item, batch: Batch) -> None:
+    """CryptoAddLiveHash / CryptoDeleteLiveHash: the account is the entity (``live_hash`` is off by default)."""
+    body = item.body.cryptoAddLiveHash if item.body_name == "cryptoAddLiveHash" else item.body.cryptoDeleteLiveHash
+    account = body.liveHash.accountId if item.body_name == "cryptoAddLiveHash" else body.accountOfLiveHash
+    batch.set_transaction(entity_id=ids.nullable(ids.account_id(account)))
+
+
+HANDLERS: Mapping[str, Handler] = MappingProxyType(
+    {
+        "cryptoCreateAccount": crypto_create,
+        "cryptoUpdateAccount": crypto_update,
+        "cryptoDelete": crypto_delete,
+        "cryptoTransfer": crypto_transfer,
+        "cryptoApproveAllowance": crypto_approve_allowance,
+        "cryptoDeleteAllowance": crypto_delete_allowance,
+        "cryptoAddLiveHash": live_hash,
+        "cryptoDeleteLiveHash": live_hash,
+    }
+)

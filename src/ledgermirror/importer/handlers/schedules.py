@@ -1,0 +1,139 @@
+"""The schedule service (reference §3.5, §1.12): schedules, their signatures and their execution.
+
+ScheduleCreate writes the SCHEDULE entity and the ``schedule`` row; ScheduleCreate and ScheduleSign write one
+``transaction_signature`` row per signature pair of the transaction (the reference's default
+``persist.transactionSignatures``); ScheduleDelete sets ``entity.deleted``. All only on success.
+A scheduled child (a record with ``scheduleRef``) sets ``schedule.executed_timestamp``, even when it failed
+(:data:`COMMON`): on the row of a schedule created in the same batch directly, else by one deferred update of
+the stored schedules per batch (a schedule created before the mirror's start gets no row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import asyncpg
+
+from ledgermirror.db import token_state
+from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+
+SCHEDULE = "SCHEDULE"
+
+
+def signature_rows(item: Item, batch: Batch, entity_id: int) -> None:
+    """One ``transaction_signature`` per signature pair; ``type`` is the signature's field number; only the
+    first pair with a given public key prefix is kept."""
+    if item.signature_map is None:
+        return
+    seen: set[bytes] = set()
+    for pair in item.signature_map.sigPair:
+        case = pair.WhichOneof("signature")
+        if case is None:
+            continue
+        prefix = bytes(pair.pubKeyPrefix)
+        if prefix in seen:
+            continue
+        seen.add(prefix)
+        batch.insert(
+            "transaction_signature",
+            {
+                "consensus_timestamp": item.consensus_timestamp,
+                "entity_id": ids.nullable(entity_id),
+                "public_key_prefix": prefix,
+                "signature": bytes(getattr(pair, case)),
+                "type": pair.DESCRIPTOR.fields_by_name[case].number,
+            },
+        )
+
+
+def schedule_create(item: Item, batch: Batch) -> None:
+    body = item.body.scheduleCreate
+    schedule = ids.schedule_id(item.record.receipt.scheduleID)
+    batch.set_transaction(entity_id=ids.nullable(schedule))
+    if not item.successful or not schedule:
+        return
+    upsert_entity(
+        item,
+        batch,
+        schedule,
+        Operation.CREATE,
+        SCHEDULE,
+        key=key_or_none(body, "adminKey"),
+        memo=sanitize(body.memo),
+    )
+    creator = item.payer_account_id
+    payer = ids.account_id(body.payerAccountID) if body.HasField("payerAccountID") else ids.EMPTY
+    row: dict[str, Any] = {
+        "schedule_id": schedule,
+        "consensus_timestamp": item.consensus_timestamp,
+        "creator_account_id": creator,
+        "payer_account_id": payer or creator,
+        "expiration_time": ids.nanos(body.expiration_time) if body.HasField("expiration_time") else None,
+        "transaction_body": bytes(body.scheduledTransactionBody.SerializeToString()),
+        "wait_for_expiry": body.wait_for_expiry,
+    }
+    batch.upsert("schedule", row)
+    batch.touch(payer)
+    signature_rows(item, batch, schedule)
+
+
+def schedule_sign(item: Item, batch: Batch) -> None:
+    schedule = ids.schedule_id(item.body.scheduleSign.scheduleID)
+    batch.set_transaction(entity_id=ids.nullable(schedule))
+    if item.successful:
+        signature_rows(item, batch, schedule)
+
+
+def schedule_delete(item: Item, batch: Batch) -> None:
+    schedule = ids.schedule_id(item.body.scheduleDelete.scheduleID)
+    batch.set_transaction(entity_id=ids.nullable(schedule))
+    upsert_entity(item, batch, schedule, Operation.DELETE, SCHEDULE)
+
+
+class _StoredExecutions:
+    """The executions of stored schedules in one batch, applied by one deferred step: nothing else in the
+    batch changes a schedule created before it, so the step may run anywhere (it is deferred at the first)."""
+
+    def __init__(self) -> None:
+        self.executed: list[tuple[int, int]] = []
+
+    async def __call__(self, conn: asyncpg.Connection) -> dict[str, int]:
+        return await token_state.set_schedules_executed(conn, self.executed)
+
+
+def _stored_executions(batch: Batch) -> _StoredExecutions:
+    for segment in batch.segments:
+        if isinstance(segment.step, _StoredExecutions):
+            return segment.step
+    step = _StoredExecutions()
+    batch.defer(step)
+    return step
+
+
+def executed(item: Item, batch: Batch) -> None:
+    """A scheduled child (success or not) marks its schedule executed at its consensus timestamp."""
+    if not item.record.HasField("scheduleRef"):
+        return
+    schedule = ids.schedule_id(item.record.scheduleRef)
+    stamp = item.consensus_timestamp
+    if batch.latest("schedule", schedule) is not None:
+        batch.upsert("schedule", {"schedule_id": schedule, "executed_timestamp": stamp})
+    else:
+        _stored_executions(batch).executed.append((schedule, stamp))
+
+
+HANDLERS: Mapping[str, Handler] = MappingProxyType(
+    {
+        "scheduleCreate": schedule_create,
+        "scheduleSign": schedule_sign,
+        "scheduleDelete": schedule_delete,
+    }
+)
+"""Schedule service transactions by ``TransactionBody`` oneof name."""
+
+COMMON: tuple[Handler, ...] = (executed,)
+"""Run for every item after its handler: the scheduled child's execution."""

@@ -1,0 +1,87 @@
+"""Batch-level behaviour that needs no database: entity_transaction, atomic batches, item parsing."""
+
+from __future__ import annotations
+
+from tests.importer.handlers.items import (
+    PAYER,
+    T0,
+    basic,
+    body,
+    crypto_transfer,
+    encoded,
+    module,
+    record_file,
+    record_item,
+    transaction_pb2,
+)
+
+from ledgermirror.importer.handlers import Batch, item_of, rows_of_file
+from ledgermirror.importer.record_file import RecordItem
+
+
+def rows(batch: Batch, table: str) -> list[dict[str, object]]:
+    return [row for segment in batch.segments for row in segment.inserts.get(table, [])]
+
+
+def test_entity_transaction_rows_when_kept() -> None:
+    item = crypto_transfer([(PAYER, -5), (1001, 5)], at=T0, fee=3)
+    kept = Batch(entity_transactions=True)
+    rows_of_file(record_file([item]), kept)
+    assert [row["entity_id"] for row in rows(kept, "entity_transaction")] == [
+        PAYER,
+        3,
+        encoded(1001),
+    ]  # not 0.0.98
+    assert {(row["type"], row["result"], row["payer_account_id"]) for row in rows(kept, "entity_transaction")} == {
+        (14, 22, PAYER)
+    }
+    default = Batch()
+    rows_of_file(record_file([item]), default)
+    assert rows(default, "entity_transaction") == []
+
+
+def test_atomic_batch_lists_its_inner_transactions() -> None:
+    batch_key = basic.Key(ed25519=b"\x09" * 32)
+    outer = record_item(body("atomic_batch", transaction_pb2.AtomicBatchTransactionBody()), at=T0)
+    inner_body = body(
+        "util_prng", module("util_prng_pb2").UtilPrngTransactionBody(), payer=1001, valid_start=T0 - 7
+    )
+    inner_body.batch_key.CopyFrom(batch_key)
+    inner = record_item(inner_body, at=T0 + 1, parent=T0)
+    batch = Batch()
+    rows_of_file(record_file([outer, inner]), batch)
+    transactions = rows(batch, "transaction")
+    assert transactions[0]["type"] == 74
+    assert transactions[0]["inner_transactions"] == [encoded(1001), T0 - 7]
+    assert transactions[1]["batch_key"] == batch_key.SerializeToString()
+    assert transactions[1]["inner_transactions"] is None
+
+
+def test_item_of_reads_the_body_and_the_success_rule() -> None:
+    item = item_of(crypto_transfer([(PAYER, -1), (1001, 1)], at=T0 + 5), 4)
+    assert (item.body_name, item.type, item.index, item.payer_account_id) == ("cryptoTransfer", 14, 4, PAYER)
+    assert (item.consensus_timestamp, item.result, item.successful) == (T0 + 5, 22, True)
+    assert item.signature_map is not None
+    assert [pair.pubKeyPrefix for pair in item.signature_map.sigPair] == [b"\x01"]
+    for status, successful in ((220, True), (104, True), (1, False), (7, False)):
+        assert item_of(crypto_transfer([], at=T0, status=status), 0).successful is successful
+
+
+def test_item_of_legacy_body_bytes_and_unknown_type() -> None:
+    """``bodyBytes`` + ``sigMap`` (before signedTransactionBytes); a body whose oneof this SDK does not know
+    takes its single unknown field's number as type."""
+    message = body("util_prng", module("util_prng_pb2").UtilPrngTransactionBody())
+    unknown = message.SerializeToString() + bytes([0xBA, 0x3E, 0x00])  # field 999, length-delimited, empty
+    legacy = transaction_pb2.Transaction(bodyBytes=unknown).SerializeToString()
+    record = record_item(message, at=T0).record
+    item = item_of(RecordItem(T0, record.SerializeToString(), legacy, record), 0)
+    assert item.body_name == "util_prng"
+    assert item.type == 52
+    plain = transaction_pb2.TransactionBody(transactionID=message.transactionID)
+    bare = plain.SerializeToString() + bytes([0xBA, 0x3E, 0x00])
+    unknown_item = item_of(
+        RecordItem(T0, record.SerializeToString(), transaction_pb2.Transaction(bodyBytes=bare).SerializeToString(),
+                   record),
+        0,
+    )  # fmt: skip
+    assert (unknown_item.body_name, unknown_item.type) == ("", 999)
