@@ -96,6 +96,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="use the reference's rule that a full page always has a next link",
     )
     conformance.add_argument("--verbose", action="store_true", help="show the diffs of expected failures too")
+    simulate = commands.add_parser(
+        "simulate",
+        help="write a simulated network's signed record streams and truth.json",
+        description="Write a deterministic simulated network: node keys, an initial address book, signed v6 "
+        "record files every 2 s with sidecars in the recordstreams/record0.0.N/ layout, and truth.json.",
+    )
+    simulate.add_argument("--out", type=Path, required=True, help="the output folder")
+    simulate.add_argument("--nodes", type=_positive, default=4, help="consensus nodes (default 4)")
+    simulate.add_argument("--seconds", type=_positive, default=60, help="simulated seconds (default 60)")
+    simulate.add_argument("--tps", type=_positive, default=100, help="transactions per second (default 100)")
+    simulate.add_argument("--seed", type=int, default=0, help="the seed: same seed, same bytes (default 0)")
+    simulate.add_argument(
+        "--layout",
+        choices=("account", "node-id"),
+        default="account",
+        help="node folders: recordstreams/record0.0.N/ (account, default) or HIP-679 simulated/0/<node>/record/",
+    )
     status_cli.register(commands)
     import_command.register(commands)
     return parser
@@ -145,6 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return status_cli.run(args, settings)
         if args.command == "import":
             return _import(args, settings)
+        if args.command == "simulate":
+            return _simulate(args)
         return _serve(settings)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
@@ -229,6 +248,20 @@ def _conformance(args: argparse.Namespace) -> int:
         print(f"wrote {count} expected failures to {path}")
         return 0
     return 0 if report.ok else 1
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from ledgermirror.simulator.run import simulate
+
+    summary = simulate(
+        args.out, nodes=args.nodes, seconds=args.seconds, tps=args.tps, seed=args.seed, layout=args.layout
+    )
+    print(
+        f"simulated {summary.transactions} transactions in {summary.record_files} record files "
+        f"({summary.sidecar_files} with a sidecar, {summary.bytes_written} bytes) into {summary.out} "
+        f"in {summary.seconds_total:.1f} s (node keys {summary.seconds_keys:.1f} s)"
+    )
+    return 0
 
 
 def _run_uvicorn(settings: Settings, api_url: str) -> None:

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tests.status.harness import Status
 
+from ledgermirror.db.sql import template
 from ledgermirror.status import uptime
 from ledgermirror.status.uptime import Change
 
@@ -108,7 +109,8 @@ def test_query_reads_the_state_before_the_window_and_uses_the_index(status: Stat
 
     async def plan(conn: object) -> str:
         await conn.execute("set enable_seqscan = off")  # type: ignore[attr-defined]
-        rows = await conn.fetch("explain " + uptime.HISTORY_SQL, since)  # type: ignore[attr-defined]
+        statement = template(uptime.HISTORY_SQL, since=since)
+        rows = await conn.fetch("explain " + statement.text, *statement.args)  # type: ignore[attr-defined]
         return "\n".join(row[0] for row in rows)
 
     assert "component_status_history__component_changed" in status.run(plan)

@@ -23,15 +23,15 @@ from ledgermirror.api.querystring.bounds import (
     check_java,
     check_node,
     check_range,
-    entity_reader,
+    entity_key,
     in_query_order,
-    integer_reader,
+    integer_key,
     java_bound,
     node_bound,
 )
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.params import ParseContext
 from ledgermirror.db.sql import Column, Select
+from ledgermirror.ledger.entity_id import EntityId
 
 EQ, NE, GT, GTE, LT, LTE = Op.EQ, Op.NE, Op.GT, Op.GTE, Op.LT, Op.LTE
 
@@ -521,39 +521,30 @@ def test_three_columns_match_the_java_conditions() -> None:
 
 
 def test_anchors() -> None:
-    def read(text: str) -> int | None:
-        return 7
-
     keyset = Keyset((node("spender.id"), node("token.id")))
-    anchors = keyset.anchors(["0.0.5", "0.0.9"], {"spender.id": read, "token.id": read})
+    anchors = keyset.anchors([("0.0.5", 5), ("0.0.9", 9)])
     assert [(a.key, a.value, a.inclusive) for a in anchors] == [
         ("spender.id", "0.0.5", True),
         ("token.id", "0.0.9", False),
     ]
-    assert anchors[0].to_number is read and anchors[1].to_number is None
-    pinned_token = Keyset((node("spender.id", (GTE, 1)), node("token.id", (EQ, 4)))).anchors(["0.0.5", "0.0.4"])
-    assert [(a.key, a.inclusive) for a in pinned_token] == [("spender.id", False)]
-    pinned_spender = Keyset((node("spender.id", (EQ, 1)), node("token.id"))).anchors(
-        ["0.0.1", "0.0.4"], {"token.id": read}
+    assert anchors[0].number == 5 and anchors[1].number is None
+    pinned_token = Keyset((node("spender.id", (GTE, 1)), node("token.id", (EQ, 4)))).anchors(
+        [("0.0.5", 5), ("0.0.4", 4)]
     )
-    assert [(a.key, a.inclusive, a.to_number) for a in pinned_spender] == [("token.id", False, read)]
-    assert Keyset((node("a", (EQ, 1)), node("b", (EQ, 2)))).anchors(["1", "2"]) == []
-    three = Keyset((java("r"), java("t", (EQ, 3)), java("n"))).anchors(["0.0.1", "0.0.3", "4"])
+    assert [(a.key, a.inclusive) for a in pinned_token] == [("spender.id", False)]
+    pinned_spender = Keyset((node("spender.id", (EQ, 1)), node("token.id"))).anchors([("0.0.1", 1), ("0.0.4", 4)])
+    assert [(a.key, a.inclusive, a.number) for a in pinned_spender] == [("token.id", False, 4)]
+    assert Keyset((node("a", (EQ, 1)), node("b", (EQ, 2)))).anchors([("1", 1), ("2", 2)]) == []
+    three = Keyset((java("r"), java("t", (EQ, 3)), java("n"))).anchors([("0.0.1", 1), ("0.0.3", 3), ("4", 4)])
     assert [(a.key, a.inclusive) for a in three] == [("r", True), ("n", False)]
-    fungible = Keyset((java("r"), java("t"), java("n"))).anchors(["0.0.1", "0.0.3"])
+    fungible = Keyset((java("r"), java("t"), java("n"))).anchors([("0.0.1", 1), ("0.0.3", 3)])
     assert [(a.key, a.inclusive) for a in fungible] == [("r", True), ("t", False)]
 
 
-def test_readers() -> None:
-    read = entity_reader(ParseContext())
-    assert read("0.0.1001") == 1001
-    assert read("1001") == 1001
-    assert read("0x00000000000000000000000000000000000003e9") == 1001
-    assert read("ac384c53f03855fa1b3616052f8ba32c6c2a2fec") is None
-    assert read("x") is None
-    assert integer_reader("42") == 42
-    assert integer_reader("-1") is None
-    assert integer_reader("٣") is None
+def test_anchor_values() -> None:
+    assert entity_key(1001) == ("0.0.1001", 1001)
+    assert entity_key(EntityId(1, 2, 3).encoded) == ("1.2.3", EntityId(1, 2, 3).encoded)
+    assert integer_key(42) == ("42", 42)
 
 
 # -- Select.compare_rows ------------------------------------------------------------------------------------------

@@ -8,15 +8,16 @@ Differences from the reference, on purpose:
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from ledgermirror.api.querystring import values
-from ledgermirror.api.querystring.grammar import Order, split_query
-from ledgermirror.api.querystring.pagination import Anchor, next_link
-from ledgermirror.api.querystring.params import InvalidValue, ParseContext
-from ledgermirror.ledger.entity_id import EvmForm
+from ledgermirror.api.querystring.grammar import BadOperator, Op, Order, split_operator, split_query
+from ledgermirror.api.querystring.pagination import Anchor, next_link, number_of
+from ledgermirror.api.querystring.params import Filter, InvalidValue, ParseContext
+from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
 
 PATH = "/api/v1/tokens"
 PK = "2b60955bcbf0cf5e9ea880b52e5b63f664b08edf6ed15e301049517438d61864"
@@ -31,11 +32,26 @@ def token_number(text: str) -> int | None:
 
 
 def token_anchor(value: str) -> Anchor:
-    return Anchor("token.id", value, to_number=token_number)
+    return Anchor("token.id", value, number=token_number(value))
+
+
+def typed(query: str) -> dict[str, list[Filter[Any]]]:
+    """The query's filters as a ParamSet would type them: operator split off, id-like values as encoded ids
+    (anything else kept as text, which has no number), the text as sent."""
+    given: dict[str, list[Filter[Any]]] = {}
+    for key, texts in split_query(query).items.items():
+        for text in texts:
+            try:
+                op, rest = split_operator(text)
+            except BadOperator:
+                op, rest = None, text
+            number = token_number(rest)
+            given.setdefault(key, []).append(Filter(key, op or Op.EQ, rest if number is None else number, text))
+    return given
 
 
 def link(query: str, anchors: list[Anchor], order: Order = Order.ASC, path: str = PATH) -> str | None:
-    return next_link(path, split_query(query), anchors, order)
+    return next_link(path, typed(query), anchors, order)
 
 
 # --- the reference's spec examples ----------------------------------------------------------------------------
@@ -253,20 +269,20 @@ def test_empty_range(query: str, anchor: str, order: Order, expected: str | None
     assert found == (None if expected is None else f"{PATH}?{expected}")
 
 
-def test_empty_range_needs_to_number() -> None:
+def test_empty_range_needs_a_number() -> None:
     found = link("token.id=lte:0.0.5", [Anchor("token.id", "0.0.5")])
     assert found == f"{PATH}?token.id=lte:0.0.5&token.id=gt:0.0.5"
 
 
 def test_inclusive_anchor_range_of_one_is_not_empty() -> None:
-    anchor = Anchor("token.id", "0.0.10", inclusive=True, to_number=token_number)
+    anchor = Anchor("token.id", "0.0.10", inclusive=True, number=10)
     assert link("token.id=lte:0.0.10", [anchor]) == f"{PATH}?token.id=lte:0.0.10&token.id=gte:0.0.10"
 
 
 def test_empty_range_checks_primary_anchor_only() -> None:
     anchors = [
-        Anchor("spender.id", "0.0.5", inclusive=True, to_number=token_number),
-        Anchor("token.id", "0.0.9", to_number=token_number),
+        Anchor("spender.id", "0.0.5", inclusive=True, number=5),
+        Anchor("token.id", "0.0.9", number=9),
     ]
     found = link("token.id=lte:0.0.9", anchors)
     assert found == f"{PATH}?token.id=lte:0.0.9&token.id=gt:0.0.9&spender.id=gte:0.0.5"
@@ -318,7 +334,35 @@ def test_link_query_round_trips_through_split_query(value: str) -> None:
     assert split_query(found.partition("?")[2]).items == {"name": [value], "token.id": ["gt:0.0.1"]}
 
 
-def test_raw_query_not_mutated() -> None:
-    raw = split_query("token.id=gt:0.0.1&limit=2")
-    next_link(PATH, raw, [token_anchor("0.0.7")], Order.ASC)
-    assert raw.items == {"token.id": ["gt:0.0.1"], "limit": ["2"]}
+def test_given_filters_not_mutated() -> None:
+    given = typed("token.id=gt:0.0.1&limit=2")
+    next_link(PATH, given, [token_anchor("0.0.7")], Order.ASC)
+    assert {key: [item.text for item in found] for key, found in given.items()} == {
+        "token.id": ["gt:0.0.1"],
+        "limit": ["2"],
+    }
+
+
+# --- typed values and anchors that only drop bounds -------------------------------------------------------------
+
+
+def test_numbers_of_typed_values() -> None:
+    assert number_of(EntityId(0, 0, 1001)) == 1001
+    assert number_of(42) == 42
+    assert number_of(EvmAddress(bytes.fromhex("ac384c53f03855fa1b3616052f8ba32c6c2a2fec"))) is None
+    assert number_of(True) is None
+    assert number_of("x") is None
+
+
+@pytest.mark.parametrize(
+    ("query", "order", "expected"),
+    [
+        pytest.param("serialnumber=gt:3&serialnumber=lt:9&limit=1", Order.ASC, "serialnumber=lt:9&limit=1&r=gt:5"),
+        pytest.param("serialnumber=gte:3&limit=1", Order.ASC, "limit=1&r=gt:5", id="lone-forward-bound-dropped"),
+        pytest.param("serialnumber=gte:3&limit=1", Order.DESC, "serialnumber=gte:3&limit=1&r=lt:5"),
+        pytest.param("limit=1", Order.ASC, "limit=1&r=gt:5", id="absent-key"),
+    ],
+)
+def test_anchor_without_value_drops_forward_bounds(query: str, order: Order, expected: str) -> None:
+    anchors = [Anchor("r", "5", number=5), Anchor("serialnumber", None)]
+    assert link(query, anchors, order) == f"{PATH}?{expected}"

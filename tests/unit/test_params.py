@@ -17,7 +17,9 @@ from ledgermirror.api.querystring.params import (
     ParamSet,
     ParamSpec,
     ParseContext,
+    closed,
     inclusive_bounds,
+    inclusive_range,
 )
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
 
@@ -465,3 +467,12 @@ def test_utf8_length_invalid(text: str) -> None:
 def test_inclusive_bounds(ops: list[tuple[str, int]], eq_is_upper: bool, expected: tuple[int, int]) -> None:
     filters = [Filter("x", Op(op), value) for op, value in ops]
     assert inclusive_bounds(filters, eq_is_upper=eq_is_upper) == expected
+
+
+def test_closed_and_inclusive_range() -> None:
+    assert [closed(Op(op), 5) for op in ("gt", "gte", "lt", "lte", "eq", "ne")] == [6, 5, 4, 5, 5, 5]
+    assert inclusive_range([]) == (None, None)
+    assert inclusive_range([Filter("x", Op.GT, -3), Filter("x", Op.NE, 0)]) == (-2, None)  # not clamped
+    assert inclusive_range([Filter("x", Op.EQ, 4)]) == (None, None)
+    assert inclusive_range([Filter("x", Op.EQ, 4), Filter("x", Op.LT, 9)], eq_is_upper=True) == (None, 4)
+    assert inclusive_bounds([Filter("x", Op.GT, -3)]) == (0, (1 << 63) - 1)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.db.sql import Column, Select, Statement, quote_identifier
+from ledgermirror.db.sql import Column, Select, Statement, quote_identifier, template, update
 
 HEAD = "select t.token_id from token t"
 ID = Column("t.token_id")
@@ -163,3 +163,40 @@ def test_quote_identifier_rejects(name: str) -> None:
 def test_quote_identifier_rejects_trailing_newline() -> None:
     with pytest.raises(ValueError, match="not a plain identifier"):
         quote_identifier("mirror\n")
+
+
+# -- named templates, head arguments, static conditions, updates -------------------------------------------------
+
+
+def test_template_binds_each_name_once_in_order_of_appearance() -> None:
+    statement = template("select {b} where x = {a} and y = {b} and z = any({c}::bigint[])", a=1, b="two", c=[3])
+    assert statement.text == "select $1 where x = $2 and y = $1 and z = any($3::bigint[])"
+    assert statement.args == ("two", 1, [3])
+    with pytest.raises(KeyError):
+        template("select {missing}", other=1)
+
+
+def test_head_arguments_come_first() -> None:
+    head = "select e.id from entity e\nleft join lateral (select 1 limit {token_limit}) t on true"
+    select = Select(head, head_args={"token_limit": 7}).where("e.deleted is not true").compare(ID, Op.GT, 5)
+    statement = select.is_not_true(FLAG).order_by([ID], Order.ASC).limit(3).build()
+    assert statement.text == (
+        "select e.id from entity e\nleft join lateral (select 1 limit $1) t on true\n"
+        "where e.deleted is not true and t.token_id > $2 and ta.associated is not true\n"
+        "order by t.token_id asc\nlimit $3"
+    )
+    assert statement.args == (7, 5, 3)
+
+
+def test_update() -> None:
+    statement = update("status.component", {"status": "ok", "updated_at": 5}, {"id": "x"})
+    assert statement.text == "update status.component set status = $1, updated_at = $2 where id = $3"
+    assert statement.args == ("ok", 5, "x")
+    for table, assignments, key in (
+        ("status.component; drop", {"a": 1}, {"id": 1}),
+        ("t", {"a = 1, b": 1}, {"id": 1}),
+        ("t", {}, {"id": 1}),
+        ("t", {"a": 1}, {}),
+    ):
+        with pytest.raises(ValueError):
+            update(table, assignments, key)

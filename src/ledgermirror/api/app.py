@@ -60,6 +60,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     airdrops.PENDING_ENDPOINT,
     accounts.ENDPOINT,
     account.ENDPOINT,
+    network_fee_estimate.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
@@ -90,9 +91,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         finally:
             await ctx.db.close()
 
-    document["paths"][network_fee_estimate.PATH]["post"] = network_fee_estimate.OPENAPI_OPERATION
     routes = [endpoint.route() for endpoint in ENDPOINTS] + health.ROUTES + docs_page.routes(document)
-    routes.append(network_fee_estimate.ROUTE)  # POST beside the GET of /api/v1/network/fees
     app = Starlette(
         routes=routes,
         lifespan=lifespan,

@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
-from ledgermirror.api.cache import TtlCache
 from ledgermirror.api.querystring.params import ParseContext
 from ledgermirror.api.responses import Rendered
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database
 from ledgermirror.settings import Settings
+from ledgermirror.ttl_cache import TtlCache
+
+FEE_SCHEDULE_ENTRIES = 8
 
 
 @dataclass(slots=True)
@@ -21,10 +23,13 @@ class AppContext:
     db: Database | None = None
     cache: TtlCache[Rendered] = field(init=False)
     parse_ctx: ParseContext = field(init=False)
+    fee_schedules: TtlCache[object] = field(init=False)
+    """Decoded fee schedules by file (``POST /api/v1/network/fees``)."""
 
     def __post_init__(self) -> None:
         self.cache = TtlCache(self.settings.response_cache_entries)
         self.parse_ctx = _parse_context(self.settings)
+        self.fee_schedules = TtlCache(FEE_SCHEDULE_ENTRIES)
 
     @property
     def database(self) -> Database:

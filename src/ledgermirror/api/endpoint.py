@@ -1,8 +1,11 @@
-"""The request pipeline shared by every JSON endpoint: cache lookup, parse -> plan -> query -> render, errors.
+"""What every JSON endpoint shares: cache lookup, the handler, rendering, and turning errors into responses.
 
-A resource supplies an :class:`Endpoint`: its path, parameter set, cache policy, OpenAPI text and an async
-``handler(request, ctx) -> Page``. Everything around the handler (response cache, ETag/304, gzip, HEAD, the
-error envelope, 500s that never leak internals) happens here, once.
+A resource supplies an :class:`Endpoint`: its path and method, parameter set, cache policy, OpenAPI text and an
+async ``handler(request, ctx) -> Page``. Everything around the handler (response cache, ETag/304, gzip, HEAD, the
+error envelope, 500s that never leak internals) happens here, once. Paginated lists do not write a handler:
+they declare a :class:`~ledgermirror.api.listing.ListSpec`, whose one pipeline does the paging.
+
+A ``POST`` endpoint (the fee estimate) answers ``Cache-Control: no-store`` and is never cached.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -19,7 +23,7 @@ from starlette.routing import Route
 from ledgermirror.api.context import AppContext, context_of
 from ledgermirror.api.errors import ANSWERED, InternalError, api_error
 from ledgermirror.api.querystring.params import ParamSet
-from ledgermirror.api.responses import TEXT_TYPE, Rendered, error_response, render_json
+from ledgermirror.api.responses import JSON_TYPE, TEXT_TYPE, Rendered, error_response, render_json
 
 _log = logging.getLogger(__name__)
 
@@ -31,6 +35,8 @@ class Page:
     payload: dict[str, Any]
     next_link: str | None = None
     text: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (e.g. ``X-Fee-Schedule``)."""
 
 
 Handler = Callable[[Request, AppContext], Awaitable[Page]]
@@ -47,26 +53,46 @@ class Endpoint:
     response_schema: dict[str, Any]
     tag: str
     path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    method: str = "GET"
+    operation_id: str | None = None
+    request_body: dict[str, Any] | None = None
+    """The OpenAPI ``requestBody`` (POST)."""
+    extra_responses: dict[str, Any] = field(default_factory=dict)
+    """OpenAPI responses beyond 200/400/404/503 (e.g. 413, 415)."""
 
     @property
     def cache_control(self) -> str:
-        return f"public, max-age={self.max_age}"
+        return "no-store" if self.method == "POST" else f"public, max-age={self.max_age}"
 
     def route(self) -> Route:
-        return Route(self.path, self._serve, methods=["GET"])
+        return Route(
+            self.path, self._serve if self.method == "GET" else self._serve_uncached, methods=[self.method]
+        )
+
+    async def _run(self, request: Request, ctx: AppContext) -> Page | Response:
+        try:
+            return await self.handler(request, ctx)
+        except ANSWERED as error:
+            return error_response(api_error(error))
+        except Exception:
+            _log.exception("unhandled error", extra={"path": request.scope["path"]})
+            return error_response(InternalError())
+
+    async def _serve_uncached(self, request: Request) -> Response:
+        page = await self._run(request, context_of(request))
+        if isinstance(page, Response):
+            return page
+        headers = {"cache-control": self.cache_control, "access-control-allow-origin": "*", **page.headers}
+        return Response(orjson.dumps(page.payload), headers=headers, media_type=JSON_TYPE)
 
     async def _serve(self, request: Request) -> Response:
         ctx = context_of(request)
         key = request.scope["path"] + "?" + request.scope["query_string"].decode("latin-1")
         rendered = ctx.cache.get(key)
         if rendered is None:
-            try:
-                page = await self.handler(request, ctx)
-            except ANSWERED as error:
-                return error_response(api_error(error))
-            except Exception:
-                _log.exception("unhandled error", extra={"path": request.scope["path"]})
-                return error_response(InternalError())
+            page = await self._run(request, ctx)
+            if isinstance(page, Response):
+                return page
             if page.text is not None:
                 rendered = Rendered(page.text.encode(), self.cache_control, self.max_age, content_type=TEXT_TYPE)
             else:

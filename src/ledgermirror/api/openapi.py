@@ -29,27 +29,28 @@ def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_m
                 parameter["example"] = spec.example
             parameters.append(parameter)
         error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
-        paths[endpoint.path] = {
-            "get": {
-                "summary": endpoint.summary,
-                "description": endpoint.description,
-                "operationId": endpoint.path.strip("/").replace("/", "_").replace("{", "").replace("}", ""),
-                "tags": [endpoint.tag],
-                "parameters": parameters,
-                "responses": {
-                    "200": {
-                        "description": "OK",
-                        "headers": {
-                            "Cache-Control": {"schema": {"type": "string"}, "example": endpoint.cache_control}
-                        },
-                        "content": {"application/json": {"schema": endpoint.response_schema}},
-                    },
-                    "400": {"description": "Invalid or unknown parameter", **error},
-                    "404": {"description": "Not found", **error},
-                    "503": {"description": "Database unavailable or query time budget exceeded", **error},
-                },
-            }
+        operation: dict[str, Any] = {
+            "summary": endpoint.summary,
+            "description": endpoint.description,
+            "operationId": endpoint.operation_id
+            or endpoint.path.strip("/").replace("/", "_").replace("{", "").replace("}", ""),
+            "tags": [endpoint.tag],
+            "parameters": parameters,
         }
+        if endpoint.request_body is not None:
+            operation["requestBody"] = endpoint.request_body
+        operation["responses"] = {
+            "200": {
+                "description": "OK",
+                "headers": {"Cache-Control": {"schema": {"type": "string"}, "example": endpoint.cache_control}},
+                "content": {"application/json": {"schema": endpoint.response_schema}},
+            },
+            "400": {"description": "Invalid or unknown parameter", **error},
+            "404": {"description": "Not found", **error},
+            **{status: {**response, **error} for status, response in endpoint.extra_responses.items()},
+            "503": {"description": "Database unavailable or query time budget exceeded", **error},
+        }
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
     return {
         "openapi": "3.1.0",
         "info": {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ledgermirror.api.errors import ApiError
+from ledgermirror.etag import etag_matches, etag_of
 
 JSON_TYPE = "application/json; charset=utf-8"
 TEXT_TYPE = "text/plain; charset=utf-8"
@@ -34,7 +34,7 @@ class Rendered:
 
     def __post_init__(self) -> None:
         if not self.etag:
-            self.etag = '"' + hashlib.blake2b(self.body, digest_size=16).hexdigest() + '"'
+            self.etag = etag_of(self.body)
 
     def gzipped(self) -> bytes:
         if self._gzipped is None:
@@ -51,7 +51,7 @@ class Rendered:
         }
         if self.link is not None:
             headers["link"] = f'<{self.link}>; rel="next"'
-        if _etag_matches(request.headers.get("if-none-match"), self.etag):
+        if etag_matches(request.headers.get("if-none-match"), self.etag):
             return Response(status_code=304, headers=headers)
         body = self.body
         if len(body) >= GZIP_MIN_BYTES and "gzip" in request.headers.get("accept-encoding", ""):
@@ -74,11 +74,3 @@ def error_response(error: ApiError) -> Response:
         headers={"access-control-allow-origin": "*"},
         media_type=JSON_TYPE,
     )
-
-
-def _etag_matches(header: str | None, etag: str) -> bool:
-    if not header:
-        return False
-    if header.strip() == "*":
-        return True
-    return any(candidate.strip().removeprefix("W/") == etag for candidate in header.split(","))

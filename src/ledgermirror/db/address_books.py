@@ -8,8 +8,9 @@ from typing import Any
 import asyncpg
 
 from ledgermirror.db import write
+from ledgermirror.ledger.transaction_codes import FILECREATE, FILEUPDATE
 
-_CREATE_OR_UPDATE = (17, 19)  # FileCreate, FileUpdate: they restart a file's contents
+_CREATE_OR_UPDATE = (FILECREATE, FILEUPDATE)  # they restart a file's contents
 
 _FILE_CONTENTS = """
 select file_data from file_data

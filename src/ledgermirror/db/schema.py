@@ -693,6 +693,53 @@ PRNG = Table(
     key=("consensus_timestamp",),
 )
 
+# Hooks (0024) ----------------------------------------------------------------------------------------------------
+
+HOOK = Table(
+    "hook",
+    (
+        _c("contract_id", "bigint"),
+        _c("created_timestamp", "bigint"),
+        _n("hook_id", "bigint"),
+        _n("owner_id", "bigint"),
+        _c(RANGE_COLUMN, "int8range"),
+        _n("extension_point", "hook_extension_point", "ACCOUNT_ALLOWANCE_HOOK"),
+        _n("deleted", "boolean", False),
+        _c("admin_key", "bytea"),
+        _n("type", "hook_type", "EVM"),
+    ),
+    key=("owner_id", "hook_id"),
+    history=True,
+)
+
+HOOK_STORAGE = Table(
+    "hook_storage",
+    (
+        _n("created_timestamp", "bigint"),
+        _n("hook_id", "bigint"),
+        _n("modified_timestamp", "bigint"),
+        _n("owner_id", "bigint"),
+        _n("key", "bytea"),
+        _n("value", "bytea"),
+        _n("deleted", "boolean", False),
+    ),
+    key=("owner_id", "hook_id", "key"),
+)
+
+HOOK_STORAGE_CHANGE = Table(
+    "hook_storage_change",
+    (
+        _n("consensus_timestamp", "bigint"),
+        _n("hook_id", "bigint"),
+        _n("owner_id", "bigint"),
+        _n("key", "bytea"),
+        _n("value_read", "bytea"),
+        _c("value_written", "bytea"),
+        _n("deleted", "boolean", False),
+    ),
+    key=("owner_id", "hook_id", "key", "consensus_timestamp"),
+)
+
 # Topics, topic messages, schedules, signatures (0030_topics_schedules.sql) ---------------------------------------
 
 TOPIC = Table(
@@ -781,8 +828,8 @@ BASE_TABLES: tuple[Table, ...] = (
     TOKEN_ALLOWANCE, NFT_ALLOWANCE, NFT, TOKEN_AIRDROP, STAKING_REWARD_TRANSFER, ENTITY_STAKE, CUSTOM_FEE,
     RECORD_FILE, ADDRESS_BOOK, ADDRESS_BOOK_ENTRY, ADDRESS_BOOK_SERVICE_ENDPOINT, NODE, NODE_STAKE, NETWORK_STAKE,
     FILE_DATA, REGISTERED_NODE, TRANSACTION, CRYPTO_TRANSFER, TOKEN_TRANSFER, TRANSACTION_HASH, ENTITY_TRANSACTION,
-    ASSESSED_CUSTOM_FEE, CONTRACT, NETWORK_FREEZE, PRNG, TOPIC, TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE,
-    TRANSACTION_SIGNATURE,
+    ASSESSED_CUSTOM_FEE, CONTRACT, NETWORK_FREEZE, PRNG, HOOK, HOOK_STORAGE, HOOK_STORAGE_CHANGE, TOPIC,
+    TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE, TRANSACTION_SIGNATURE,
 )  # fmt: skip
 """Every declared table, in migration order (history twins are derived, see :data:`TABLES`)."""
 

@@ -10,9 +10,27 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, NewType
 
-from ledgermirror.api.querystring.grammar import Op, Order
+
+class Op(Enum):
+    """A comparison operator (the filter language's ``eq:``, ``gt:``, ... and SQL's ``=``, ``>``, ...)."""
+
+    EQ = "eq"
+    NE = "ne"
+    GT = "gt"
+    GTE = "gte"
+    LT = "lt"
+    LTE = "lte"
+
+
+class Order(Enum):
+    """A sort direction."""
+
+    ASC = "asc"
+    DESC = "desc"
+
 
 Column = NewType("Column", str)
 """A column reference taken from a resource's allow-list, never from user input."""
@@ -27,17 +45,53 @@ class Statement:
     args: tuple[Any, ...]
 
 
+class _Binder(dict[str, str]):
+    """``{name}`` markers of a template -> ``$n``, binding each name's value once, in order of appearance."""
+
+    def __init__(self, values: dict[str, Any], args: list[Any]) -> None:
+        super().__init__()
+        self._values = values
+        self._args = args
+
+    def __missing__(self, name: str) -> str:
+        if name not in self._values:
+            raise KeyError(f"no value for the template parameter {name!r}")
+        self._args.append(self._values[name])
+        self[name] = f"${len(self._args)}"
+        return self[name]
+
+
+def template(text: str, **values: Any) -> Statement:
+    """A static statement whose parameters are named ``{name}`` markers (each bound once, however often it
+    appears). For fixed statements that ``Select`` does not shape: unions, lateral joins, aggregates."""
+    args: list[Any] = []
+    return Statement(text.format_map(_Binder(values, args)), tuple(args))
+
+
 @dataclass(slots=True)
 class Select:
+    """``head`` is static SQL (``select ... from ... join ...``); ``head_args`` binds its ``{name}`` markers
+    first (e.g. a limit inside a lateral join). Conditions, order and limit follow."""
+
     head: str
+    head_args: dict[str, Any] = field(default_factory=dict)
     conditions: list[str] = field(default_factory=list)
     args: list[Any] = field(default_factory=list)
     ordering: str = ""
     row_limit: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.head_args:
+            self.head = self.head.format_map(_Binder(self.head_args, self.args))
+
     def bind(self, value: Any) -> str:
         self.args.append(value)
         return f"${len(self.args)}"
+
+    def where(self, condition: str) -> Select:
+        """A static condition, a constant of the resource (never built from input)."""
+        self.conditions.append(condition)
+        return self
 
     def compare(self, column: Column, op: Op, value: Any) -> Select:
         self.conditions.append(f"{column} {_OPERATORS[op]} {self.bind(value)}")
@@ -55,6 +109,11 @@ class Select:
 
     def is_true(self, column: Column) -> Select:
         self.conditions.append(f"{column} is true")
+        return self
+
+    def is_not_true(self, column: Column) -> Select:
+        """``column is not true``: false or null."""
+        self.conditions.append(f"{column} is not true")
         return self
 
     def order_by(self, columns: Sequence[Column], order: Order) -> Select:
@@ -89,6 +148,25 @@ class Select:
         params = ", ".join(self.bind(value) for value in values)
         self.conditions.append(f"({', '.join(columns)}) {_OPERATORS[op]} ({params})")
         return self
+
+
+def update(table: str, assignments: dict[str, Any], key: dict[str, Any]) -> Statement:
+    """``update <table> set a = $1, ... where k = $n and ...``. Table and column names come from the caller's
+    allow-list (plain lower-case identifiers, checked here); every value is bound."""
+    args: list[Any] = []
+
+    def bind(value: Any) -> str:
+        args.append(value)
+        return f"${len(args)}"
+
+    for name in (*table.split("."), *assignments, *key):
+        if not _IDENTIFIER.fullmatch(name):
+            raise ValueError(f"not a plain identifier: {name!r}")
+    if not assignments or not key:
+        raise ValueError("an update needs at least one assignment and one key column")
+    sets = ", ".join(f"{name} = {bind(value)}" for name, value in assignments.items())
+    where = " and ".join(f"{name} = {bind(value)}" for name, value in key.items())
+    return Statement(f"update {table} set {sets} where {where}", tuple(args))
 
 
 def quote_identifier(name: str) -> str:

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.status import http, manage, page, public
 from ledgermirror.status.config import StatusSettings
-from ledgermirror.status.http import BodyCache
+from ledgermirror.status.http import body_cache
 from ledgermirror.status.state import StatusState
 
 _log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ def create_status_app(
 ) -> Starlette:
     """``read_url``: the read-only role (public endpoints). ``write_url``: the owner (management; None = off)."""
     clock = clock or SystemClock()
-    state = StatusState(settings, clock, read_url, write_url, BodyCache(clock, settings.cache_seconds))
+    state = StatusState(settings, clock, read_url, write_url, body_cache(clock, settings.cache_seconds))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -7,16 +7,16 @@ from typing import Any
 
 import orjson
 
-from ledgermirror.status.db import Conn
+from ledgermirror.status.db import Conn, execute, fetch
 
 INSERT_SQL = """
 insert into status.audit_log (at, actor, action, target_type, target_id, details)
-values ($1, $2, $3, $4, $5, $6::jsonb)
+values ({at}, {actor}, {action}, {target_type}, {target_id}, {details}::jsonb)
 """
 
 LIST_SQL = """
 select id, at, actor, action, target_type, target_id, details from status.audit_log
-order by id desc limit $1
+order by id desc limit {limit}
 """
 
 
@@ -30,11 +30,18 @@ async def record(
     target_id: str | None,
     details: dict[str, Any],
 ) -> None:
-    await conn.execute(
-        INSERT_SQL, at, actor, action, target_type, target_id, orjson.dumps(details, default=str).decode()
+    await execute(
+        conn,
+        INSERT_SQL,
+        at=at,
+        actor=actor,
+        action=action,
+        target_type=target_type,
+        target_id=target_id,
+        details=orjson.dumps(details, default=str).decode(),
     )
 
 
 async def recent(conn: Conn, limit: int = 100) -> list[dict[str, Any]]:
-    rows = await conn.fetch(LIST_SQL, limit)
+    rows = await fetch(conn, LIST_SQL, limit=limit)
     return [{**dict(row), "details": orjson.loads(row["details"])} for row in rows]

@@ -7,6 +7,7 @@ from typing import Any
 
 import asyncpg
 
+from ledgermirror.db.sql import Statement, template, update
 from ledgermirror.status import audit, fields
 from ledgermirror.status.db import Conn
 from ledgermirror.status.errors import InvalidInput, NotFound
@@ -33,28 +34,32 @@ GROUP_FIELDS: dict[str, fields.Check] = {
     "only_show_if_degraded": fields.boolean,
     "components": fields.ident_list,
 }
+_TABLE = "status.component"
 _COLUMNS = frozenset(COMPONENT_FIELDS) - {"status"}
 """Writable columns (a fixed allow-list: user input only ever selects among these names)."""
 
-ROW_SQL = "select id, name, is_group, group_id, status from status.component where id = $1 for update"
+ROW_SQL = "select id, name, is_group, group_id, status from status.component where id = {id} for update"
 HISTORY_SQL = """
 insert into status.component_status_history (component_id, old_status, new_status, changed_at, incident_id)
-values ($1, $2, $3, $4, $5)
+values ({component_id}, {old_status}, {new_status}, {changed_at}, {incident_id})
 """
-STATUS_SQL = "update status.component set status = $2, updated_at = $3 where id = $1"
 INSERT_SQL = """
 insert into status.component (id, name, description, is_group, group_id, position, status, status_source,
                               source_ref, showcase, only_show_if_degraded, start_date, created_at, updated_at)
-values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)
+values ({id}, {name}, {description}, {is_group}, {group_id}, {position}, {status}, {status_source}, {source_ref},
+        {showcase}, {only_show_if_degraded}, {start_date}, {now}, {now})
 """
-MEMBERS_SQL = "update status.component set group_id = $2, updated_at = $3 where id = any($1::text[])"
+MEMBERS_SQL = (
+    "update status.component set group_id = {group_id}, updated_at = {now} where id = any({members}::text[])"
+)
 UNGROUP_SQL = """
-update status.component set group_id = null, updated_at = $3 where group_id = $1 and not (id = any($2::text[]))
+update status.component set group_id = null, updated_at = {now}
+where group_id = {group_id} and not (id = any({members}::text[]))
 """
 
 
 async def _row(conn: Conn, component_id: str, *, group: bool | None = None) -> asyncpg.Record:
-    row = await conn.fetchrow(ROW_SQL, component_id)
+    row = await _fetch_row(conn, component_id)
     if row is None or (group is not None and row["is_group"] != group):
         raise NotFound(f"no {'group' if group else 'component'} {component_id}")
     found: asyncpg.Record = row
@@ -63,7 +68,7 @@ async def _row(conn: Conn, component_id: str, *, group: bool | None = None) -> a
 
 async def _check_group(conn: Conn, group_id: str | None) -> None:
     if group_id is not None:
-        row = await conn.fetchrow(ROW_SQL, group_id)
+        row = await _fetch_row(conn, group_id)
         if row is None or not row["is_group"]:
             raise InvalidInput(f"group_id {group_id} is not a group")
 
@@ -75,8 +80,8 @@ async def set_status(
     row = await _row(conn, component_id, group=False)
     old: str = row["status"]
     if old != new:
-        await conn.execute(STATUS_SQL, component_id, new, now)
-        await conn.execute(HISTORY_SQL, component_id, old, new, now, incident_id)
+        await _execute(conn, update(_TABLE, {"status": new, "updated_at": now}, {"id": component_id}))
+        await _history(conn, component_id, old, new, now, incident_id=incident_id)
     return old
 
 
@@ -86,23 +91,24 @@ async def create_component(conn: Conn, data: Any, now: dt.datetime, actor: str) 
     async with conn.transaction():
         await _check_group(conn, values.get("group_id"))
         status = values.get("status", "operational")
-        await conn.execute(
+        insert = template(
             INSERT_SQL,
-            component_id,
-            values["name"],
-            values.get("description"),
-            False,
-            values.get("group_id"),
-            values.get("position", 1),
-            status,
-            values.get("status_source", "manual"),
-            values.get("source_ref"),
-            values.get("showcase", True),
-            values.get("only_show_if_degraded", False),
-            values.get("start_date"),
-            now,
+            id=component_id,
+            name=values["name"],
+            description=values.get("description"),
+            is_group=False,
+            group_id=values.get("group_id"),
+            position=values.get("position", 1),
+            status=status,
+            status_source=values.get("status_source", "manual"),
+            source_ref=values.get("source_ref"),
+            showcase=values.get("showcase", True),
+            only_show_if_degraded=values.get("only_show_if_degraded", False),
+            start_date=values.get("start_date"),
+            now=now,
         )
-        await conn.execute(HISTORY_SQL, component_id, None, status, now, None)
+        await _execute(conn, insert)
+        await _history(conn, component_id, None, status, now, incident_id=None)
         await audit.record(
             conn, now, actor, "component.create", "component", target_id=component_id, details=values
         )
@@ -127,31 +133,31 @@ async def _set_columns(conn: Conn, component_id: str, values: dict[str, Any], no
     names = [name for name in values if name in _COLUMNS]
     if not names:
         return
-    assignments = ", ".join(f"{name} = ${index}" for index, name in enumerate(names, start=3))
-    sql = f"update status.component set updated_at = $2, {assignments} where id = $1"
-    await conn.execute(sql, component_id, now, *(values[name] for name in names))
+    assignments = {"updated_at": now, **{name: values[name] for name in names}}
+    await _execute(conn, update(_TABLE, assignments, {"id": component_id}))
 
 
 async def create_group(conn: Conn, data: Any, now: dt.datetime, actor: str) -> str:
     values = fields.parse(data, GROUP_FIELDS, required=("name",))
     group_id = new_id()
     async with conn.transaction():
-        await conn.execute(
+        insert = template(
             INSERT_SQL,
-            group_id,
-            values["name"],
-            values.get("description"),
-            True,
-            None,
-            values.get("position", 1),
-            "operational",
-            "manual",
-            None,
-            values.get("showcase", True),
-            values.get("only_show_if_degraded", False),
-            None,
-            now,
+            id=group_id,
+            name=values["name"],
+            description=values.get("description"),
+            is_group=True,
+            group_id=None,
+            position=values.get("position", 1),
+            status="operational",
+            status_source="manual",
+            source_ref=None,
+            showcase=values.get("showcase", True),
+            only_show_if_degraded=values.get("only_show_if_degraded", False),
+            start_date=None,
+            now=now,
         )
+        await _execute(conn, insert)
         await _set_members(conn, group_id, values.get("components"), now)
         await audit.record(conn, now, actor, "group.create", "group", target_id=group_id, details=values)
     return group_id
@@ -172,5 +178,28 @@ async def _set_members(conn: Conn, group_id: str, members: list[str] | None, now
         return
     for member in members:
         await _row(conn, member, group=False)
-    await conn.execute(UNGROUP_SQL, group_id, members, now)
-    await conn.execute(MEMBERS_SQL, members, group_id, now)
+    await _execute(conn, template(UNGROUP_SQL, group_id=group_id, members=members, now=now))
+    await _execute(conn, template(MEMBERS_SQL, members=members, group_id=group_id, now=now))
+
+
+async def _fetch_row(conn: Conn, component_id: str) -> asyncpg.Record | None:
+    statement = template(ROW_SQL, id=component_id)
+    return await conn.fetchrow(statement.text, *statement.args)
+
+
+async def _history(
+    conn: Conn, component_id: str, old: str | None, new: str, now: dt.datetime, *, incident_id: str | None
+) -> None:
+    statement = template(
+        HISTORY_SQL,
+        component_id=component_id,
+        old_status=old,
+        new_status=new,
+        changed_at=now,
+        incident_id=incident_id,
+    )
+    await _execute(conn, statement)
+
+
+async def _execute(conn: Conn, statement: Statement) -> None:
+    await conn.execute(statement.text, *statement.args)

@@ -12,6 +12,8 @@ from typing import Any, TypeAlias
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
+from ledgermirror.db.sql import template
+
 Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
 """A connection, pooled or not."""
 
@@ -25,13 +27,35 @@ PUBLIC_TABLES = (
 )
 
 
+async def execute(conn: Conn, text: str, **values: Any) -> None:
+    """Run a statement whose parameters are named ``{markers}`` (``db.sql.template``)."""
+    statement = template(text, **values)
+    await conn.execute(statement.text, *statement.args)
+
+
+async def fetch(conn: Conn, text: str, **values: Any) -> list[asyncpg.Record]:
+    statement = template(text, **values)
+    return list(await conn.fetch(statement.text, *statement.args))
+
+
+async def fetchrow(conn: Conn, text: str, **values: Any) -> asyncpg.Record | None:
+    statement = template(text, **values)
+    row: asyncpg.Record | None = await conn.fetchrow(statement.text, *statement.args)
+    return row
+
+
+async def fetchval(conn: Conn, text: str, **values: Any) -> Any:
+    statement = template(text, **values)
+    return await conn.fetchval(statement.text, *statement.args)
+
+
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
 async def grant_read_access(conn: Conn, role: str) -> bool:
     """Let the read-only role read the public tables of ``status``. False when the role does not exist."""
-    if not await conn.fetchval("select true from pg_roles where rolname = $1", role):
+    if not await fetchval(conn, "select true from pg_roles where rolname = {role}", role=role):
         return False
     quoted = _quote(role)
     await conn.execute(f"grant usage on schema status to {quoted}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from ledgermirror.db.sql import template
 from ledgermirror.ledger.entity_id import EntityId, encode_entity_id
 from ledgermirror.ledger.system_files import ADDRESS_BOOK_FILE, NODE_DETAILS_FILE
 from ledgermirror.status import audit
@@ -20,7 +21,7 @@ BOOK_SQL = """
 select e.node_id, e.node_account_id, e.description
 from address_book_entry e
 where e.consensus_timestamp = (
-    select start_consensus_timestamp from address_book where file_id = $1
+    select start_consensus_timestamp from address_book where file_id = {file_id}
     order by start_consensus_timestamp desc limit 1)
 order by e.node_id
 """
@@ -30,7 +31,8 @@ EXISTING_SQL = "select source_ref, id from status.component where source_ref is 
 async def current_nodes(conn: Conn, shard: int, realm: int) -> list[tuple[int, str]]:
     """``(node_id, node account)`` of the newest address book (file 0.0.102, else 0.0.101)."""
     for num in (NODE_DETAILS_FILE, ADDRESS_BOOK_FILE):
-        rows = await conn.fetch(BOOK_SQL, encode_entity_id(shard, realm, num))
+        book = template(BOOK_SQL, file_id=encode_entity_id(shard, realm, num))
+        rows = await conn.fetch(book.text, *book.args)
         if rows:
             return [(int(row["node_id"]), str(EntityId.decode(int(row["node_account_id"])))) for row in rows]
     return []
@@ -51,24 +53,33 @@ async def ensure_defaults(
                 return str(existing[ref])
             component_id = new_id()
             description = extra.get("description")
-            await conn.execute(
+            insert = template(
                 INSERT_SQL,
-                component_id,
-                name,
-                description,
-                group,
-                group_id,
-                position,
-                "operational",
-                "manual",
-                ref,
-                True,
-                bool(extra.get("only_show_if_degraded", False)),
-                None if group else now.date(),
-                now,
+                id=component_id,
+                name=name,
+                description=description,
+                is_group=group,
+                group_id=group_id,
+                position=position,
+                status="operational",
+                status_source="manual",
+                source_ref=ref,
+                showcase=True,
+                only_show_if_degraded=bool(extra.get("only_show_if_degraded", False)),
+                start_date=None if group else now.date(),
+                now=now,
             )
+            await conn.execute(insert.text, *insert.args)
             if not group:
-                await conn.execute(HISTORY_SQL, component_id, None, "operational", now, None)
+                history = template(
+                    HISTORY_SQL,
+                    component_id=component_id,
+                    old_status=None,
+                    new_status="operational",
+                    changed_at=now,
+                    incident_id=None,
+                )
+                await conn.execute(history.text, *history.args)
             existing[ref] = component_id
             created.append(component_id)
             return component_id

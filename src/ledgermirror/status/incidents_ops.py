@@ -12,7 +12,7 @@ import orjson
 
 from ledgermirror.status import audit, fields, rollup
 from ledgermirror.status.components_ops import set_status
-from ledgermirror.status.db import Conn
+from ledgermirror.status.db import Conn, execute, fetch, fetchrow
 from ledgermirror.status.errors import InvalidInput, NotFound
 from ledgermirror.status.model import IMPACTS, INCIDENT_STATES, OPERATIONAL, UNRESOLVED_INCIDENT_STATES
 from ledgermirror.status.wire import new_id
@@ -51,36 +51,37 @@ POSTMORTEM_FIELDS: dict[str, fields.Check] = {"body": fields.text, "deliver_noti
 INSERT_SQL = """
 insert into status.incident (id, kind, name, status, impact, impact_override, created_at, updated_at, started_at,
                              monitoring_at, scheduled_for, scheduled_until, auto_in_progress, auto_completed)
-values ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13)
+values ({id}, {kind}, {name}, {status}, {impact}, {impact_override}, {now}, {now}, {started_at}, {monitoring_at},
+        {scheduled_for}, {scheduled_until}, {auto_in_progress}, {auto_completed})
 """
-ROW_SQL = "select * from status.incident where id = $1 and kind = $2 for update"
+ROW_SQL = "select * from status.incident where id = {id} and kind = {kind} for update"
 UPDATE_INSERT_SQL = """
 insert into status.incident_update (id, incident_id, status, body, created_at, updated_at, display_at,
                                     affected_components, deliver_notifications)
-values ($1, $2, $3, $4, $5, $5, $5, $6::jsonb, $7)
+values ({id}, {incident_id}, {status}, {body}, {now}, {now}, {now}, {affected}::jsonb, {notify})
 on conflict (id) do nothing
 """
-LINK_SQL = "insert into status.incident_component values ($1, $2) on conflict do nothing"
-UNLINK_SQL = "delete from status.incident_component where incident_id = $1"
+LINK_SQL = "insert into status.incident_component values ({incident_id}, {component_id}) on conflict do nothing"
+UNLINK_SQL = "delete from status.incident_component where incident_id = {incident_id}"
 LINKED_SQL = """
 select c.id, c.name, c.status, g.name as group_name
 from status.incident_component l join status.component c on c.id = l.component_id
 left join status.component g on g.id = c.group_id
-where l.incident_id = $1 order by c.position, c.id
+where l.incident_id = {incident_id} order by c.position, c.id
 """
 NAME_SQL = """
 select c.name, g.name as group_name from status.component c left join status.component g on g.id = c.group_id
-where c.id = $1
+where c.id = {id}
 """
 SET_SQL = """
-update status.incident set name = $2, status = $3, impact = $4, impact_override = $5, updated_at = $6,
-       monitoring_at = $7, resolved_at = $8
-where id = $1
+update status.incident set name = {name}, status = {status}, impact = {impact}, impact_override = {override},
+       updated_at = {now}, monitoring_at = {monitoring_at}, resolved_at = {resolved_at}
+where id = {id}
 """
 
 
 async def load(conn: Conn, incident_id: str, kind: str) -> asyncpg.Record:
-    row = await conn.fetchrow(ROW_SQL, incident_id, kind)
+    row = await fetchrow(conn, ROW_SQL, id=incident_id, kind=kind)
     if row is None:
         raise NotFound(f"no {kind} {incident_id}")
     found: asyncpg.Record = row
@@ -100,12 +101,22 @@ async def add_update(
 ) -> str:
     update_id = update_id or new_id()
     payload = None if not affected else orjson.dumps(affected).decode()
-    await conn.execute(UPDATE_INSERT_SQL, update_id, incident_id, status, body, now, payload, notify)
+    await execute(
+        conn,
+        UPDATE_INSERT_SQL,
+        id=update_id,
+        incident_id=incident_id,
+        status=status,
+        body=body,
+        now=now,
+        affected=payload,
+        notify=notify,
+    )
     return update_id
 
 
 async def _display_name(conn: Conn, component_id: str) -> str:
-    row = await conn.fetchrow(NAME_SQL, component_id)
+    row = await fetchrow(conn, NAME_SQL, id=component_id)
     assert row is not None
     return f"{row['group_name']} - {row['name']}" if row["group_name"] else str(row["name"])
 
@@ -117,14 +128,14 @@ async def apply_components(
     affected: list[dict[str, str]] = []
     for component_id, new in changes.items():
         old = await set_status(conn, component_id, new, now, incident_id)
-        await conn.execute(LINK_SQL, incident_id, component_id)
+        await execute(conn, LINK_SQL, incident_id=incident_id, component_id=component_id)
         name = await _display_name(conn, component_id)
         affected.append({"code": component_id, "name": name, "old_status": old, "new_status": new})
     return affected
 
 
 async def _impact(conn: Conn, incident_id: str, override: str | None, peak: str) -> str:
-    statuses = [row["status"] for row in await conn.fetch(LINKED_SQL, incident_id)]
+    statuses = [row["status"] for row in await fetch(conn, LINKED_SQL, incident_id=incident_id)]
     return rollup.incident_impact(statuses, override, peak)
 
 
@@ -133,25 +144,28 @@ async def open_incident(conn: Conn, data: Any, now: dt.datetime, actor: str) -> 
     status = values.get("status", "investigating")
     incident_id = new_id()
     async with conn.transaction():
-        await conn.execute(
+        await execute(
+            conn,
             INSERT_SQL,
-            incident_id,
-            "incident",
-            values["name"],
-            status,
-            "none",
-            values.get("impact_override"),
-            now,
-            values.get("started_at", now),
-            now if status == "monitoring" else None,
-            None,
-            None,
-            True,
-            True,
+            id=incident_id,
+            kind="incident",
+            name=values["name"],
+            status=status,
+            impact="none",
+            impact_override=values.get("impact_override"),
+            now=now,
+            started_at=values.get("started_at", now),
+            monitoring_at=now if status == "monitoring" else None,
+            scheduled_for=None,
+            scheduled_until=None,
+            auto_in_progress=True,
+            auto_completed=True,
         )
         affected = await apply_components(conn, incident_id, values.get("components", {}), now)
         impact = await _impact(conn, incident_id, values.get("impact_override"), "none")
-        await conn.execute("update status.incident set impact = $2 where id = $1", incident_id, impact)
+        await execute(
+            conn, "update status.incident set impact = {impact} where id = {id}", id=incident_id, impact=impact
+        )
         body = values.get("body", DEFAULT_BODIES[status])
         await add_update(
             conn,
@@ -182,7 +196,7 @@ async def _change(
         raise InvalidInput(f"incident {incident_id} is {row['status']}; open a new incident instead")
     changes: dict[str, str] = dict(values.get("components", {}))
     if restore:
-        for linked in await conn.fetch(LINKED_SQL, incident_id):
+        for linked in await fetch(conn, LINKED_SQL, incident_id=incident_id):
             if linked["status"] != OPERATIONAL and linked["id"] not in changes:
                 changes[linked["id"]] = OPERATIONAL
     affected = await apply_components(conn, incident_id, changes, now)
@@ -192,7 +206,18 @@ async def _change(
     monitoring_at = row["monitoring_at"] or (now if status == "monitoring" else None)
     resolved_at = row["resolved_at"] or (now if status in ("resolved", "postmortem") else None)
     name = values.get("name", row["name"])
-    await conn.execute(SET_SQL, incident_id, name, status, impact, override, now, monitoring_at, resolved_at)
+    await execute(
+        conn,
+        SET_SQL,
+        id=incident_id,
+        name=name,
+        status=status,
+        impact=impact,
+        override=override,
+        now=now,
+        monitoring_at=monitoring_at,
+        resolved_at=resolved_at,
+    )
     if "body" in values or status != row["status"] or affected:
         body = values.get("body") or DEFAULT_BODIES.get(status, "")
         await add_update(

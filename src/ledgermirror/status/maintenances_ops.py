@@ -12,7 +12,7 @@ from typing import Any
 import asyncpg
 
 from ledgermirror.status import audit, fields, maintenance
-from ledgermirror.status.db import Conn
+from ledgermirror.status.db import Conn, execute, fetchval
 from ledgermirror.status.errors import InvalidInput
 from ledgermirror.status.incidents_ops import INSERT_SQL, LINK_SQL, UNLINK_SQL, add_update, load
 from ledgermirror.status.model import MAINTENANCE_STATES
@@ -33,11 +33,12 @@ CANCEL_FIELDS: dict[str, fields.Check] = {"body": fields.text, "deliver_notifica
 
 SCHEDULED_BODY = "Scheduled maintenance."
 CANCELLED_BODY = "This scheduled maintenance has been cancelled."
-COMPONENT_EXISTS_SQL = "select true from status.component where id = $1"
+COMPONENT_EXISTS_SQL = "select true from status.component where id = {id}"
 SET_SQL = """
-update status.incident set name = $2, status = $3, scheduled_for = $4, scheduled_until = $5, started_at = $4,
-       auto_in_progress = $6, auto_completed = $7, updated_at = $8, resolved_at = $9, cancelled_at = $10
-where id = $1
+update status.incident set name = {name}, status = {status}, scheduled_for = {start}, scheduled_until = {end},
+       started_at = {start}, auto_in_progress = {auto_in_progress}, auto_completed = {auto_completed},
+       updated_at = {now}, resolved_at = {resolved_at}, cancelled_at = {cancelled_at}
+where id = {id}
 """
 
 
@@ -48,9 +49,9 @@ def _check_window(start: dt.datetime, end: dt.datetime) -> None:
 
 async def _link(conn: Conn, maintenance_id: str, components: list[str]) -> None:
     for component_id in components:
-        if not await conn.fetchval(COMPONENT_EXISTS_SQL, component_id):
+        if not await fetchval(conn, COMPONENT_EXISTS_SQL, id=component_id):
             raise InvalidInput(f"no component {component_id}")
-        await conn.execute(LINK_SQL, maintenance_id, component_id)
+        await execute(conn, LINK_SQL, incident_id=maintenance_id, component_id=component_id)
 
 
 async def schedule(conn: Conn, data: Any, now: dt.datetime, actor: str) -> str:
@@ -58,21 +59,22 @@ async def schedule(conn: Conn, data: Any, now: dt.datetime, actor: str) -> str:
     _check_window(values["scheduled_for"], values["scheduled_until"])
     maintenance_id = new_id()
     async with conn.transaction():
-        await conn.execute(
+        await execute(
+            conn,
             INSERT_SQL,
-            maintenance_id,
-            "maintenance",
-            values["name"],
-            "scheduled",
-            "maintenance",
-            None,
-            now,
-            values["scheduled_for"],
-            None,
-            values["scheduled_for"],
-            values["scheduled_until"],
-            values.get("auto_in_progress", True),
-            values.get("auto_completed", True),
+            id=maintenance_id,
+            kind="maintenance",
+            name=values["name"],
+            status="scheduled",
+            impact="maintenance",
+            impact_override=None,
+            now=now,
+            started_at=values["scheduled_for"],
+            monitoring_at=None,
+            scheduled_for=values["scheduled_for"],
+            scheduled_until=values["scheduled_until"],
+            auto_in_progress=values.get("auto_in_progress", True),
+            auto_completed=values.get("auto_completed", True),
         )
         await _link(conn, maintenance_id, values.get("components", []))
         body = values.get("body", SCHEDULED_BODY)
@@ -122,21 +124,22 @@ async def _change(
     end = values.get("scheduled_until", row["scheduled_until"])
     _check_window(start, end)
     resolved_at = now if status == "completed" else None
-    await conn.execute(
+    await execute(
+        conn,
         SET_SQL,
-        maintenance_id,
-        values.get("name", row["name"]),
-        status,
-        start,
-        end,
-        values.get("auto_in_progress", row["auto_in_progress"]),
-        values.get("auto_completed", row["auto_completed"]),
-        now,
-        resolved_at,
-        now if cancel else None,
+        id=maintenance_id,
+        name=values.get("name", row["name"]),
+        status=status,
+        start=start,
+        end=end,
+        auto_in_progress=values.get("auto_in_progress", row["auto_in_progress"]),
+        auto_completed=values.get("auto_completed", row["auto_completed"]),
+        now=now,
+        resolved_at=resolved_at,
+        cancelled_at=now if cancel else None,
     )
     if "components" in values:
-        await conn.execute(UNLINK_SQL, maintenance_id)
+        await execute(conn, UNLINK_SQL, incident_id=maintenance_id)
         await _link(conn, maintenance_id, values["components"])
     if "body" in values or status != current or cancel:
         body = values.get("body") or (

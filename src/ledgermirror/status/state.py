@@ -9,7 +9,7 @@ import asyncpg
 from ledgermirror.clock import Clock
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.db import create_pool
-from ledgermirror.status.http import BodyCache
+from ledgermirror.ttl_cache import TtlCache
 
 
 @dataclass(slots=True)
@@ -18,7 +18,7 @@ class StatusState:
     clock: Clock
     read_url: str
     write_url: str | None
-    cache: BodyCache
+    cache: TtlCache[bytes]
     _read: asyncpg.Pool | None = field(default=None)
     _write: asyncpg.Pool | None = field(default=None)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ledgermirror.status.db import Conn
+from ledgermirror.status.db import Conn, fetch
 
 RECENT = 50
 """incidents.json and scheduled-maintenances.json list the 50 most recent."""
@@ -26,13 +26,13 @@ _INCIDENT_COLUMNS = """id, kind, name, status, impact, shortlink, created_at, up
 
 INCIDENTS_SQL = f"""
 (select {_INCIDENT_COLUMNS} from status.incident where kind = 'incident'
- order by created_at desc, id desc limit $1)
+ order by created_at desc, id desc limit {{recent}})
 union
 (select {_INCIDENT_COLUMNS} from status.incident
  where kind = 'incident' and status in ('investigating', 'identified', 'monitoring'))
 union
 (select {_INCIDENT_COLUMNS} from status.incident where kind = 'maintenance'
- order by scheduled_for desc, id desc limit $1)
+ order by scheduled_for desc, id desc limit {{recent}})
 union
 (select {_INCIDENT_COLUMNS} from status.incident
  where kind = 'maintenance' and status in ('scheduled', 'in_progress', 'verifying'))
@@ -42,10 +42,12 @@ UPDATES_SQL = """
 select id, seq, incident_id, status, body, created_at, updated_at, display_at, affected_components,
        deliver_notifications
 from status.incident_update
-where incident_id = any($1::text[])
+where incident_id = any({ids}::text[])
 """
 
-LINKS_SQL = "select incident_id, component_id from status.incident_component where incident_id = any($1::text[])"
+LINKS_SQL = (
+    "select incident_id, component_id from status.incident_component where incident_id = any({ids}::text[])"
+)
 
 
 @dataclass(slots=True)
@@ -64,16 +66,16 @@ async def read_snapshot(conn: Conn) -> Snapshot:
         if page is None:
             raise RuntimeError("the status schema has no page row; run the migrations")
         components = [dict(row) for row in await conn.fetch(COMPONENTS_SQL)]
-        incidents = [dict(row) for row in await conn.fetch(INCIDENTS_SQL, RECENT)]
+        incidents = [dict(row) for row in await fetch(conn, INCIDENTS_SQL, recent=RECENT)]
         ids = [row["id"] for row in incidents]
         updates: dict[str, list[dict[str, Any]]] = {}
         links: dict[str, list[str]] = {}
         if ids:
-            for row in await conn.fetch(UPDATES_SQL, ids):
+            for row in await fetch(conn, UPDATES_SQL, ids=ids):
                 update = dict(row)
                 raw = update["affected_components"]
                 update["affected_components"] = None if raw is None else orjson.loads(raw)
                 updates.setdefault(update["incident_id"], []).append(update)
-            for row in await conn.fetch(LINKS_SQL, ids):
+            for row in await fetch(conn, LINKS_SQL, ids=ids):
                 links.setdefault(row["incident_id"], []).append(row["component_id"])
     return Snapshot(page["id"], page["created_at"], components, incidents, updates, links)

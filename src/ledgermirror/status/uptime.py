@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from ledgermirror.status.db import Conn
+from ledgermirror.status.db import Conn, fetch
 from ledgermirror.status.model import MAJOR, OPERATIONAL, PARTIAL, worst_status
 
 DAYS = 90
@@ -121,10 +121,10 @@ select c.id as component_id, h.new_status, h.changed_at
 from status.component c
 cross join lateral (
     (select new_status, changed_at from status.component_status_history
-     where component_id = c.id and changed_at < $1 order by changed_at desc limit 1)
+     where component_id = c.id and changed_at < {since} order by changed_at desc limit 1)
     union all
     (select new_status, changed_at from status.component_status_history
-     where component_id = c.id and changed_at >= $1 order by changed_at)
+     where component_id = c.id and changed_at >= {since} order by changed_at)
 ) h
 where not c.is_group
 """
@@ -135,7 +135,7 @@ branches are range scans of the ``(component_id, changed_at)`` index."""
 async def read_history(conn: Conn, since: dt.datetime) -> dict[str, list[Change]]:
     """Component id -> the changes :func:`daily_uptime` needs for a window starting at ``since``."""
     found: dict[str, list[Change]] = {}
-    for row in await conn.fetch(HISTORY_SQL, since):
+    for row in await fetch(conn, HISTORY_SQL, since=since):
         found.setdefault(row["component_id"], []).append(Change(row["changed_at"], row["new_status"]))
     return found
 

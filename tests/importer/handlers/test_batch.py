@@ -63,7 +63,7 @@ def test_item_of_reads_the_body_and_the_success_rule() -> None:
     assert (item.consensus_timestamp, item.result, item.successful) == (T0 + 5, 22, True)
     assert item.signature_map is not None
     assert [pair.pubKeyPrefix for pair in item.signature_map.sigPair] == [b"\x01"]
-    for status, successful in ((220, True), (104, True), (1, False), (7, False)):
+    for status, successful in ((220, True), (104, True), (23, False), (1, False), (7, False)):
         assert item_of(crypto_transfer([], at=T0, status=status), 0).successful is successful
 
 

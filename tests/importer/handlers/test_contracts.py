@@ -100,3 +100,25 @@ def test_approved_token_debit_spent_by_a_contract(ledger: Ledger) -> None:
         {"spender": encoded(1001), "amount": 100, "amount_granted": 100},
         {"spender": encoded(1002), "amount": 70, "amount_granted": 100},
     ]
+
+
+def test_ethereum_sender_and_contract_nonces(ledger: Ledger) -> None:
+    for num, kind in ((1001, "ACCOUNT"), (2000, "CONTRACT")):
+        ledger.execute(
+            "insert into entity (id, num, realm, shard, type, timestamp_range) values ($1, $1, 0, 0, $2, '[1,)')",
+            encoded(num),
+            kind,
+        )
+    types = module("contract_types_pb2")
+    result = types.ContractFunctionResult(
+        contractID=contract(2000),
+        sender_id=account(1001),
+        signer_nonce=wrappers_pb2.Int64Value(value=5),
+        contract_nonces=[types.ContractNonceInfo(contract_id=contract(2000), nonce=3)],
+    )
+    ethereum = module("ethereum_transaction_pb2").EthereumTransactionBody(ethereum_data=b"\xf8")
+    import_items(ledger.url, record_item(body("ethereumTransaction", ethereum), at=T0, contractCallResult=result))
+    rows = fetch(ledger.url, "select id, ethereum_nonce from entity order by id")
+    assert rows == [{"id": encoded(1001), "ethereum_nonce": 5}, {"id": encoded(2000), "ethereum_nonce": 3}]
+    assert fetch(ledger.url, "select count(*) from entity_history") == [{"count": 0}]
+    assert fetch(ledger.url, "select entity_id from transaction") == [{"entity_id": encoded(2000)}]

@@ -20,7 +20,6 @@ from tests.importer.handlers.items import (
 from tests.support import Ledger
 
 INSUFFICIENT_PAYER_BALANCE = 10
-FAIL_INVALID = 1
 
 
 def seed_payer(ledger: Ledger, balance: int = 1_000_000) -> None:
@@ -303,3 +302,19 @@ def test_nft_allowances_approve_and_delete(ledger: Ledger) -> None:
         {"serial_number": 2, "spender": None},
         {"serial_number": 1, "spender": encoded(1001)},
     ]
+
+
+def test_create_with_an_ecdsa_key_alias(ledger: Ledger) -> None:
+    """No key: the key alias is the key; the EVM address is keccak of the uncompressed key (private key 1)."""
+    generator = bytes.fromhex("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
+    alias = module("basic_types_pb2").Key(ECDSA_secp256k1=generator).SerializeToString()
+    create = module("crypto_create_pb2").CryptoCreateTransactionBody(alias=alias)
+    import_items(
+        ledger.url,
+        record_item(body("cryptoCreateAccount", create), at=T0, receipt={"accountID": account(1001)}),
+    )
+    row = fetch(ledger.url, "select key, alias, evm_address, public_key from entity")[0]
+    assert row["key"] == alias
+    assert row["alias"] == alias
+    assert row["evm_address"] == bytes.fromhex("7e5f4552091a69125d5dfcb7b8c2659029395bdf")
+    assert row["public_key"] == generator.hex()

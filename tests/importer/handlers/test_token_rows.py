@@ -20,9 +20,11 @@ from tests.importer.handlers.items import (
 )
 from tests.support import Ledger
 
+from ledgermirror.ledger.transaction_codes import result_number
+
 FUNGIBLE, NFT = 5000, 6000
 ALICE, BOB = 1001, 1002
-FAIL_INVALID = 1
+FAIL_INVALID = result_number("FAIL_INVALID")  # 23
 INVALID_SIGNATURE = 7
 
 

@@ -24,16 +24,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import Op
 from ledgermirror.api.querystring.pagination import Anchor
-from ledgermirror.api.querystring.params import InvalidValue, ParseContext
-from ledgermirror.ledger.entity_id import EvmForm
+from ledgermirror.api.querystring.params import closed
+from ledgermirror.ledger.entity_id import EntityId
 
 LOWER_OPS = frozenset({Op.GT, Op.GTE})
 UPPER_OPS = frozenset({Op.LT, Op.LTE})
-
-NumberReader = Callable[[str], "int | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +43,7 @@ class Limit:
     @property
     def closed(self) -> int:
         """The limit as an inclusive integer: ``gt:5`` is 6, ``lt:5`` is 4, anything else its value."""
-        if self.op is Op.GT:
-            return self.value + 1
-        if self.op is Op.LT:
-            return self.value - 1
-        return self.value
+        return closed(self.op, self.value)
 
 
 @dataclass(slots=True)
@@ -224,21 +217,21 @@ class Keyset:
                 found.append(side)
         return found
 
-    def anchors(self, last: Sequence[str], readers: Mapping[str, NumberReader] | None = None) -> list[Anchor]:
-        """Next-link anchors for the first ``len(last)`` key columns, ``last`` holding the last row's values.
+    def anchors(self, last: Sequence[tuple[str, int]]) -> list[Anchor]:
+        """Next-link anchors for the first ``len(last)`` key columns, ``last`` holding the last row's values as
+        (link text, number).
 
         A key pinned by an equality gets no anchor; every anchor but the last is inclusive, so the next page
         resumes inside the same leading key. Empty when every key is pinned: the page ends the data. The first
-        anchor carries its reader for the empty-range check.
+        anchor carries its number for the empty-range check.
         """
         open_keys = [
             (bound, value) for bound, value in zip(self.bounds, last, strict=False) if bound.equal is None
         ]
-        anchors: list[Anchor] = []
-        for index, (bound, value) in enumerate(open_keys):
-            reader = (readers or {}).get(bound.key) if index == 0 else None
-            anchors.append(Anchor(bound.key, value, inclusive=index < len(open_keys) - 1, to_number=reader))
-        return anchors
+        return [
+            Anchor(bound.key, text, inclusive=index < len(open_keys) - 1, number=number if index == 0 else None)
+            for index, (bound, (text, number)) in enumerate(open_keys)
+        ]
 
 
 def _row_condition(limits: list[tuple[str, Limit | None]], inclusive: Op) -> Condition | None:
@@ -255,19 +248,11 @@ def _row_condition(limits: list[tuple[str, Limit | None]], inclusive: Op) -> Con
     return Condition(tuple(columns), op, tuple(values)) if columns else None
 
 
-def entity_reader(ctx: ParseContext) -> NumberReader:
-    """Reads an id bound of a next link as its encoded id (``None`` for an opaque EVM address)."""
-    parse = values.numeric_entity_id(EvmForm.LONG_ZERO)
-
-    def read(text: str) -> int | None:
-        try:
-            return parse(text, ctx).encoded
-        except InvalidValue:
-            return None
-
-    return read
+def entity_key(encoded: int) -> tuple[str, int]:
+    """An encoded id of the last row as a next-link anchor value: ``shard.realm.num`` and the number."""
+    return str(EntityId.decode(encoded)), encoded
 
 
-def integer_reader(text: str) -> int | None:
-    """Reads a serial-number bound of a next link."""
-    return int(text) if text.isascii() and text.isdigit() else None
+def integer_key(value: int) -> tuple[str, int]:
+    """A serial number of the last row as a next-link anchor value."""
+    return str(value), value

@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from urllib.parse import unquote
 
+from ledgermirror.db.sql import Op, Order
 
-class Op(Enum):
-    EQ = "eq"
-    NE = "ne"
-    GT = "gt"
-    GTE = "gte"
-    LT = "lt"
-    LTE = "lte"
-
+__all__ = [
+    "ALL_OPS",
+    "EQ_ONLY",
+    "RANGE_OPS",
+    "BadOperator",
+    "Op",
+    "Order",
+    "RawQuery",
+    "split_operator",
+    "split_query",
+]
 
 ALL_OPS = frozenset(Op)
 EQ_ONLY = frozenset({Op.EQ})
 RANGE_OPS = frozenset({Op.EQ, Op.GT, Op.GTE, Op.LT, Op.LTE})
 _BY_TEXT = {op.value: op for op in Op}
-
-
-class Order(Enum):
-    ASC = "asc"
-    DESC = "desc"
 
 
 class BadOperator(ValueError):

@@ -43,26 +43,44 @@ class InvalidValue(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Filter(Generic[T]):
+    """One parsed ``key=op:value``. ``text`` is the value as the client wrote it (operator included), which a
+    next link repeats; it takes no part in equality."""
+
     key: str
     op: Op
     value: T
+    text: str = field(default="", compare=False)
+
+
+def closed(op: Op, value: int) -> int:
+    """A bound as an inclusive integer: ``gt:5`` is 6, ``lt:5`` is 4, any other operator its value. The one home
+    of this rule (range filters, keyset bounds, the next link's empty-range check, the account's timestamps)."""
+    if op is Op.GT:
+        return value + 1
+    if op is Op.LT:
+        return value - 1
+    return value
+
+
+def inclusive_range(filters: Iterable[Filter[int]], *, eq_is_upper: bool = False) -> tuple[int | None, int | None]:
+    """The tightest inclusive ``(lower, upper)`` of integer range filters (None: unbounded on that side);
+    ``eq_is_upper`` reads an equality as "as of" (``lte``); ``ne`` and other equalities are ignored."""
+    lower: int | None = None
+    upper: int | None = None
+    for item in filters:
+        if item.op in (Op.GT, Op.GTE):
+            bound = closed(item.op, item.value)
+            lower = bound if lower is None else max(lower, bound)
+        elif item.op in (Op.LT, Op.LTE) or (item.op is Op.EQ and eq_is_upper):
+            bound = closed(item.op, item.value)
+            upper = bound if upper is None else min(upper, bound)
+    return lower, upper
 
 
 def inclusive_bounds(filters: Iterable[Filter[int]], *, eq_is_upper: bool = False) -> tuple[int, int]:
-    """The inclusive ``[lower, upper]`` of integer range filters (``gt`` is ``>= v + 1``, ``lt`` is
-    ``<= v - 1``), within ``[0, 2^63 - 1]``; ``eq_is_upper`` reads an equality as "as of" (``lte``).
-    ``lower > upper`` means the range is empty."""
-    lower, upper = 0, INT64_MAX
-    for item in filters:
-        if item.op is Op.GT:
-            lower = max(lower, item.value + 1)
-        elif item.op is Op.GTE:
-            lower = max(lower, item.value)
-        elif item.op is Op.LT:
-            upper = min(upper, item.value - 1)
-        elif item.op is Op.LTE or (item.op is Op.EQ and eq_is_upper):
-            upper = min(upper, item.value)
-    return lower, upper
+    """:func:`inclusive_range` within ``[0, 2^63 - 1]``. ``lower > upper`` means the range is empty."""
+    lower, upper = inclusive_range(filters, eq_is_upper=eq_is_upper)
+    return max(0, lower) if lower is not None else 0, min(INT64_MAX, upper) if upper is not None else INT64_MAX
 
 
 @dataclass(frozen=True)
@@ -91,13 +109,17 @@ class ParamSpec(Generic[T]):
             op = Op.EQ
         elif op not in self.ops:
             raise InvalidValue(text)
-        return Filter(self.name, op, self.parse(value, ctx))
+        return Filter(self.name, op, self.parse(value, ctx), text)
 
 
 @dataclass(frozen=True, slots=True)
 class ParsedQuery:
+    """``values``: the filters that count (the last one of a non-repeatable parameter); ``given``: every filter
+    as sent, keys in first-seen order (what a next link repeats)."""
+
     raw: RawQuery
     values: dict[str, list[Filter[Any]]]
+    given: dict[str, list[Filter[Any]]] = field(default_factory=dict)
 
     def filters(self, spec: ParamSpec[T]) -> list[Filter[T]]:
         return self.values.get(spec.name, [])
@@ -115,11 +137,19 @@ Check = Callable[[RawQuery], None]
 
 
 class ParamSet:
-    """The parameters of one endpoint, in documentation order."""
+    """The parameters of one endpoint, in documentation order.
 
-    def __init__(self, specs: Sequence[ParamSpec[Any]], checks: Iterable[Check] = ()) -> None:
+    Problems are reported all at once, by default in the reference's order (repeat counts, then invalid values,
+    then unknown keys); ``url_order`` reports them in query-string order instead, unknown keys among invalid
+    values (the reference's older validator, ``/api/v1/accounts``).
+    """
+
+    def __init__(
+        self, specs: Sequence[ParamSpec[Any]], checks: Iterable[Check] = (), *, url_order: bool = False
+    ) -> None:
         self.specs = tuple(specs)
         self.checks = tuple(checks)
+        self.url_order = url_order
         self._by_name = {spec.name: spec for spec in self.specs}
 
     def parse(self, query_string: str, ctx: ParseContext) -> ParsedQuery:
@@ -132,30 +162,35 @@ class ParamSet:
         too_many: list[str] = []
         invalid: list[str] = []
         unknown: list[str] = []
+        in_order: list[str] = []
         values: dict[str, list[Filter[Any]]] = {}
+        given: dict[str, list[Filter[Any]]] = {}
         for key, texts in raw.items.items():
             spec = self._by_name.get(key)
             if spec is None:
-                unknown.append(f"Unknown query parameter: {key}")
+                message = f"Unknown query parameter: {key}"
+                (in_order if self.url_order else unknown).append(message)
                 continue
             if len(texts) > ctx.max_repeats:
-                too_many.append(
+                message = (
                     f"Parameter values count exceeds maximum number allowed: {key} "
                     f"count: {len(texts)} max: {ctx.max_repeats}"
                 )
+                (in_order if self.url_order else too_many).append(message)
                 continue
             try:
                 if spec.single and len(texts) > 1:
                     raise InvalidValue(key)
                 parsed = [spec.parse_one(text, ctx) for text in texts]
             except InvalidValue:
-                invalid.append(f"Invalid parameter: {key}")
+                (in_order if self.url_order else invalid).append(f"Invalid parameter: {key}")
                 continue
+            given[key] = parsed
             values[key] = parsed if spec.repeatable else parsed[-1:]
-        messages = too_many + invalid + unknown
+        messages = in_order + too_many + invalid + unknown
         if messages:
             raise BadRequest(*messages)
-        return ParsedQuery(raw, values)
+        return ParsedQuery(raw, values, given)
 
     def names(self) -> list[str]:
         return [spec.name for spec in self.specs]

@@ -56,6 +56,16 @@ def numeric_entity_id(evm: EvmForm = EvmForm.LONG_ZERO) -> Callable[[str, ParseC
     return parse
 
 
+def true_false(text: str, ctx: ParseContext) -> bool:
+    """``true`` or ``false``, case-insensitive."""
+    lowered = text.lower()
+    if lowered == "true":
+        return True
+    if lowered == "false":
+        return False
+    raise InvalidValue(text)
+
+
 def timestamp(text: str, ctx: ParseContext) -> int:
     try:
         return parse_timestamp(text)
@@ -103,17 +113,3 @@ def integer_between(low: int, high: int = _INT64_MAX) -> Callable[[str, ParseCon
         return value
 
     return parse
-
-
-def entity_number(ctx: ParseContext) -> Callable[[str], int | None]:
-    """Reads an id bound of a next link as its encoded number (None when it is not an id): the empty-range
-    check of :func:`~ledgermirror.api.querystring.pagination.next_link`."""
-    parse = numeric_entity_id(EvmForm.LONG_ZERO)
-
-    def to_number(text: str) -> int | None:
-        try:
-            return parse(text, ctx).encoded
-        except InvalidValue:
-            return None
-
-    return to_number

@@ -10,13 +10,14 @@ approved spender (equalities form one list, at most one lower and one upper boun
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import (
     LOWER_OPS,
@@ -24,17 +25,16 @@ from ledgermirror.api.querystring.bounds import (
     Keyset,
     Limit,
     check_node,
-    entity_reader,
+    entity_key,
     in_query_order,
-    integer_reader,
+    integer_key,
     node_bound,
 )
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.pagination import next_link
-from ledgermirror.api.querystring.params import ParamSet, ParamSpec
-from ledgermirror.api.resources import account_ref, schemas
-from ledgermirror.api.resources.token_allowances import encoded_ids
+from ledgermirror.api.querystring.pagination import Anchor
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
+from ledgermirror.api.resources import account_ref, evm_lookup, schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
@@ -104,7 +104,6 @@ NFT: dict[str, Any] = {
         "token_id",
     ],
 }
-RESPONSE: dict[str, Any] = schemas.list_response("nfts", NFT)
 
 
 def plan(
@@ -142,13 +141,23 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def list_account_nfts(request: Request, ctx: AppContext) -> Page:
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The path account, the (token, serial) keyset and the resolved spender filters."""
+
+    account: int
+    keyset: Keyset
+    spender_in: list[int] | None
+    spender_ranges: list[Limit]
+
+
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
     account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
     token_limits = [Limit(item.op, item.value.encoded) for item in query.filters(TOKEN_ID)]
     serial_limits = [Limit(item.op, item.value) for item in query.filters(SERIAL_NUMBER)]
     bounds = in_query_order(
-        list(query.raw.items),
+        list(query.given),
         {
             TOKEN_ID.name: lambda: node_bound(TOKEN_ID.name, "token_id", token_limits),
             SERIAL_NUMBER.name: lambda: node_bound(SERIAL_NUMBER.name, "serial_number", serial_limits),
@@ -164,42 +173,44 @@ async def list_account_nfts(request: Request, ctx: AppContext) -> Page:
         raise BadRequest(SPENDER_NE)
     spender_in: list[int] | None = [] if Op.EQ in ops else None
     spender_ranges: list[Limit] = []
-    for item, encoded in zip(spender_filters, await encoded_ids(spender_filters, ctx), strict=True):
+    encoded_ids = await evm_lookup.filter_values(ctx, [item.value for item in spender_filters])
+    for item, encoded in zip(spender_filters, encoded_ids, strict=True):
         if encoded is None and item.op is not Op.EQ:  # a bound on an EVM address no entity has
-            return Page({"nfts": [], "links": {"next": None}})
+            raise NothingMatches
         if spender_in is not None and item.op is Op.EQ and encoded is not None:
             spender_in.append(encoded)
         elif encoded is not None:
             spender_ranges.append(Limit(item.op, encoded))
-    keyset = Keyset((token, serial))
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.DESC)
-    probe = ctx.settings.pagination_probe
-    statement = plan(
-        account, keyset, spender_in, spender_ranges, limit=limit + 1 if probe else limit, order=order
-    ).build()
-    rows = await ctx.database.fetch(statement)
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows:
-        last = [str(EntityId.decode(rows[-1]["token_id"])), str(rows[-1]["serial_number"])]
-        readers = {TOKEN_ID.name: entity_reader(ctx.parse_ctx), SERIAL_NUMBER.name: integer_reader}
-        anchors = keyset.anchors(last, readers)
-        if anchors:
-            link = next_link(request.scope["path"], query.raw, anchors, order)
-    return Page({"nfts": [render(row) for row in rows], "links": {"next": link}}, link)
+    return Prepared(query, Owner(account, Keyset((token, serial)), spender_in, spender_ranges))
 
 
-ENDPOINT = Endpoint(
+def _plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(owner.account, owner.keyset, owner.spender_in, owner.spender_ranges, limit=limit, order=order)
+
+
+def _render(owner: Owner, row: Any) -> dict[str, Any]:
+    return render(row)
+
+
+def _anchors(owner: Owner, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    return owner.keyset.anchors([entity_key(row["token_id"]), integer_key(row["serial_number"])])
+
+
+LIST = ListSpec[Owner](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts",
-    handler=list_account_nfts,
+    items="nfts",
     params=PARAMS,
+    default_order=Order.DESC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=1,
     summary="List an account's NFTs",
     description="The NFTs the account owns, in descending (token, serial number) order by default, with keyset "
     "pagination through links.next. deleted is true when the NFT or its token is deleted.",
-    response_schema=RESPONSE,
+    item_schema=NFT,
     tag="accounts",
     path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
 )
+ENDPOINT = LIST.endpoint()

@@ -19,13 +19,15 @@ import re
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, InternalError, NotFound
+from ledgermirror.api.resources import evm_lookup
+from ledgermirror.db.sql import Column, Op, Select
 from ledgermirror.ledger.aliases import InvalidAlias, decode_alias
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, parse_entity_ref
 
 PATH_PARAMETER = "idOrAliasOrEvmAddress"
 _ALIAS = re.compile(r"(?:(\d{1,5})\.)?(?:(\d{1,5})\.)?([A-Z2-7]+)", re.ASCII)
-_BY_EVM = "select id from entity where deleted is not true and evm_address = $1 limit 2"
-_BY_ALIAS = "select id from entity where coalesce(deleted, false) <> true and alias = $1 limit 2"
+_ALIAS_COLUMN = Column("alias")
+_DELETED = Column("deleted")
 
 OPENAPI_PATH_PARAMETER = {
     "name": PATH_PARAMETER,
@@ -72,17 +74,19 @@ async def resolve_account(text: str, ctx: AppContext) -> int:
     if isinstance(ref, EntityId):
         return ref.encoded
     if isinstance(ref, EvmAddress):
-        return await _unique(ctx, _BY_EVM, ref.address, "Not found")
+        return await evm_lookup.path_id(ctx, ref.address)
     alias = parse_alias(text, shard=shard, realm=realm)
     if alias is None:
         raise invalid()
-    return await _unique(ctx, _BY_ALIAS, alias, "No account with a matching alias found")
+    return await _by_alias(ctx, alias)
 
 
-async def _unique(ctx: AppContext, sql: str, value: bytes, missing: str) -> int:
-    rows = await ctx.database.fetch_raw(sql, value)
+async def _by_alias(ctx: AppContext, alias: bytes) -> int:
+    """``coalesce(deleted, false) <> true`` in the reference: a NULL ``deleted`` matches."""
+    select = Select("select id from entity").is_not_true(_DELETED).compare(_ALIAS_COLUMN, Op.EQ, alias).limit(2)
+    rows = await ctx.database.fetch(select.build())
     if not rows:
-        raise NotFound(missing)
+        raise NotFound("No account with a matching alias found")
     if len(rows) > 1:
         raise InternalError()
     return int(rows[0]["id"])

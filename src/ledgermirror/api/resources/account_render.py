@@ -1,5 +1,5 @@
-"""What ``/api/v1/accounts`` and ``/api/v1/accounts/{id}`` share: the entity columns read, the account object
-(field order, derived values) and its OpenAPI schema.
+"""What ``/api/v1/accounts`` and ``/api/v1/accounts/{id}`` share: the account object (field order, derived
+values). The columns it reads are in ``account_query.py``, its OpenAPI schema in ``account_schema.py``.
 
 Derived fields, as the reference computes them:
 
@@ -15,61 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgermirror.api.querystring.grammar import Order
-from ledgermirror.api.querystring.params import InvalidValue, ParseContext
-from ledgermirror.api.resources import schemas
 from ledgermirror.ledger.aliases import format_alias, format_evm_address
 from ledgermirror.ledger.entity_id import MAX_NUM, format_encoded, long_zero_address
 from ledgermirror.ledger.keys import render_key
 from ledgermirror.ledger.timestamps import format_ns
 
-ENTITY_FIELDS = (
-    "id, alias, auto_renew_period, balance, balance_timestamp, created_timestamp, decline_reward, "
-    "delegation_address, deleted, ethereum_nonce, evm_address, expiration_timestamp, key, "
-    "max_automatic_token_associations, memo, receiver_sig_required, staked_account_id, staked_node_id, "
-    "stake_period_start"
-)
-"""The entity columns an account object needs (a static select list, unqualified)."""
-
-ENTITY_COLUMNS = ", ".join("e." + name.strip() for name in ENTITY_FIELDS.split(","))
-"""The same columns qualified with ``e.``."""
-
-ACCOUNT_FILTER = "e.type in ('ACCOUNT', 'CONTRACT') and not (e.num = 2 and e.memo = " + (
-    "'Mirror node created synthetic treasury account')"
-)
-"""Accounts and contracts, without the importer's synthetic treasury row (static SQL)."""
-
-STAKE_COLUMNS = "es.pending_reward as stake_pending, es.end_stake_period as stake_end"
-"""What :func:`pending_reward` needs from the staking row ``es``."""
-
-_TOKENS_JOIN = """left join lateral (
-    select array_agg(t.token_id order by t.token_id {order}) as token_ids,
-           array_agg(t.balance order by t.token_id {order}) as token_balances
-    from (select ta.token_id, ta.balance from token_account ta
-          where ta.account_id = e.id and ta.associated is true
-          order by ta.token_id {order} limit {limit}) t
-) tb on true"""
-
-
-def tokens_join(order: Order, limit_parameter: str) -> str:
-    """Static SQL: ``tb.token_ids``/``tb.token_balances``, the associated token balances of ``e`` (the first
-    ``limit_parameter``, e.g. ``$1``, in ``order`` of token id). Called at import time only."""
-    return _TOKENS_JOIN.format(order=order.value, limit=limit_parameter)
-
-
 _NANOS_PER_DAY = 86_400 * 1_000_000_000
 _UNSET = -1
 """``staked_node_id`` and ``stake_period_start`` use -1 for "none"."""
-
-
-def boolean(text: str, ctx: ParseContext) -> bool:
-    """``true`` or ``false``, case-insensitive."""
-    lowered = text.lower()
-    if lowered == "true":
-        return True
-    if lowered == "false":
-        return False
-    raise InvalidValue(text)
 
 
 def staked_to_node(node: int | None) -> bool:
@@ -168,56 +121,3 @@ def render_account(row: Any, balance: dict[str, Any] | None, *, delegation_addre
         }
     )
     return account
-
-
-_TIMESTAMP: dict[str, Any] = {"type": ["string", "null"], "pattern": r"^\d{1,10}(\.\d{1,9})?$"}
-_INT64: dict[str, Any] = {"type": ["integer", "null"], "format": "int64"}
-
-BALANCE: dict[str, Any] = {
-    "type": ["object", "null"],
-    "properties": {
-        "balance": _INT64,
-        "timestamp": _TIMESTAMP,
-        "tokens": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"token_id": schemas.ENTITY_ID, "balance": {"type": "integer", "format": "int64"}},
-                "required": ["token_id", "balance"],
-            },
-        },
-    },
-    "required": ["balance", "timestamp", "tokens"],
-}
-
-ACCOUNT_PROPERTIES: dict[str, Any] = {
-    "account": schemas.ENTITY_ID,
-    "alias": {"type": ["string", "null"], "pattern": "^[A-Z2-7]+$"},
-    "auto_renew_period": _INT64,
-    "balance": BALANCE,
-    "created_timestamp": _TIMESTAMP,
-    "decline_reward": {"type": "boolean"},
-    "delegation_address": {
-        "type": "string",
-        "description": "Only when LEDGERMIRROR_ENABLE_DELEGATION_ADDRESS is set",
-        "pattern": "^0x([0-9a-f]{40})?$",
-    },
-    "deleted": {"type": ["boolean", "null"]},
-    "ethereum_nonce": _INT64,
-    "evm_address": {"type": ["string", "null"], "pattern": "^0x[0-9a-f]{40}$"},
-    "expiry_timestamp": _TIMESTAMP,
-    "key": schemas.KEY,
-    "max_automatic_token_associations": {"type": ["integer", "null"], "format": "int32"},
-    "memo": {"type": "string"},
-    "pending_reward": {"type": "integer", "format": "int64"},
-    "receiver_sig_required": {"type": ["boolean", "null"]},
-    "staked_account_id": schemas.ENTITY_ID,
-    "staked_node_id": _INT64,
-    "stake_period_start": _TIMESTAMP,
-}
-
-ACCOUNT: dict[str, Any] = {
-    "type": "object",
-    "properties": ACCOUNT_PROPERTIES,
-    "required": [name for name in ACCOUNT_PROPERTIES if name != "delegation_address"],
-}

@@ -6,36 +6,28 @@ this route), one message per parameter.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
-from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order, split_query
-from ledgermirror.api.querystring.pagination import Anchor, next_link
+from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order
+from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import (
-    Filter,
     InvalidValue,
     ParamSet,
     ParamSpec,
     ParseContext,
     ParsedQuery,
 )
-from ledgermirror.api.resources import schemas
-from ledgermirror.api.resources.account_render import (
-    ACCOUNT,
-    ACCOUNT_FILTER,
-    ENTITY_COLUMNS,
-    STAKE_COLUMNS,
-    boolean,
-    current_balance,
-    render_account,
-    tokens_join,
-)
+from ledgermirror.api.resources import evm_lookup, schemas
+from ledgermirror.api.resources.account_query import ACCOUNT_FILTER, ENTITY_COLUMNS, STAKE_COLUMNS, tokens_join
+from ledgermirror.api.resources.account_render import current_balance, render_account
+from ledgermirror.api.resources.account_schema import ACCOUNT
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
 from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
@@ -70,7 +62,7 @@ ACCOUNT_PUBLICKEY = ParamSpec[str](
 )
 BALANCE = ParamSpec[bool](
     "balance",
-    boolean,
+    values.true_false,
     "Include balances (default true); false leaves the balance object out (null).",
     ops=EQ_ONLY,
     repeatable=False,
@@ -78,60 +70,30 @@ BALANCE = ParamSpec[bool](
 )
 
 
-class UrlOrderParamSet(ParamSet):
-    """Like :class:`ParamSet`, but every message in query-string order, unknown keys among invalid values."""
-
-    def parse(self, query_string: str, ctx: ParseContext) -> ParsedQuery:
-        raw = split_query(query_string)
-        for count in raw.exact_counts.values():
-            if count > ctx.max_repeats:
-                raise BadRequest(f"Array limit exceeded. Only {ctx.max_repeats} elements allowed in an array.")
-        for check in self.checks:
-            check(raw)
-        messages: list[str] = []
-        parsed: dict[str, list[Filter[Any]]] = {}
-        specs = {spec.name: spec for spec in self.specs}
-        for key, texts in raw.items.items():
-            spec = specs.get(key)
-            if spec is None:
-                messages.append(f"Unknown query parameter: {key}")
-            elif len(texts) > ctx.max_repeats:
-                messages.append(
-                    f"Parameter values count exceeds maximum number allowed: {key} "
-                    f"count: {len(texts)} max: {ctx.max_repeats}"
-                )
-            else:
-                try:
-                    filters = [spec.parse_one(text, ctx) for text in texts]
-                except InvalidValue:
-                    messages.append(f"Invalid parameter: {key}")
-                    continue
-                parsed[key] = filters if spec.repeatable else filters[-1:]
-        if messages:
-            raise BadRequest(*messages)
-        return ParsedQuery(raw, parsed)
-
-
-PARAMS = UrlOrderParamSet([ACCOUNT_BALANCE, ACCOUNT_ID, ACCOUNT_PUBLICKEY, BALANCE, LIMIT, ORDER])
+PARAMS = ParamSet([ACCOUNT_BALANCE, ACCOUNT_ID, ACCOUNT_PUBLICKEY, BALANCE, LIMIT, ORDER], url_order=True)
 
 _FROM = "from entity e\nleft join entity_stake es on es.id = e.id"
 _WITH_BALANCES = {
     order: f"select {ENTITY_COLUMNS}, {STAKE_COLUMNS}, tb.token_ids, tb.token_balances\n{_FROM}\n"
-    + tokens_join(order, "$1")
+    + tokens_join(order)
     for order in Order
 }
-"""Heads with the token balance list; ``$1`` is the number of token balances per account."""
+"""Heads with the token balance list; ``{token_limit}`` is the number of token balances per account."""
 _WITHOUT_BALANCES = f"select {ENTITY_COLUMNS}, {STAKE_COLUMNS}\n{_FROM}"
 
 _ID = Column("e.id")
 _BALANCE = Column("e.balance")
 _PUBLIC_KEY = Column("e.public_key")
 
-_EVM_LOOKUP = "select evm_address, id from entity where evm_address = any($1::bytea[]) and deleted is not true"
 
+@dataclass(frozen=True, slots=True)
+class Accounts:
+    """What the plan needs beyond the query: ``account.id`` filters with EVM addresses resolved."""
 
-class _NothingMatches(Exception):
-    """An ``account.id`` bound names an EVM address no entity has."""
+    ids: list[tuple[Op, int]]
+    balances: bool
+    token_limit: int
+    delegation: bool
 
 
 def plan(
@@ -144,10 +106,11 @@ def plan(
     order: Order,
 ) -> Select:
     """``ids`` are the ``account.id`` filters with EVM addresses already resolved."""
-    select = Select(_WITH_BALANCES[order] if balances else _WITHOUT_BALANCES)
     if balances:
-        select.bind(token_limit)  # $1 of the head
-    select.conditions.append(ACCOUNT_FILTER)
+        select = Select(_WITH_BALANCES[order], head_args={"token_limit": token_limit})
+    else:
+        select = Select(_WITHOUT_BALANCES)
+    select.where(ACCOUNT_FILTER)
     equal = sorted({encoded for op, encoded in ids if op is Op.EQ})
     if equal:
         select.any_of(_ID, equal)
@@ -164,11 +127,9 @@ def plan(
 async def _resolve_ids(query: ParsedQuery, ctx: AppContext) -> list[tuple[Op, int]]:
     """Encoded ids of the ``account.id`` filters; opaque EVM addresses are looked up among live entities."""
     filters = query.filters(ACCOUNT_ID)
-    addresses = [item.value.address for item in filters if isinstance(item.value, EvmAddress)]
-    found: dict[bytes, int] = {}
-    if addresses:
-        rows = await ctx.database.fetch_raw(_EVM_LOOKUP, addresses)
-        found = {bytes(row["evm_address"]): int(row["id"]) for row in rows}
+    found = await evm_lookup.filter_ids(
+        ctx, [item.value.address for item in filters if isinstance(item.value, EvmAddress)]
+    )
     resolved: list[tuple[Op, int]] = []
     unknown_equalities = 0
     for item in filters:
@@ -180,58 +141,55 @@ async def _resolve_ids(query: ParsedQuery, ctx: AppContext) -> list[tuple[Op, in
         elif item.op is Op.EQ:
             unknown_equalities += 1
         elif item.op is not Op.NE:  # "not an unknown address" holds for every account
-            raise _NothingMatches
+            raise NothingMatches
     if unknown_equalities and not any(op is Op.EQ for op, _ in resolved):
-        raise _NothingMatches
+        raise NothingMatches
     return resolved
 
 
-async def list_accounts(request: Request, ctx: AppContext) -> Page:
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[Accounts]:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.ASC)
     balances = query.last(BALANCE, True)
-    try:
-        ids = await _resolve_ids(query, ctx)
-    except _NothingMatches:
-        return Page({"accounts": [], "links": {"next": None}})
-    probe = ctx.settings.pagination_probe
-    statement = plan(
+    ids = await _resolve_ids(query, ctx)
+    settings = ctx.settings
+    return Prepared(
         query,
-        ids,
-        balances=balances,
-        token_limit=ctx.settings.token_balance_limit_multiple_accounts,
-        limit=limit + 1 if probe else limit,
-        order=order,
-    ).build()
-    rows = await ctx.database.fetch(statement)
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    delegation = ctx.settings.enable_delegation_address
-    accounts = [
-        render_account(row, current_balance(row) if balances else None, delegation_address=delegation)
-        for row in rows
-    ]
-    link = None
-    if more and rows:
-        anchor = Anchor(
-            "account.id", str(EntityId.decode(rows[-1]["id"])), to_number=values.entity_number(ctx.parse_ctx)
-        )
-        link = next_link(request.scope["path"], query.raw, [anchor], order)
-    return Page({"accounts": accounts, "links": {"next": link}}, link)
+        Accounts(
+            ids, balances, settings.token_balance_limit_multiple_accounts, settings.enable_delegation_address
+        ),
+    )
 
 
-RESPONSE: dict[str, Any] = schemas.list_response("accounts", ACCOUNT)
+def _plan(accounts: Accounts, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(
+        query, accounts.ids, balances=accounts.balances, token_limit=accounts.token_limit, limit=limit, order=order
+    )
 
-ENDPOINT = Endpoint(
+
+def _anchors(accounts: Accounts, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    return [Anchor(ACCOUNT_ID.name, str(EntityId.decode(row["id"])), number=row["id"])]
+
+
+def _render(accounts: Accounts, row: Any) -> dict[str, Any]:
+    balance = current_balance(row) if accounts.balances else None
+    return render_account(row, balance, delegation_address=accounts.delegation)
+
+
+LIST = ListSpec[Accounts](
     path="/api/v1/accounts",
-    handler=list_accounts,
+    items="accounts",
     params=PARAMS,
+    default_order=Order.ASC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=10,
     summary="List accounts",
     description="Accounts and contracts in ascending id order by default, each with its live hbar balance and up "
     "to LEDGERMIRROR_TOKEN_BALANCE_LIMIT_MULTIPLE_ACCOUNTS associated token balances; keyset pagination "
     "through links.next.",
-    response_schema=RESPONSE,
+    item_schema=ACCOUNT,
     tag="accounts",
 )
+ENDPOINT = LIST.endpoint()

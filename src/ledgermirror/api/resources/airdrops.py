@@ -16,22 +16,22 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.listing import ListSpec, Prepare, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import (
     Bound,
     Keyset,
     Limit,
     check_range,
-    entity_reader,
-    integer_reader,
+    entity_key,
+    integer_key,
     java_bound,
 )
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order, RawQuery
-from ledgermirror.api.querystring.pagination import next_link
-from ledgermirror.api.querystring.params import ParamSet, ParamSpec
+from ledgermirror.api.querystring.pagination import Anchor
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import account_ref, schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, format_encoded
@@ -86,7 +86,6 @@ AIRDROP: dict[str, Any] = {
     },
     "required": ["amount", "receiver_id", "sender_id", "serial_number", "timestamp", "token_id"],
 }
-RESPONSE: dict[str, Any] = schemas.list_response("airdrops", AIRDROP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,93 +137,89 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def _list(request: Request, ctx: AppContext, side: Direction, params: ParamSet) -> Page:
-    query = params.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    specs: list[tuple[ParamSpec[Any], str]] = [
-        (side.party, side.party_column),
-        (TOKEN_ID, "token_id"),
-        (SERIAL_NUMBER, "serial_number"),
-    ]
-    bounds: list[Bound] = []
-    for spec, column in specs:
-        limits = [Limit(item.op, _number(item.value)) for item in query.filters(spec)]
-        if any(limit.op is Op.NE for limit in limits):
-            raise BadRequest(f"Unsupported range operator ne for {spec.name}")
-        bounds.append(java_bound(spec.name, column, limits))
-    check_range(bounds[0])
-    account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    keyset = Keyset(tuple(bounds))
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.ASC)
-    probe = ctx.settings.pagination_probe
-    rows = await ctx.database.fetch(
-        plan(account, side, keyset, limit=limit + 1 if probe else limit, order=order).build()
-    )
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows:
-        row = rows[-1]
-        last = [str(EntityId.decode(row[side.party_column])), str(EntityId.decode(row["token_id"]))]
-        raw = query.raw
-        if row["serial_number"]:
-            last.append(str(row["serial_number"]))
-        else:  # fungible: (counterparty, token) is unique; the link drops the serial bound, as the reference
-            raw = _without_forward(raw, SERIAL_NUMBER.name, order)
-        reader = entity_reader(ctx.parse_ctx)
-        readers = {side.party.name: reader, TOKEN_ID.name: reader, SERIAL_NUMBER.name: integer_reader}
-        anchors = keyset.anchors(last, readers)
-        if anchors:
-            link = next_link(request.scope["path"], raw, anchors, order)
-    return Page({"airdrops": [render(row) for row in rows], "links": {"next": link}}, link)
+@dataclass(frozen=True, slots=True)
+class Airdrops:
+    account: int
+    side: Direction
+    keyset: Keyset
+
+
+def _preparer(side: Direction, params: ParamSet) -> Prepare[Airdrops]:
+    async def prepare(request: Request, ctx: AppContext) -> Prepared[Airdrops]:
+        query = params.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+        specs: list[tuple[ParamSpec[Any], str]] = [
+            (side.party, side.party_column),
+            (TOKEN_ID, "token_id"),
+            (SERIAL_NUMBER, "serial_number"),
+        ]
+        bounds: list[Bound] = []
+        for spec, column in specs:
+            limits = [Limit(item.op, _number(item.value)) for item in query.filters(spec)]
+            if any(limit.op is Op.NE for limit in limits):
+                raise BadRequest(f"Unsupported range operator ne for {spec.name}")
+            bounds.append(java_bound(spec.name, column, limits))
+        check_range(bounds[0])
+        account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
+        return Prepared(query, Airdrops(account, side, Keyset(tuple(bounds))))
+
+    return prepare
+
+
+def _plan(airdrops: Airdrops, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(airdrops.account, airdrops.side, airdrops.keyset, limit=limit, order=order)
+
+
+def _render(airdrops: Airdrops, row: Any) -> dict[str, Any]:
+    return render(row)
+
+
+def _anchors(airdrops: Airdrops, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    last = [entity_key(row[airdrops.side.party_column]), entity_key(row["token_id"])]
+    if row["serial_number"]:
+        last.append(integer_key(row["serial_number"]))
+    anchors = airdrops.keyset.anchors(last)
+    if anchors and not row["serial_number"]:
+        # fungible: (counterparty, token) is unique; the link drops the serial bound, as the reference
+        anchors.append(Anchor(SERIAL_NUMBER.name, None))
+    return anchors
 
 
 def _number(value: EntityId | int) -> int:
     return value.encoded if isinstance(value, EntityId) else value
 
 
-def _without_forward(raw: RawQuery, key: str, order: Order) -> RawQuery:
-    """The query without ``key``'s bounds in the paging direction."""
-    forward = ("gt:", "gte:") if order is Order.ASC else ("lt:", "lte:")
-    items = dict(raw.items)
-    kept = [text for text in items.get(key, []) if not text.startswith(forward)]
-    if key in items:
-        if kept:
-            items[key] = kept
-        else:
-            del items[key]
-    return RawQuery(items, raw.exact_counts)
+def _spec(side: Direction, params: ParamSet, path: str, summary: str, description: str) -> ListSpec[Airdrops]:
+    return ListSpec[Airdrops](
+        path=path,
+        items="airdrops",
+        params=params,
+        default_order=Order.ASC,
+        prepare=_preparer(side, params),
+        plan=_plan,
+        render=_render,
+        anchors=_anchors,
+        max_age=1,
+        summary=summary,
+        description=description,
+        item_schema=AIRDROP,
+        tag="accounts",
+        path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
+    )
 
 
-async def list_outstanding(request: Request, ctx: AppContext) -> Page:
-    return await _list(request, ctx, OUTSTANDING, OUTSTANDING_PARAMS)
-
-
-async def list_pending(request: Request, ctx: AppContext) -> Page:
-    return await _list(request, ctx, PENDING_SIDE, PENDING_PARAMS)
-
-
-OUTSTANDING_ENDPOINT = Endpoint(
-    path="/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/outstanding",
-    handler=list_outstanding,
-    params=OUTSTANDING_PARAMS,
-    max_age=1,
-    summary="List the pending airdrops an account has sent",
-    description="Pending token airdrops sent by the account, in ascending (receiver, token, serial number) "
-    "order by default, with keyset pagination through links.next.",
-    response_schema=RESPONSE,
-    tag="accounts",
-    path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
-)
-PENDING_ENDPOINT = Endpoint(
-    path="/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending",
-    handler=list_pending,
-    params=PENDING_PARAMS,
-    max_age=1,
-    summary="List the pending airdrops an account may claim",
-    description="Pending token airdrops sent to the account, in ascending (sender, token, serial number) order "
-    "by default, with keyset pagination through links.next.",
-    response_schema=RESPONSE,
-    tag="accounts",
-    path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
-)
+OUTSTANDING_ENDPOINT = _spec(
+    OUTSTANDING,
+    OUTSTANDING_PARAMS,
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/outstanding",
+    "List the pending airdrops an account has sent",
+    "Pending token airdrops sent by the account, in ascending (receiver, token, serial number) order by "
+    "default, with keyset pagination through links.next.",
+).endpoint()
+PENDING_ENDPOINT = _spec(
+    PENDING_SIDE,
+    PENDING_PARAMS,
+    "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending",
+    "List the pending airdrops an account may claim",
+    "Pending token airdrops sent to the account, in ascending (sender, token, serial number) order by default, "
+    "with keyset pagination through links.next.",
+).endpoint()

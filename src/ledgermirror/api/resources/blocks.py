@@ -16,12 +16,12 @@ from starlette.requests import Request
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest, NotFound
+from ledgermirror.api.listing import ListSpec, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import ALL_OPS, RANGE_OPS, Op, Order
-from ledgermirror.api.querystring.pagination import Anchor, next_link
+from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
-from ledgermirror.api.resources import schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
 from ledgermirror.ledger.timestamps import format_ns
@@ -114,11 +114,9 @@ BLOCK_SCHEMA: dict[str, Any] = {
     ],
 }
 
-BLOCKS_RESPONSE: dict[str, Any] = schemas.list_response("blocks", BLOCK_SCHEMA)
-
 
 def _order_column(query: ParsedQuery) -> Column:
-    for key in query.raw.items:
+    for key in query.given:
         if key == BLOCK_NUMBER.name:
             return _INDEX
         if key == TIMESTAMP.name:
@@ -167,19 +165,20 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def list_blocks(request: Request, ctx: AppContext) -> Page:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.DESC)
-    probe = ctx.settings.pagination_probe
-    rows = await ctx.database.fetch(plan(query, limit=limit + 1 if probe else limit, order=order).build())
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows:
-        anchor = Anchor(BLOCK_NUMBER.name, str(rows[-1]["index"]), to_number=parse_block_number)
-        link = next_link(request.scope["path"], query.raw, [anchor], order)
-    return Page({"blocks": [render(row) for row in rows], "links": {"next": link}}, link)
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[None]:
+    return Prepared(PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx), None)
+
+
+def _plan(context: None, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(query, limit=limit, order=order)
+
+
+def _render(context: None, row: Any) -> dict[str, Any]:
+    return render(row)
+
+
+def _anchors(context: None, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    return [Anchor(BLOCK_NUMBER.name, str(row["index"]), number=row["index"])]
 
 
 def plan_one(hash_or_number: str) -> Select:
@@ -207,17 +206,23 @@ async def get_block(request: Request, ctx: AppContext) -> Page:
     return Page(render(rows[0]))
 
 
-LIST_ENDPOINT = Endpoint(
+LIST = ListSpec[None](
     path="/api/v1/blocks",
-    handler=list_blocks,
+    items="blocks",
     params=PARAMS,
+    default_order=Order.DESC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=1,
     summary="List blocks",
     description="Blocks (record files), newest first by default, ordered by block number or consensus end "
     "(whichever filter comes first), with keyset pagination on block.number through links.next.",
-    response_schema=BLOCKS_RESPONSE,
+    item_schema=BLOCK_SCHEMA,
     tag="blocks",
 )
+LIST_ENDPOINT = LIST.endpoint()
 
 ONE_ENDPOINT = Endpoint(
     path="/api/v1/blocks/{hashOrNumber}",

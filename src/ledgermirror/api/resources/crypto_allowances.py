@@ -7,19 +7,20 @@ spender (descending by default).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.pagination import Anchor, next_link
-from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec
-from ledgermirror.api.resources import account_ref, schemas
+from ledgermirror.api.querystring.pagination import Anchor
+from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec, ParsedQuery
+from ledgermirror.api.resources import account_ref, evm_lookup, schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
@@ -40,7 +41,6 @@ NE_NOT_SUPPORTED = "Not equal (ne) comparison operator is not supported for spen
 _SELECT = """select owner, spender, amount, amount_granted,
     lower(timestamp_range) as timestamp_from, upper(timestamp_range) as timestamp_to
 from crypto_allowance"""
-_EVM_LOOKUP = "select evm_address, id from entity where evm_address = any($1::bytea[]) and deleted is not true"
 
 _OWNER = Column("owner")
 _SPENDER = Column("spender")
@@ -57,12 +57,6 @@ ALLOWANCE: dict[str, Any] = {
     },
     "required": ["amount", "amount_granted", "owner", "spender", "timestamp"],
 }
-
-RESPONSE: dict[str, Any] = schemas.list_response("allowances", ALLOWANCE)
-
-
-class _NothingMatches(Exception):
-    """A spender range bound is an EVM address that belongs to no entity."""
 
 
 def plan(owner: int, spenders: list[Filter[int | None]], *, limit: int, order: Order) -> Select:
@@ -88,61 +82,56 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def list_crypto_allowances(request: Request, ctx: AppContext) -> Page:
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
     owner = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    if any(item.op is Op.NE for item in query.filters(SPENDER_ID)):
+    found = query.filters(SPENDER_ID)
+    if any(item.op is Op.NE for item in found):
         raise BadRequest(NE_NOT_SUPPORTED)
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.DESC)
-    try:
-        spenders = await _resolve_spenders(query.filters(SPENDER_ID), ctx)
-    except _NothingMatches:
-        return Page({"allowances": [], "links": {"next": None}})
-    probe = ctx.settings.pagination_probe
-    statement = plan(owner, spenders, limit=limit + 1 if probe else limit, order=order).build()
-    rows = await ctx.database.fetch(statement)
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows:
-        anchor = Anchor(
-            "spender.id", str(EntityId.decode(rows[-1]["spender"])), to_number=values.entity_number(ctx.parse_ctx)
-        )
-        link = next_link(request.scope["path"], query.raw, [anchor], order)
-    return Page({"allowances": [render(row) for row in rows], "links": {"next": link}}, link)
+    encoded = await evm_lookup.filter_values(ctx, [item.value for item in found])
+    spenders: list[Filter[int | None]] = []
+    for item, spender in zip(found, encoded, strict=True):
+        if spender is None and item.op is not Op.EQ:  # a bound on an address no entity has: nothing matches
+            raise NothingMatches
+        spenders.append(Filter(item.key, item.op, spender))
+    return Prepared(query, Owner(owner, spenders))
 
 
-async def _resolve_spenders(
-    found: list[Filter[EntityId | EvmAddress]], ctx: AppContext
-) -> list[Filter[int | None]]:
-    """Encoded spender ids; opaque EVM addresses are looked up. An unknown address is ``None`` in an equality
-    (it matches nothing) and empties the answer in a range bound."""
-    addresses = [item.value.address for item in found if isinstance(item.value, EvmAddress)]
-    known: dict[bytes, int] = {}
-    if addresses:
-        for row in await ctx.database.fetch_raw(_EVM_LOOKUP, addresses):
-            address, found_id = bytes(row["evm_address"]), int(row["id"])
-            known[address] = min(found_id, known.get(address, found_id))
-    resolved: list[Filter[int | None]] = []
-    for item in found:
-        value = item.value
-        encoded = value.encoded if isinstance(value, EntityId) else known.get(value.address)
-        if encoded is None and item.op is not Op.EQ:
-            raise _NothingMatches
-        resolved.append(Filter(item.key, item.op, encoded))
-    return resolved
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The path account and the resolved spender filters (``None``: an address no entity has)."""
+
+    account: int
+    spenders: list[Filter[int | None]]
 
 
-ENDPOINT = Endpoint(
+def _plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(owner.account, owner.spenders, limit=limit, order=order)
+
+
+def _render(owner: Owner, row: Any) -> dict[str, Any]:
+    return render(row)
+
+
+def _anchors(owner: Owner, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    return [Anchor(SPENDER_ID.name, str(EntityId.decode(row["spender"])), number=row["spender"])]
+
+
+LIST = ListSpec[Owner](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/crypto",
-    handler=list_crypto_allowances,
+    items="allowances",
     params=PARAMS,
+    default_order=Order.DESC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=1,
     summary="List an account's crypto allowances",
     description="The hbar allowances the account has granted that still have an amount left, one per spender, "
     "in descending spender order by default, with keyset pagination through links.next.",
-    response_schema=RESPONSE,
+    item_schema=ALLOWANCE,
     tag="accounts",
     path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
 )
+ENDPOINT = LIST.endpoint()

@@ -17,24 +17,15 @@ import logging
 import re
 from dataclasses import dataclass
 
-import orjson
 from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
 
-from ledgermirror.api.context import AppContext, context_of
-from ledgermirror.api.errors import (
-    ANSWERED,
-    BadRequest,
-    InternalError,
-    PayloadTooLarge,
-    UnsupportedMediaType,
-    api_error,
-)
+from ledgermirror.api.context import AppContext
+from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.errors import BadRequest, PayloadTooLarge, UnsupportedMediaType
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
 from ledgermirror.api.resources import system_files
-from ledgermirror.api.responses import JSON_TYPE, error_response
+from ledgermirror.db.sql import Column, Op, Select
 from ledgermirror.fees import schedule as schedules
 from ledgermirror.fees import usage
 from ledgermirror.fees.calculator import calculate
@@ -57,13 +48,14 @@ _INT = re.compile(r"[+-]?\d{1,10}")
 _INT32_MAX = (1 << 31) - 1
 
 # The newest row of the file: one backward step on file_data's (entity_id, consensus_timestamp) index.
-_LATEST = "select max(consensus_timestamp) from file_data where entity_id = $1"
+_LATEST = "select max(consensus_timestamp) as latest from file_data"
+_FILE_ENTITY = Column("entity_id")
 
 # Custom fees of the involved tokens and topic: primary-key lookups on custom_fee.
-_CUSTOM_FEES = """select c.entity_id
-from custom_fee c
-where c.entity_id = any($1::bigint[])
-  and (case when jsonb_typeof(c.fixed_fees) = 'array' then jsonb_array_length(c.fixed_fees) else 0 end
+_CUSTOM_FEES = "select c.entity_id\nfrom custom_fee c"
+_CUSTOM_FEE_ENTITY = Column("c.entity_id")
+_HAS_CUSTOM_FEES = """(
+       case when jsonb_typeof(c.fixed_fees) = 'array' then jsonb_array_length(c.fixed_fees) else 0 end
      + case when jsonb_typeof(c.fractional_fees) = 'array' then jsonb_array_length(c.fractional_fees) else 0 end
      + case when jsonb_typeof(c.royalty_fees) = 'array' then jsonb_array_length(c.royalty_fees) else 0 end) > 0"""
 
@@ -131,10 +123,16 @@ async def read_body(request: Request) -> bytes:
     return bytes(body)
 
 
-@dataclass(slots=True)
-class _Cached:
+@dataclass(frozen=True, slots=True)
+class CachedSchedule:
+    """A decoded schedule and the newest ``file_data`` row of its file when it was decoded."""
+
     latest: int | None
     schedule: FeeSchedule
+
+
+SCHEDULE_TTL_SECONDS = 3600.0
+"""How long a decoded schedule is kept at most; it is dropped sooner when the file has a newer row."""
 
 
 def _decode(data: bytes) -> FeeSchedule:
@@ -144,16 +142,15 @@ def _decode(data: bytes) -> FeeSchedule:
         raise Undecodable(str(error)) from None
 
 
-async def fee_schedule(request: Request, ctx: AppContext) -> FeeSchedule:
+async def fee_schedule(ctx: AppContext) -> FeeSchedule:
     """The schedule from the newest decodable version of 0.0.113, else the default; cached per app and file
-    until ``file_data`` has a newer row for the file."""
+    (``ctx.fee_schedules``) until ``file_data`` has a newer row for the file."""
     entity = system_files.file_entity(ctx, SIMPLE_FEE_SCHEDULE_FILE)
-    caches: dict[int, _Cached] = getattr(request.app.state, "fee_schedules", None) or {}
-    request.app.state.fee_schedules = caches
-    latest = await ctx.database.fetchval(_LATEST, entity.encoded)
-    latest = None if latest is None else int(latest)
-    cached = caches.get(entity.encoded)
-    if cached is not None and cached.latest == latest:
+    found = await ctx.database.fetch(Select(_LATEST).compare(_FILE_ENTITY, Op.EQ, entity.encoded).build())
+    latest = None if found[0]["latest"] is None else int(found[0]["latest"])
+    key = str(entity.encoded)
+    cached = ctx.fee_schedules.get(key)
+    if isinstance(cached, CachedSchedule) and cached.latest == latest:
         return cached.schedule
     schedule = schedules.default()
     if latest is not None:
@@ -161,7 +158,7 @@ async def fee_schedule(request: Request, ctx: AppContext) -> FeeSchedule:
         if loaded is not None:
             source = f"{entity}@{format_ns(loaded.timestamp)}"
             schedule = dataclasses.replace(loaded.content, source=source)
-    caches[entity.encoded] = _Cached(latest, schedule)
+    ctx.fee_schedules.put(key, CachedSchedule(latest, schedule), SCHEDULE_TTL_SECONDS)
     return schedule
 
 
@@ -183,7 +180,8 @@ async def read_state(ctx: AppContext, parsed: ParsedTransaction) -> usage.State:
     wanted = sorted({*tokens, *topics})
     if not wanted:
         return usage.State()
-    rows = await ctx.database.fetch_raw(_CUSTOM_FEES, wanted)
+    select = Select(_CUSTOM_FEES).any_of(_CUSTOM_FEE_ENTITY, wanted).where(_HAS_CUSTOM_FEES)
+    rows = await ctx.database.fetch(select.build())
     with_fees = {int(row["entity_id"]) for row in rows}
     return usage.State(
         tokens_with_custom_fees=frozenset(tokens[key] for key in with_fees if key in tokens),
@@ -191,53 +189,43 @@ async def read_state(ctx: AppContext, parsed: ParsedTransaction) -> usage.State:
     )
 
 
-async def estimate(request: Request) -> Response:
-    ctx = context_of(request)
+async def estimate(request: Request, ctx: AppContext) -> Page:
+    check_content_type(request.headers.get("content-type"))
+    data = await read_body(request)
+    query = parse_query(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    await protobuf.preload()
     try:
-        check_content_type(request.headers.get("content-type"))
-        data = await read_body(request)
-        query = parse_query(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-        await protobuf.preload()
-        try:
-            parsed = parse(data)
-            schedule = await fee_schedule(request, ctx)
-            state = await read_state(ctx, parsed) if query.state else None
-            result = calculate(schedule, parsed, state, query.throttle)
-        except TransactionError as error:
-            raise BadRequest(str(error)) from None
-    except ANSWERED as error:
-        return error_response(api_error(error))
-    except Exception:
-        _log.exception("unhandled error", extra={"path": request.scope["path"]})
-        return error_response(InternalError())
-    headers = {"cache-control": "no-store", "access-control-allow-origin": "*", SCHEDULE_HEADER: schedule.source}
-    return Response(orjson.dumps(result.to_json()), headers=headers, media_type=JSON_TYPE)
+        parsed = parse(data)
+        schedule = await fee_schedule(ctx)
+        state = await read_state(ctx, parsed) if query.state else None
+        result = calculate(schedule, parsed, state, query.throttle)
+    except TransactionError as error:
+        raise BadRequest(str(error)) from None
+    return Page(result.to_json(), headers={SCHEDULE_HEADER: schedule.source})
 
 
-ROUTE = Route(PATH, estimate, methods=["POST"])
-
-OPENAPI_OPERATION = {
-    "summary": "Estimate the fees of a transaction",
-    "description": "Itemized node, network and service fees in tinycents for a protobuf Transaction "
+ENDPOINT = Endpoint(
+    path=PATH,
+    handler=estimate,
+    params=PARAMS,
+    max_age=0,
+    summary="Estimate the fees of a transaction",
+    description="Itemized node, network and service fees in tinycents for a protobuf Transaction "
     "(at most 6 KiB). X-Fee-Schedule names the schedule used: file 0.0.113 or the shipped default.",
-    "operationId": "api_v1_network_fees_estimate",
-    "tags": ["network"],
-    "parameters": [
-        {"name": spec.name, "in": "query", "description": spec.description, "schema": spec.schema}
-        for spec in PARAMS.specs
-    ],
-    "requestBody": {
+    response_schema={"type": "object"},
+    tag="network",
+    method="POST",
+    operation_id="api_v1_network_fees_estimate",
+    request_body={
         "required": True,
         "content": {
             media: {"schema": {"type": "string", "format": "binary", "maxLength": MAX_BODY_BYTES}}
             for media in sorted(CONTENT_TYPES)
         },
     },
-    "responses": {
-        "200": {"description": "The estimate", "content": {"application/json": {"schema": {"type": "object"}}}},
-        "400": {"description": "Invalid parameter or transaction"},
+    extra_responses={
         "413": {"description": "Body over 6 KiB"},
         "415": {"description": "Content-Type is not application/protobuf"},
     },
-}
+)
 """Registered beside the GET endpoint of the same path: Starlette matches routes by path and method."""

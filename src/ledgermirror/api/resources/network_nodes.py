@@ -14,8 +14,8 @@ import orjson
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import (
@@ -27,7 +27,7 @@ from ledgermirror.api.querystring.grammar import (
     RawQuery,
     split_operator,
 )
-from ledgermirror.api.querystring.pagination import Anchor, next_link
+from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import (
     Filter,
     InvalidValue,
@@ -39,7 +39,7 @@ from ledgermirror.api.querystring.params import (
 )
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.network_stake import staking_period
-from ledgermirror.db.sql import Column, Select
+from ledgermirror.db.sql import Column, Select, Statement
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, format_encoded
 from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.keys import render_key
@@ -91,10 +91,9 @@ def _file_id_rules(raw: RawQuery) -> None:
 PARAMS = ParamSet([FILE_ID, LIMIT, NODE_ID, ORDER], checks=[_file_id_rules])
 
 _BOOK = """select start_consensus_timestamp, end_consensus_timestamp, file_id
-from address_book
-where file_id = $1
-order by start_consensus_timestamp desc
-limit 1"""
+from address_book"""
+_BOOK_FILE = Column("file_id")
+_BOOK_START = Column("start_consensus_timestamp")
 
 _SELECT = """select e.node_id, e.description, e.memo, e.public_key, e.node_cert_hash,
     coalesce(n.account_id, e.node_account_id) as node_account_id,
@@ -115,10 +114,6 @@ _BOOK_TIMESTAMP = Column("e.consensus_timestamp")
 _ENTRY_NODE = Column("e.node_id")
 
 
-class _NothingMatches(Exception):
-    """Equalities that all fall outside the range: the answer is empty without asking the database."""
-
-
 def plan(query: ParsedQuery, book_timestamp: int, *, limit: int, order: Order) -> Select:
     select = Select(_SELECT).compare(_BOOK_TIMESTAMP, Op.EQ, book_timestamp)
     lower, upper = node_range(query.filters(NODE_ID))
@@ -126,7 +121,7 @@ def plan(query: ParsedQuery, book_timestamp: int, *, limit: int, order: Order) -
     if equal:
         inside = sorted({value for value in equal if lower <= value <= upper})
         if not inside:
-            raise _NothingMatches
+            raise NothingMatches  # equalities that all fall outside the range
         select.any_of(_ENTRY_NODE, inside)
     if lower > 0:
         select.compare(_ENTRY_NODE, Op.GTE, lower)
@@ -194,41 +189,35 @@ def render(row: Any, book: Any) -> dict[str, Any]:
     }
 
 
-async def list_nodes(request: Request, ctx: AppContext) -> Page:
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[Any]:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.ASC)
     node_range(query.filters(NODE_ID))  # an empty range is a 400 even when there is no address book
     file_id = query.last(FILE_ID, None)
     encoded = (
         file_id.encoded if file_id else EntityId(ctx.settings.shard, ctx.settings.realm, ADDRESS_BOOK_NUM).encoded
     )
-    books = await ctx.database.fetch_raw(_BOOK, encoded)
+    books = await ctx.database.fetch(plan_book(encoded))
     if not books:
-        return Page({"nodes": [], "links": {"next": None}})
-    book = books[0]
-    probe = ctx.settings.pagination_probe
-    try:
-        statement = plan(
-            query, book["start_consensus_timestamp"], limit=limit + 1 if probe else limit, order=order
-        )
-    except _NothingMatches:
-        return Page({"nodes": [], "links": {"next": None}})
-    rows = await ctx.database.fetch(statement.build())
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows:
-        anchor = Anchor("node.id", str(rows[-1]["node_id"]), to_number=_node_number)
-        link = next_link(request.scope["path"], query.raw, [anchor], order)
-    return Page({"nodes": [render(row, book) for row in rows], "links": {"next": link}}, link)
+        raise NothingMatches
+    return Prepared(query, books[0])
 
 
-def _node_number(text: str) -> int | None:
-    try:
-        return node_id(text, ParseContext())
-    except InvalidValue:
-        return None
+def plan_book(file_id: int) -> Statement:
+    """The latest address book of the file."""
+    select = Select(_BOOK).compare(_BOOK_FILE, Op.EQ, file_id)
+    return select.order_by([_BOOK_START], Order.DESC).limit(1).build()
+
+
+def _plan(book: Any, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(query, book["start_consensus_timestamp"], limit=limit, order=order)
+
+
+def _render(book: Any, row: Any) -> dict[str, Any]:
+    return render(row, book)
+
+
+def _anchors(book: Any, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    return [Anchor(NODE_ID.name, str(row["node_id"]), number=row["node_id"])]
 
 
 _INT64_NULL = {"type": ["integer", "null"], "format": "int64"}
@@ -278,16 +267,20 @@ NODE: dict[str, Any] = {
 }
 NODE["required"] = list(NODE["properties"])
 
-NODES_RESPONSE: dict[str, Any] = schemas.list_response("nodes", NODE)
-
-ENDPOINT = Endpoint(
+LIST = ListSpec[Any](
     path="/api/v1/network/nodes",
-    handler=list_nodes,
+    items="nodes",
     params=PARAMS,
+    default_order=Order.ASC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=60,
     summary="Get the network address book nodes",
     description="The nodes of the latest address book in ascending node id order by default, with their "
     "service endpoints, the latest staking period's stake and the node's own settings.",
-    response_schema=NODES_RESPONSE,
+    item_schema=NODE,
     tag="network",
 )
+ENDPOINT = LIST.endpoint()

@@ -20,6 +20,7 @@ from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import RANGE_OPS
 from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec, inclusive_bounds
 from ledgermirror.api.resources.system_files import NE_NOT_SUPPORTED, at_most_two_timestamps, no_ne_timestamp
+from ledgermirror.db.sql import Column, Select, template
 from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.timestamps import format_ns, month_start
 
@@ -66,16 +67,16 @@ PARAMS = ParamSet(
 )
 
 _CURRENT = """select sum(balance) as unreleased, max(balance_timestamp) as consensus_timestamp
-from entity
-where id = any($1::bigint[])"""
+from entity"""
+_ID = Column("id")
 
 _HISTORICAL = """select sum(snapshot.balance) as unreleased,
     max(snapshot.consensus_timestamp) as consensus_timestamp
-from unnest($1::bigint[]) as account(id)
+from unnest({accounts}::bigint[]) as account(id)
 cross join lateral (
     select balance, consensus_timestamp
     from account_balance
-    where account_id = account.id and consensus_timestamp >= $2 and consensus_timestamp <= $3
+    where account_id = account.id and consensus_timestamp >= {lower} and consensus_timestamp <= {upper}
     order by consensus_timestamp desc
     limit 1
 ) as snapshot"""
@@ -120,9 +121,9 @@ async def get_supply(request: Request, ctx: AppContext) -> Page:
     accounts = unreleased_accounts(ctx.settings.shard, ctx.settings.realm)
     if query.has(TIMESTAMP):
         lower, upper = window(query.filters(TIMESTAMP))
-        rows = await ctx.database.fetch_raw(_HISTORICAL, accounts, lower, upper)
+        rows = await ctx.database.fetch(template(_HISTORICAL, accounts=accounts, lower=lower, upper=upper))
     else:
-        rows = await ctx.database.fetch_raw(_CURRENT, accounts)
+        rows = await ctx.database.fetch(Select(_CURRENT).any_of(_ID, accounts).build())
     row = rows[0] if rows else None
     if row is None or not row["consensus_timestamp"]:
         raise NotFound()

@@ -10,19 +10,20 @@ range of the (account, token) tuple.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.listing import ListSpec, Prepared
 from ledgermirror.api.querystring import values
-from ledgermirror.api.querystring.bounds import Keyset, Limit, check_java, entity_reader, java_bound
+from ledgermirror.api.querystring.bounds import Keyset, Limit, check_java, entity_key, java_bound
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order, RawQuery
-from ledgermirror.api.querystring.pagination import next_link
-from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
+from ledgermirror.api.querystring.pagination import Anchor
+from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
 from ledgermirror.api.resources import account_ref, schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, format_encoded
@@ -98,7 +99,6 @@ ALLOWANCE: dict[str, Any] = {
     },
     "required": ["approved_for_all", "owner", "spender", "timestamp", "token_id"],
 }
-RESPONSE: dict[str, Any] = schemas.list_response("allowances", ALLOWANCE)
 
 
 def plan(account: int, is_owner: bool, keyset: Keyset, *, limit: int, order: Order) -> Select:
@@ -119,7 +119,20 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def list_nft_allowances(request: Request, ctx: AppContext) -> Page:
+@dataclass(frozen=True, slots=True)
+class Party:
+    """The path account, which side of the allowance it is on, and the keyset bounds."""
+
+    account: int
+    is_owner: bool
+    keyset: Keyset
+
+    @property
+    def other(self) -> str:
+        return "spender" if self.is_owner else "owner"
+
+
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[Party]:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
     is_owner = query.last(OWNER, True)
     party = "spender" if is_owner else "owner"
@@ -129,33 +142,36 @@ async def list_nft_allowances(request: Request, ctx: AppContext) -> Page:
     token_bound = java_bound(TOKEN_ID.name, "token_id", token_limits)
     check_java(account_bound, token_bound)
     account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    keyset = Keyset((account_bound, token_bound))
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.ASC)
-    probe = ctx.settings.pagination_probe
-    statement = plan(account, is_owner, keyset, limit=limit + 1 if probe else limit, order=order).build()
-    rows = await ctx.database.fetch(statement)
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows:
-        last = [str(EntityId.decode(rows[-1][party])), str(EntityId.decode(rows[-1]["token_id"]))]
-        reader = entity_reader(ctx.parse_ctx)
-        anchors = keyset.anchors(last, {ACCOUNT_ID.name: reader, TOKEN_ID.name: reader})
-        if anchors:
-            link = next_link(request.scope["path"], query.raw, anchors, order)
-    return Page({"allowances": [render(row) for row in rows], "links": {"next": link}}, link)
+    return Prepared(query, Party(account, is_owner, Keyset((account_bound, token_bound))))
 
 
-ENDPOINT = Endpoint(
+def _plan(party: Party, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(party.account, party.is_owner, party.keyset, limit=limit, order=order)
+
+
+def _render(party: Party, row: Any) -> dict[str, Any]:
+    return render(row)
+
+
+def _anchors(party: Party, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    return party.keyset.anchors([entity_key(row[party.other]), entity_key(row["token_id"])])
+
+
+LIST = ListSpec[Party](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/nfts",
-    handler=list_nft_allowances,
+    items="allowances",
     params=PARAMS,
+    default_order=Order.ASC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=1,
     summary="List an account's NFT allowances",
     description="Approved-for-all NFT allowances the account has granted (owner=true) or received "
     "(owner=false), in ascending (account, token) order by default, with keyset pagination through links.next.",
-    response_schema=RESPONSE,
+    item_schema=ALLOWANCE,
     tag="accounts",
     path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
 )
+ENDPOINT = LIST.endpoint()

@@ -11,17 +11,17 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest, NotFound
+from ledgermirror.api.listing import ListSpec, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.pagination import Anchor, next_link
+from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import account_ref, schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import format_encoded
-from ledgermirror.ledger.timestamps import InvalidTimestamp, format_ns, parse_timestamp
+from ledgermirror.ledger.timestamps import format_ns
 
 TIMESTAMP = ParamSpec[int](
     "timestamp",
@@ -38,7 +38,8 @@ NE_NOT_SUPPORTED = "Not equals (ne) operator is not supported for timestamp"
 
 _SELECT = """select account_id, amount, consensus_timestamp
 from staking_reward_transfer"""
-_EXISTS = "select exists (select 1 from entity where id = $1)"
+_EXISTS = "select id from entity"
+_ID = Column("id")
 
 _ACCOUNT = Column("account_id")
 _TIMESTAMP = Column("consensus_timestamp")
@@ -52,8 +53,6 @@ REWARD: dict[str, Any] = {
     },
     "required": ["account_id", "amount", "timestamp"],
 }
-
-RESPONSE: dict[str, Any] = schemas.list_response("rewards", REWARD)
 
 
 def plan(query: ParsedQuery, account: int, *, limit: int, order: Order) -> Select:
@@ -75,45 +74,44 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def list_rewards(request: Request, ctx: AppContext) -> Page:
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[int]:
     account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    if not await ctx.database.fetchval(_EXISTS, account):
+    if not await ctx.database.fetch(Select(_EXISTS).compare(_ID, Op.EQ, account).limit(1).build()):
         raise NotFound()
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
     if any(item.op is Op.NE for item in query.filters(TIMESTAMP)):
         raise BadRequest(NE_NOT_SUPPORTED)
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.DESC)
-    probe = ctx.settings.pagination_probe
-    statement = plan(query, account, limit=limit + 1 if probe else limit, order=order).build()
-    rows = await ctx.database.fetch(statement)
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows:
-        last = format_ns(rows[-1]["consensus_timestamp"])
-        assert last is not None
-        anchor = Anchor("timestamp", last, to_number=_timestamp_number)
-        link = next_link(request.scope["path"], query.raw, [anchor], order)
-    return Page({"rewards": [render(row) for row in rows], "links": {"next": link}}, link)
+    return Prepared(query, account)
 
 
-def _timestamp_number(text: str) -> int | None:
-    try:
-        return parse_timestamp(text)
-    except InvalidTimestamp:
-        return None
+def _plan(account: int, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(query, account, limit=limit, order=order)
 
 
-ENDPOINT = Endpoint(
+def _render(account: int, row: Any) -> dict[str, Any]:
+    return render(row)
+
+
+def _anchors(account: int, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    timestamp = row["consensus_timestamp"]
+    return [Anchor(TIMESTAMP.name, format_ns(timestamp) or "", number=timestamp)]
+
+
+LIST = ListSpec[int](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/rewards",
-    handler=list_rewards,
+    items="rewards",
     params=PARAMS,
+    default_order=Order.DESC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=60,
     summary="List an account's staking rewards",
     description="The staking reward payouts to the account, newest first by default, with keyset pagination "
     "through links.next. An account that does not exist is a 404.",
-    response_schema=RESPONSE,
+    item_schema=REWARD,
     tag="accounts",
     path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
 )
+ENDPOINT = LIST.endpoint()

@@ -63,13 +63,6 @@ TOKEN: dict[str, Any] = {
     "required": ["admin_key", "metadata", "name", "symbol", "token_id", "type", "decimals"],
 }
 
-TOKENS_RESPONSE: dict[str, Any] = {
-    "type": "object",
-    "properties": {"tokens": {"type": "array", "items": TOKEN}, "links": LINKS},
-    "required": ["tokens", "links"],
-}
-
-
 TIMESTAMP_RANGE: dict[str, Any] = {
     "type": "object",
     "properties": {

@@ -9,27 +9,20 @@ with an amount left are listed. ``spender.id`` and ``token.id`` together select 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
-from ledgermirror.api.querystring.bounds import (
-    Keyset,
-    Limit,
-    check_node,
-    entity_reader,
-    in_query_order,
-    node_bound,
-)
+from ledgermirror.api.querystring.bounds import Keyset, Limit, check_node, entity_key, in_query_order, node_bound
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.pagination import next_link
-from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec
-from ledgermirror.api.resources import account_ref, schemas
+from ledgermirror.api.querystring.pagination import Anchor
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
+from ledgermirror.api.resources import account_ref, evm_lookup, schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
@@ -56,7 +49,6 @@ PARAMS = ParamSet([LIMIT, ORDER, SPENDER_ID, TOKEN_ID])
 _SELECT = """select owner, spender, token_id, amount, amount_granted,
     lower(timestamp_range) as timestamp_from, upper(timestamp_range) as timestamp_to
 from token_allowance"""
-_EVM_LOOKUP = "select evm_address, id from entity where evm_address = any($1::bytea[]) and deleted is not true"
 
 _OWNER = Column("owner")
 _AMOUNT = Column("amount")
@@ -74,7 +66,6 @@ ALLOWANCE: dict[str, Any] = {
     },
     "required": ["amount", "amount_granted", "owner", "spender", "timestamp", "token_id"],
 }
-RESPONSE: dict[str, Any] = schemas.list_response("allowances", ALLOWANCE)
 
 
 def plan(owner: int, keyset: Keyset, *, limit: int, order: Order) -> Select:
@@ -96,15 +87,21 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def list_token_allowances(request: Request, ctx: AppContext) -> Page:
+@dataclass(frozen=True, slots=True)
+class Owner:
+    account: int
+    keyset: Keyset
+
+
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
     owner = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
     spenders = query.filters(SPENDER_ID)
-    spender_ids = await encoded_ids(spenders, ctx)
+    spender_ids = await evm_lookup.filter_values(ctx, [item.value for item in spenders])
     spender_limits = [Limit(item.op, encoded or 0) for item, encoded in zip(spenders, spender_ids, strict=True)]
     token_limits = [Limit(item.op, item.value.encoded) for item in query.filters(TOKEN_ID)]
     bounds = in_query_order(
-        list(query.raw.items),
+        list(query.given),
         {
             SPENDER_ID.name: lambda: node_bound(SPENDER_ID.name, "spender", spender_limits),
             TOKEN_ID.name: lambda: node_bound(TOKEN_ID.name, "token_id", token_limits),
@@ -113,46 +110,37 @@ async def list_token_allowances(request: Request, ctx: AppContext) -> Page:
     spender, token = bounds[SPENDER_ID.name], bounds[TOKEN_ID.name]
     check_node(spender, token)
     if None in spender_ids:  # an EVM address no entity has: nothing matches
-        return Page({"allowances": [], "links": {"next": None}})
-    keyset = Keyset((spender, token))
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.ASC)
-    probe = ctx.settings.pagination_probe
-    rows = await ctx.database.fetch(plan(owner, keyset, limit=limit + 1 if probe else limit, order=order).build())
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows:
-        last = [str(EntityId.decode(rows[-1]["spender"])), str(EntityId.decode(rows[-1]["token_id"]))]
-        reader = entity_reader(ctx.parse_ctx)
-        anchors = keyset.anchors(last, {SPENDER_ID.name: reader, TOKEN_ID.name: reader})
-        if anchors:
-            link = next_link(request.scope["path"], query.raw, anchors, order)
-    return Page({"allowances": [render(row) for row in rows], "links": {"next": link}}, link)
+        raise NothingMatches
+    return Prepared(query, Owner(owner, Keyset((spender, token))))
 
 
-async def encoded_ids(found: Sequence[Filter[EntityId | EvmAddress]], ctx: AppContext) -> list[int | None]:
-    """The encoded id of each filter value; opaque EVM addresses are looked up (``None``: no entity has it)."""
-    addresses = [item.value.address for item in found if isinstance(item.value, EvmAddress)]
-    known: dict[bytes, int] = {}
-    if addresses:
-        for row in await ctx.database.fetch_raw(_EVM_LOOKUP, addresses):
-            address, encoded = bytes(row["evm_address"]), int(row["id"])
-            known[address] = min(encoded, known.get(address, encoded))
-    return [
-        item.value.encoded if isinstance(item.value, EntityId) else known.get(item.value.address) for item in found
-    ]
+def _plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(owner.account, owner.keyset, limit=limit, order=order)
 
 
-ENDPOINT = Endpoint(
+def _render(owner: Owner, row: Any) -> dict[str, Any]:
+    return render(row)
+
+
+def _anchors(owner: Owner, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    return owner.keyset.anchors([entity_key(row["spender"]), entity_key(row["token_id"])])
+
+
+LIST = ListSpec[Owner](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/tokens",
-    handler=list_token_allowances,
+    items="allowances",
     params=PARAMS,
+    default_order=Order.ASC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=1,
     summary="List an account's token allowances",
     description="The fungible token allowances the account has granted that still have an amount left, in "
     "ascending (spender, token) order by default, with keyset pagination through links.next.",
-    response_schema=RESPONSE,
+    item_schema=ALLOWANCE,
     tag="accounts",
     path_params=(account_ref.OPENAPI_PATH_PARAMETER,),
 )
+ENDPOINT = LIST.endpoint()

@@ -8,14 +8,14 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.listing import ListSpec, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order, RawQuery
-from ledgermirror.api.querystring.pagination import Anchor, next_link
+from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
-from ledgermirror.api.resources import schemas
+from ledgermirror.api.resources import evm_lookup, schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, format_encoded
 from ledgermirror.ledger.keys import render_key
@@ -79,8 +79,6 @@ _PUBLIC_KEY = Column("e.public_key")
 _ACCOUNT = Column("ta.account_id")
 _ASSOCIATED = Column("ta.associated")
 
-_EVM_LOOKUP = "select id from entity where evm_address = $1 and deleted is not true order by id limit 1"
-
 
 def plan(query: ParsedQuery, account: int | None, *, limit: int, order: Order) -> Select:
     select = Select(_SELECT if account is None else _SELECT_FOR_ACCOUNT)
@@ -115,53 +113,41 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def list_tokens(request: Request, ctx: AppContext) -> Page:
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[int | None]:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.ASC)
-    try:
-        account = await _account(query, ctx)
-    except _NoSuchAccount:
-        return Page({"tokens": [], "links": {"next": None}})
-    probe = ctx.settings.pagination_probe
-    statement = plan(query, account, limit=limit + 1 if probe else limit, order=order).build()
-    rows = await ctx.database.fetch(statement)
-    more = len(rows) > limit if probe else len(rows) == limit
-    rows = rows[:limit]
-    link = None
-    if more and rows and not query.has(NAME):
-        anchor = Anchor(
-            "token.id", str(EntityId.decode(rows[-1]["token_id"])), to_number=values.entity_number(ctx.parse_ctx)
-        )
-        link = next_link(request.scope["path"], query.raw, [anchor], order)
-    return Page({"tokens": [render(row) for row in rows], "links": {"next": link}}, link)
-
-
-class _NoSuchAccount(Exception):
-    """An EVM address that belongs to no entity: nothing can match."""
-
-
-async def _account(query: ParsedQuery, ctx: AppContext) -> int | None:
-    """The encoded account id to filter by, or None for no filter."""
     found = query.filters(ACCOUNT_ID)
     if not found:
-        return None
-    value = found[-1].value
-    if isinstance(value, EntityId):
-        return value.encoded
-    encoded = await ctx.database.fetchval(_EVM_LOOKUP, value.address)
-    if encoded is None:
-        raise _NoSuchAccount
-    return int(encoded)
+        return Prepared(query, None)
+    return Prepared(query, await evm_lookup.filter_id(ctx, found[-1].value))
 
 
-ENDPOINT = Endpoint(
+def _plan(account: int | None, query: ParsedQuery, limit: int, order: Order) -> Select:
+    return plan(query, account, limit=limit, order=order)
+
+
+def _render(account: int | None, row: Any) -> dict[str, Any]:
+    return render(row)
+
+
+def _anchors(account: int | None, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    if query.has(NAME):  # a name search is not paginated
+        return []
+    return [Anchor(TOKEN_ID.name, str(EntityId.decode(row["token_id"])), number=row["token_id"])]
+
+
+LIST = ListSpec[int | None](
     path="/api/v1/tokens",
-    handler=list_tokens,
+    items="tokens",
     params=PARAMS,
+    default_order=Order.ASC,
+    prepare=_prepare,
+    plan=_plan,
+    render=_render,
+    anchors=_anchors,
     max_age=10,
     summary="List tokens",
     description="Tokens in ascending id order by default, with keyset pagination through links.next.",
-    response_schema=schemas.TOKENS_RESPONSE,
+    item_schema=schemas.TOKEN,
     tag="tokens",
 )
+ENDPOINT = LIST.endpoint()

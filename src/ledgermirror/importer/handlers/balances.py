@@ -7,13 +7,13 @@ only add to rows that exist. Seeding the snapshot's HBAR balances first makes th
 from __future__ import annotations
 
 import gzip
-import importlib
 from dataclasses import dataclass
 
 import asyncpg
 
 from ledgermirror.db import running
 from ledgermirror.importer.handlers import ids
+from ledgermirror.ledger.protobuf import hapi_module
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -29,7 +29,7 @@ def read_balance_snapshot(data: bytes) -> BalanceSnapshot:
     """An ``AllAccountBalances`` protobuf, gzip-compressed or not."""
     if data.startswith(_GZIP_MAGIC):
         data = gzip.decompress(data)
-    module = importlib.import_module("hiero_sdk_python.hapi.streams.account_balance_file_pb2")
+    module = hapi_module("streams.account_balance_file_pb2")
     message = module.AllAccountBalances.FromString(data)
     balances = tuple(
         (

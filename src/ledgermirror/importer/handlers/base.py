@@ -30,21 +30,22 @@ from typing import TYPE_CHECKING, Any
 import asyncpg
 
 from ledgermirror.db import running, write
+from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.handlers import ids
+from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.ledger.transaction_codes import result_number
 
 if TYPE_CHECKING:
     from ledgermirror.importer.record_file import RecordFile, RecordItem
 
-SUCCESS = 22
-SUCCESS_BUT_MISSING_EXPECTED_OPERATION = 220
-FEE_SCHEDULE_FILE_PART_UPLOADED = 104
-FAIL_INVALID = 1
-SUCCESS_CODES = frozenset({SUCCESS, SUCCESS_BUT_MISSING_EXPECTED_OPERATION, FEE_SCHEDULE_FILE_PART_UPLOADED})
+FAIL_INVALID = result_number("FAIL_INVALID")
+SUCCESS_CODES = frozenset(
+    result_number(name)
+    for name in ("SUCCESS", "SUCCESS_BUT_MISSING_EXPECTED_OPERATION", "FEE_SCHEDULE_FILE_PART_UPLOADED")
+)
 """Receipt statuses the reference counts as successful (``RecordItem.isSuccessful``)."""
-
-_MAX_INT64 = (1 << 63) - 1
 
 
 class ItemError(ValueError):
@@ -152,7 +153,7 @@ class Batch:
         rows.append(row)
         key = tuple(row.get(name) for name in table_model(table).key)
         held = self._latest.get((table, key))
-        if held is not None and held.get("timestamp_range") == row.get("timestamp_range"):
+        if held is not None and row.get("timestamp_range") in (None, held.get("timestamp_range")):
             held.update({name: value for name, value in row.items() if value is not None})
         else:
             self._latest[(table, key)] = dict(row)
@@ -235,7 +236,7 @@ def item_of(
     if record.HasField("parent_consensus_timestamp"):
         parent = ids.nanos(record.parent_consensus_timestamp)
     return Item(
-        consensus_timestamp=min(record_item.consensus_timestamp, _MAX_INT64),
+        consensus_timestamp=min(record_item.consensus_timestamp, INT64_MAX),
         index=index,
         record=record,
         transaction=transaction,
@@ -318,13 +319,34 @@ def _add(total: dict[str, int], more: dict[str, int] | None) -> None:
         total[name] = total.get(name, 0) + count
 
 
+def _uniform(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with every nullable column without default given (None where unset), so that the writer stages
+    them in few groups (one per set of columns). For those columns None and "not given" mean the same to
+    ``db.write.upsert`` (inserted as NULL, or "keep the existing value"); columns with a default and columns a
+    NULL clears (``replace_nulls``) are left as the handler gave them."""
+    model = table_model(table)
+    fill = [
+        column.name
+        for column in model.columns
+        if column.nullable
+        and column.default is NO_DEFAULT
+        and column.name != RANGE_COLUMN
+        and column.name not in model.replace_nulls
+    ]
+    for row in rows:
+        for name in fill:
+            if name not in row:
+                row[name] = None
+    return rows
+
+
 async def write_segment(conn: asyncpg.Connection, segment: Segment) -> dict[str, int]:
     counts: dict[str, int] = {}
     for name, rows in segment.inserts.items():
         _add(counts, await write.copy_rows(conn, name, rows))
     for name in _upsert_order(list(segment.upserts)):
         rows = segment.upserts[name]
-        taken = await write.upsert(conn, name, rows)
+        taken = await write.upsert(conn, name, _uniform(name, rows))
         _add(counts, {name: taken})
         if name == "entity":
             await running.clear_empty_public_keys(conn, [row["id"] for row in rows if row.get("public_key") == ""])

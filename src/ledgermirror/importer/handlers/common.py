@@ -13,10 +13,11 @@ from typing import Any
 
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.base import Batch, Item
+from ledgermirror.ledger.transaction_codes import type_number
 
-CONSENSUS_SUBMIT_MESSAGE = 27
+CONSENSUS_SUBMIT_MESSAGE = type_number("CONSENSUSSUBMITMESSAGE")
 TOKEN_CREATE = "tokenCreation"
-ATOMIC_BATCH = 74
+ATOMIC_BATCH = type_number("ATOMICBATCH")
 ERRATA_END = 1577836799000000000
 """Failed CryptoTransfers before 2019-12-31T23:59:59Z list spurious transfers (errata DELETE)."""
 NFT_TREASURY_WILDCARD = -1

@@ -1,10 +1,12 @@
 """Smart contracts, the entity side only (reference §3.6): ContractCreate, ContractUpdate, ContractDelete,
 ContractCall and EthereumTransaction give ``transaction.entity_id`` (and ``initial_balance``); on success the
-contract's ``entity`` row and its ``contract`` row (``file_id``, inline ``initcode``).
+contract's ``entity`` row and its ``contract`` row (``file_id``, inline ``initcode``); the nonces of function
+results (the Ethereum sender's ``signer_nonce`` from HAPI 0.47, ``contract_nonces``) into
+``entity.ethereum_nonce``.
 
 Not done here: contract results, logs, state changes and actions (sidecars), ``ethereum_transaction``, sender
-nonces, ``runtime_bytecode``, child creates before HAPI 0.23 and EVM-address lookups (a contract given only by
-its EVM address has no entity id here).
+nonces before HAPI 0.47 (RLP), ``runtime_bytecode``, child creates before HAPI 0.23 and EVM-address lookups (a
+contract given only by its EVM address has no entity id here).
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from types import MappingProxyType
 from typing import Any
 
 from ledgermirror.importer._proto import protos
-from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers import hooks, ids
 from ledgermirror.importer.handlers.base import Batch, Handler, Item
 from ledgermirror.importer.handlers.crypto import staking_fields
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
 
 CONTRACT = "CONTRACT"
+SIGNER_NONCE_MINOR = 47
+"""From HAPI 0.47 the record's ``signer_nonce`` is the Ethereum sender's nonce after the transaction."""
 
 
 def _result_contract(record: Any) -> int:
@@ -68,6 +72,7 @@ def contract_create(item: Item, batch: Batch) -> None:
         proxy_account_id=ids.account_id(body.proxyAccountID) or None if body.HasField("proxyAccountID") else None,
         **staking_fields(item, body, update=False),
     )
+    hooks.create_hooks(item, batch, contract, body.hook_creation_details)
     batch.upsert(
         "contract",
         {
@@ -108,6 +113,8 @@ def contract_update(item: Item, batch: Batch) -> None:
         proxy_account_id=ids.account_id(body.proxyAccountID) if body.HasField("proxyAccountID") else None,
         **staking_fields(item, body, update=True),
     )
+    hooks.delete_hooks(item, batch, contract, body.hook_ids_to_delete)
+    hooks.create_hooks(item, batch, contract, body.hook_creation_details)
 
 
 def contract_delete(item: Item, batch: Batch) -> None:
@@ -138,7 +145,34 @@ def contract_call(item: Item, batch: Batch) -> None:
 
 def ethereum_transaction(item: Item, batch: Batch) -> None:
     batch.set_transaction(entity_id=ids.nullable(_result_contract(item.record)))
+    result = _function_result(item.record)
+    if result is None or not item.hapi_at_least(SIGNER_NONCE_MINOR) or not result.HasField("signer_nonce"):
+        return  # before HAPI 0.47 the nonce comes from the RLP (not decoded here)
+    sender = ids.account_id(result.sender_id) if result.HasField("sender_id") else ids.EMPTY
+    if sender:
+        batch.upsert("entity", {**ids.parts(sender), "ethereum_nonce": result.signer_nonce.value})
 
+
+def _function_result(record: Any) -> Any:
+    for name in ("contractCallResult", "contractCreateResult"):
+        if record.HasField(name):
+            return getattr(record, name)
+    return None
+
+
+def contract_nonces(item: Item, batch: Batch) -> None:
+    """Every item with a function result: each ``contract_nonces`` entry sets that contract's nonce (a
+    running value: no history, existing contracts only)."""
+    result = _function_result(item.record)
+    if result is None:
+        return
+    for entry in result.contract_nonces:
+        contract = ids.contract_id(entry.contract_id)
+        if contract:
+            batch.upsert("entity", {**ids.parts(contract), "ethereum_nonce": entry.nonce})
+
+
+COMMON: tuple[Handler, ...] = (contract_nonces,)
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
     {

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ledgermirror.importer.handlers import evm, ids
+from ledgermirror.importer.handlers import evm, hooks, ids
 from ledgermirror.importer.handlers.base import Batch, Handler, Item
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
 
@@ -68,6 +68,7 @@ def crypto_create(item: Item, batch: Batch) -> None:
         receiver_sig_required=body.receiverSigRequired,
         **staking_fields(item, body, update=False),
     )
+    hooks.create_hooks(item, batch, account, body.hook_creation_details)
 
 
 def crypto_update(item: Item, batch: Batch) -> None:
@@ -98,6 +99,8 @@ def crypto_update(item: Item, batch: Batch) -> None:
         receiver_sig_required=receiver_sig_required,
         **staking_fields(item, body, update=True),
     )
+    hooks.delete_hooks(item, batch, account, body.hook_ids_to_delete)
+    hooks.create_hooks(item, batch, account, body.hook_creation_details)
 
 
 def crypto_delete(item: Item, batch: Batch) -> None:

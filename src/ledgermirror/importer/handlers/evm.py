@@ -12,7 +12,7 @@ _COMPRESSED_KEY_LENGTH = 33
 
 
 def keccak256(data: bytes) -> bytes:
-    from Crypto.Hash import keccak  # pycryptodome, a dependency of hiero-sdk-python
+    from Crypto.Hash import keccak  # pycryptodome
 
     return bytes(keccak.new(digest_bits=256, data=data).digest())
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ledgermirror.ledger.entity_id import MAX_NUM, EntityId, InvalidEntityId
+from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
 
 EMPTY = 0
 """The id 0.0.0: an unset id, or an account given only by its alias."""
 
 NANOS_PER_DAY = 86_400_000_000_000
-_MAX_INT64 = (1 << 63) - 1
 
 
 def encoded(shard: int, realm: int, num: int) -> int:
@@ -78,7 +78,7 @@ def nullable(entity_id: int) -> int | None:
 def nanos(timestamp: Any) -> int:
     """A ``Timestamp`` in ns since the epoch, clamped to the int64 range."""
     value: int = timestamp.seconds * 1_000_000_000 + timestamp.nanos
-    return max(min(value, _MAX_INT64), -_MAX_INT64 - 1)
+    return max(min(value, INT64_MAX), INT64_MIN)
 
 
 def epoch_day(consensus_timestamp: int) -> int:

@@ -1,0 +1,123 @@
+"""The list pipeline: every paginated list endpoint is a :class:`ListSpec`, served by :func:`serve_list`.
+
+A list declares what is particular to it: its parameters (``ParamSet``), a ``prepare`` step (parse the query,
+resolve the path account or EVM addresses, check the route's rules; returns the parsed query and whatever the
+plan needs), a ``plan`` (filters -> ``Select`` for a row limit and order), a ``render`` (row -> JSON), its
+pagination ``anchors`` (the last row -> next-link bounds), its default order, cache max-age and OpenAPI text.
+
+:func:`serve_list` does the rest, once for all: the row limit (``limit`` or the default), the order, the probe
+(one row more than the page when ``settings.pagination_probe``; otherwise the reference's rule, "a full page
+has a next page"), the slice, the next link built from the typed filters, and the ``{items, links}`` body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from starlette.requests import Request
+
+from ledgermirror.api.context import AppContext
+from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.querystring.common import LIMIT, ORDER
+from ledgermirror.api.querystring.grammar import Order
+from ledgermirror.api.querystring.pagination import Anchor, next_link
+from ledgermirror.api.querystring.params import ParamSet, ParsedQuery
+from ledgermirror.api.resources import schemas
+from ledgermirror.db.sql import Select
+
+C = TypeVar("C")
+Row = Any
+
+
+class NothingMatches(Exception):
+    """Raised by ``prepare`` or ``plan`` when the answer is known to be empty without asking the database (an
+    EVM address no entity has, equalities outside the range): the page is empty, with no next link."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared(Generic[C]):
+    """The outcome of a list's ``prepare``: the parsed query and what its plan, render and anchors need."""
+
+    query: ParsedQuery
+    context: C
+
+
+Prepare = Callable[[Request, AppContext], Awaitable[Prepared[C]]]
+Plan = Callable[[C, ParsedQuery, int, Order], Select]
+"""``plan(context, query, row_limit, order)``."""
+Render = Callable[[C, Row], dict[str, Any]]
+Anchors = Callable[[C, ParsedQuery, Row, AppContext], Sequence[Anchor]]
+"""The next link's anchors from the page's last row; empty: the page is the last one."""
+
+
+@dataclass(frozen=True)
+class ListSpec(Generic[C]):
+    path: str
+    items: str
+    """The body's key for the list (``tokens``, ``allowances``, ...)."""
+    params: ParamSet
+    default_order: Order
+    prepare: Prepare[C]
+    plan: Plan[C]
+    render: Render[C]
+    anchors: Anchors[C]
+    max_age: int
+    summary: str
+    description: str
+    item_schema: dict[str, Any]
+    tag: str
+    path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    def endpoint(self) -> Endpoint:
+        async def handler(request: Request, ctx: AppContext) -> Page:
+            return await serve_list(self, request, ctx)
+
+        return Endpoint(
+            path=self.path,
+            handler=handler,
+            params=self.params,
+            max_age=self.max_age,
+            summary=self.summary,
+            description=self.description,
+            response_schema=schemas.list_response(self.items, self.item_schema),
+            tag=self.tag,
+            path_params=self.path_params,
+        )
+
+
+def probe_limit(limit: int, *, probe: bool) -> int:
+    """The rows to ask for: one more than the page when probing for a next page."""
+    return limit + 1 if probe else limit
+
+
+def has_more(found: int, limit: int, *, probe: bool) -> bool:
+    """Whether a next page exists: the probe row came back, or (the reference's rule) the page is full."""
+    return found > limit if probe else found == limit
+
+
+def empty_page(items: str) -> Page:
+    return Page({items: [], "links": {"next": None}})
+
+
+async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Page:
+    """Prepare, plan, probe, slice, link and render one page of a list."""
+    try:
+        prepared = await spec.prepare(request, ctx)
+        query, context = prepared.query, prepared.context
+        limit = query.last(LIMIT, ctx.settings.limit_default)
+        order = query.last(ORDER, spec.default_order)
+        probe = ctx.settings.pagination_probe
+        select = spec.plan(context, query, probe_limit(limit, probe=probe), order)
+    except NothingMatches:
+        return empty_page(spec.items)
+    rows = await ctx.database.fetch(select.build())
+    more = has_more(len(rows), limit, probe=probe)
+    rows = rows[:limit]
+    link = None
+    if more and rows:
+        anchors = spec.anchors(context, query, rows[-1], ctx)
+        if anchors:
+            link = next_link(request.scope["path"], query.given, anchors, order)
+    return Page({spec.items: [spec.render(context, row) for row in rows], "links": {"next": link}}, link)

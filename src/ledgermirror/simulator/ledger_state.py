@@ -1,0 +1,192 @@
+"""The simulated ledger's state: what the network knows after each transaction (accounts, tokens, NFTs,
+topics, schedules, contracts, allowances, system files). Generators read it to pick realistic transactions
+and change it exactly as the records they write say; ``truth.json`` is its final picture."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+TREASURY = 2
+"""0.0.2 holds the whole initial supply at genesis."""
+FEE_COLLECTOR = 98
+"""0.0.98 receives the network and service parts of every fee."""
+FIRST_USER_NUM = 1001
+INITIAL_SUPPLY = 50_000_000_000 * 100_000_000
+"""50 billion hbar in tinybars."""
+SYSTEM_PAYERS = (50, 55, 56, 57)
+"""The privileged accounts that pay for system file updates and stake updates (no fee)."""
+
+
+def genesis_balances(node_accounts: list[int]) -> dict[int, int]:
+    """The accounts that exist before the stream: 0.0.2 with the whole supply; the nodes, 0.0.98 and the
+    system payers empty (the stream credits the first two, but never creates them)."""
+    accounts = [TREASURY, *node_accounts, FEE_COLLECTOR, *SYSTEM_PAYERS]
+    return {num: INITIAL_SUPPLY if num == TREASURY else 0 for num in sorted(accounts)}
+
+
+@dataclass(slots=True)
+class Account:
+    num: int
+    key: bytes
+    """The serialized ``Key`` (ED25519)."""
+    created_timestamp: int | None
+    memo: str = ""
+    alias: bytes = b""
+    deleted: bool = False
+    obtainer: int | None = None
+    max_automatic_token_associations: int = 0
+    receiver_sig_required: bool = False
+    staked_node_id: int | None = None
+    decline_reward: bool = False
+    evm_address: bytes = b""
+    ethereum_nonce: int = 0
+    pinned: bool = False
+    """Involved in something besides hbar (tokens, schedules, allowances, topics): never deleted."""
+
+
+@dataclass(slots=True)
+class CustomFee:
+    collector: int
+    amount: int
+    denominated_in_token: bool
+    """``True``: the fee is paid in units of the token itself; ``False``: in tinybars."""
+
+
+@dataclass(slots=True)
+class Nft:
+    owner: int | None
+    metadata: bytes
+    created_timestamp: int
+    deleted: bool = False
+    spender: int | None = None
+
+
+@dataclass(slots=True)
+class Token:
+    num: int
+    fungible: bool
+    name: str
+    symbol: str
+    decimals: int
+    treasury: int
+    initial_supply: int
+    total_supply: int
+    max_supply: int
+    created_timestamp: int
+    memo: str
+    custom_fees: list[CustomFee] = field(default_factory=list)
+    balances: dict[int, int] = field(default_factory=dict)
+    """Associated accounts and their balances (units, or serial counts for NFTs)."""
+    holders: list[int] = field(default_factory=list)
+    """The associated accounts in association order (random picks)."""
+    nfts: dict[int, Nft] = field(default_factory=dict)
+    live_serials: list[int] = field(default_factory=list)
+    next_serial: int = 1
+
+
+@dataclass(slots=True)
+class Topic:
+    num: int
+    memo: str
+    created_timestamp: int
+    submit_key: bytes | None
+    admin_key: bytes | None
+    auto_renew_account: int | None
+    sequence_number: int = 0
+    running_hash: bytes = bytes(48)
+    last_message_timestamp: int | None = None
+    deleted: bool = False
+
+
+@dataclass(slots=True)
+class Schedule:
+    num: int
+    creator: int
+    payer: int
+    memo: str
+    created_timestamp: int
+    sender: int
+    receiver: int
+    amount: int
+    scheduled_fee: int
+    """The scheduled transfer's ``transactionFee`` (its max fee)."""
+    valid_start: int
+    """The ScheduleCreate transaction's valid start: the scheduled transaction id reuses it."""
+    signers: list[int] = field(default_factory=list)
+    admin_key: bytes = b""
+    transaction_body: bytes = b""
+    """The serialized ``SchedulableTransactionBody``."""
+    signatures: list[tuple[bytes, bytes]] = field(default_factory=list)
+    """(public key prefix, signature) of the create and sign transactions, in order."""
+    executed_timestamp: int | None = None
+    executed_result: str | None = None
+    deleted_timestamp: int | None = None
+
+
+@dataclass(slots=True)
+class Contract:
+    num: int
+    created_timestamp: int
+    creator: int
+    runtime_bytecode: bytes
+    initcode: bytes = b""
+    storage: dict[bytes, bytes] = field(default_factory=dict)
+    calls: int = 0
+
+
+@dataclass(slots=True)
+class Ledger:
+    """Hbar balances of every account (contracts included) and the entities created so far."""
+
+    balances: dict[int, int] = field(default_factory=lambda: {TREASURY: INITIAL_SUPPLY})
+    """Every account's balance, the genesis accounts' included (see :func:`genesis_balances`)."""
+    accounts: dict[int, Account] = field(default_factory=dict)
+    users: list[int] = field(default_factory=list)
+    """Live user accounts (random picks); a deleted account leaves it."""
+    ecdsa_accounts: list[Account] = field(default_factory=list)
+    tokens: dict[int, Token] = field(default_factory=dict)
+    token_list: list[Token] = field(default_factory=list)
+    fungible: list[Token] = field(default_factory=list)
+    nft_classes: list[Token] = field(default_factory=list)
+    topics: dict[int, Topic] = field(default_factory=dict)
+    live_topics: list[Topic] = field(default_factory=list)
+    schedules: dict[int, Schedule] = field(default_factory=dict)
+    pending_schedules: list[Schedule] = field(default_factory=list)
+    """Neither executed nor deleted, oldest first."""
+    contracts: dict[int, Contract] = field(default_factory=dict)
+    contract_list: list[Contract] = field(default_factory=list)
+    crypto_allowances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    """(owner, spender) → [amount granted, amount left]."""
+    crypto_allowance_keys: list[tuple[int, int]] = field(default_factory=list)
+    nft_serial_allowances: list[tuple[int, int]] = field(default_factory=list)
+    """(token, serial) given a spender (the entry may be stale: the serial moved since)."""
+    token_allowances: dict[tuple[int, int, int], list[int]] = field(default_factory=dict)
+    """(owner, spender, token) → [amount granted, amount left]."""
+    nft_allowances: dict[tuple[int, int, int], bool] = field(default_factory=dict)
+    """(owner, spender, token) → approved for all."""
+    airdrops: dict[tuple[int, int, int], tuple[int, str]] = field(default_factory=dict)
+    """(sender, receiver, token) → (amount, PENDING / CLAIMED / CANCELLED) of the latest fungible airdrop."""
+    pending_airdrops: list[tuple[int, int, int]] = field(default_factory=list)
+    files: dict[int, bytes] = field(default_factory=dict)
+    """System file contents after the last update/append (0.0.101, 0.0.102, 0.0.111, 0.0.112)."""
+    next_num: int = FIRST_USER_NUM
+
+    def new_num(self) -> int:
+        num = self.next_num
+        self.next_num += 1
+        return num
+
+    def move(self, account: int, amount: int) -> None:
+        self.balances[account] = self.balances.get(account, 0) + amount
+
+    def balance(self, account: int) -> int:
+        return self.balances.get(account, 0)
+
+    def add_token(self, token: Token) -> None:
+        self.tokens[token.num] = token
+        self.token_list.append(token)
+        (self.fungible if token.fungible else self.nft_classes).append(token)
+
+    def delete_user(self, num: int) -> None:
+        self.users.remove(num)
+        self.accounts[num].deleted = True

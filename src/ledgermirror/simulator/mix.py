@@ -1,0 +1,144 @@
+"""What each slot of the simulated network does: scripted system work first (bootstrap, then address book,
+fee schedule and exchange rate updates at their times), then a tour that runs every kind of transaction
+once, then a weighted random mix (mostly hbar transfers). A kind whose preconditions do not hold in the
+current state (no NFT to move yet, ...) falls back to an hbar transfer."""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from collections.abc import Callable
+
+from ledgermirror.simulator import airdrops, contracts, crypto, ethereum, services, tokens
+from ledgermirror.simulator.emitter import Emitter
+
+Generator = Callable[[Emitter], bool]
+
+WEIGHTS: tuple[tuple[str, int, Generator], ...] = (
+    ("crypto transfer", 500, crypto.transfer),
+    ("failed transfer", 30, crypto.failed_transfer),
+    ("approved transfer", 10, crypto.approved_transfer),
+    ("transfer to new alias", 8, crypto.transfer_to_alias),
+    ("account create", 25, crypto.create_account),
+    ("account update", 10, crypto.update_account),
+    ("account delete", 4, crypto.delete_account),
+    ("approve allowance", 12, crypto.approve_allowance),
+    ("delete NFT allowance", 3, crypto.delete_nft_allowance),
+    ("fungible token create", 4, functools.partial(tokens.create_token, fungible=True)),
+    ("fungible token create with fees", 0, functools.partial(tokens.create_token, fungible=True, with_fees=True)),
+    (
+        "fungible token create without fees",
+        0,
+        functools.partial(tokens.create_token, fungible=True, with_fees=False),
+    ),
+    ("NFT class create", 3, functools.partial(tokens.create_token, fungible=False)),
+    ("token associate", 30, tokens.associate),
+    ("fungible mint", 8, functools.partial(tokens.mint, fungible=True)),
+    ("NFT mint", 15, functools.partial(tokens.mint, fungible=False)),
+    ("fungible burn", 4, tokens.burn),
+    ("fungible token transfer", 100, tokens.transfer_fungible),
+    ("fee-paying token transfer", 0, tokens.fee_paying_transfer),
+    ("NFT transfer", 40, tokens.transfer_nft),
+    ("failed token transfer", 8, tokens.failed_token_transfer),
+    ("token dissociate", 3, tokens.dissociate),
+    ("token update", 2, tokens.update_token),
+    ("airdrop", 8, airdrops.airdrop),
+    ("pending airdrop", 0, functools.partial(airdrops.airdrop, pending=True)),
+    ("direct airdrop", 0, functools.partial(airdrops.airdrop, pending=False)),
+    ("airdrop claim or cancel", 6, airdrops.claim_or_cancel),
+    ("topic create", 5, services.create_topic),
+    ("topic message", 110, services.submit_message),
+    ("topic update or delete", 3, services.update_or_delete_topic),
+    ("schedule create", 8, services.create_schedule),
+    ("schedule sign", 7, services.sign_schedule),
+    ("schedule delete", 2, services.delete_schedule),
+    ("prng", 10, services.prng),
+    ("contract create", 2, contracts.create_contract),
+    ("contract call", 20, contracts.call_contract),
+    ("ECDSA account create", 3, ethereum.create_ecdsa_account),
+    ("ethereum call", 10, ethereum.ethereum_call),
+)
+
+TOUR: tuple[str, ...] = (
+    "account create",
+    "crypto transfer",
+    "fungible token create with fees",
+    "fungible token create without fees",
+    "NFT class create",
+    "token associate",
+    "token associate",
+    "token associate",
+    "token associate",
+    "fungible mint",
+    "NFT mint",
+    "fungible token transfer",
+    "fee-paying token transfer",
+    "NFT transfer",
+    "failed transfer",
+    "failed token transfer",
+    "pending airdrop",
+    "pending airdrop",
+    "direct airdrop",
+    "airdrop claim or cancel",
+    "token dissociate",
+    "token update",
+    "transfer to new alias",
+    "approve allowance",
+    "approved transfer",
+    "delete NFT allowance",
+    "account update",
+    "account delete",
+    "topic create",
+    "topic message",
+    "topic update or delete",
+    "schedule create",
+    "schedule create",
+    "schedule create",
+    "schedule sign",
+    "schedule delete",
+    "prng",
+    "contract create",
+    "contract call",
+    "ECDSA account create",
+    "ethereum call",
+    "fungible burn",
+)
+_TOUR_RETRIES = 5
+
+
+class Mix:
+    def __init__(self, em: Emitter) -> None:
+        self.em = em
+        self.by_name = {name: generator for name, _, generator in WEIGHTS}
+        self.names = [name for name, _, _ in WEIGHTS]
+        self.cumulative: list[int] = []
+        total = 0
+        for _, weight, _ in WEIGHTS:
+            total += weight
+            self.cumulative.append(total)
+        self.total = total
+        self.scripted: deque[Callable[[Emitter], None]] = deque()
+        self.tour: deque[tuple[str, int]] = deque((name, 0) for name in TOUR)
+
+    def step(self) -> None:
+        """Fill one slot."""
+        if self.scripted:
+            self.scripted.popleft()(self.em)
+            return
+        if self.tour:
+            name, tries = self.tour.popleft()
+            if self._run(name):
+                return
+            if tries < _TOUR_RETRIES:
+                self.tour.append((name, tries + 1))
+        else:
+            pick = self.em.rng.randrange(self.total)
+            index = next(i for i, bound in enumerate(self.cumulative) if pick < bound)
+            if self._run(self.names[index]):
+                return
+        self._run("crypto transfer")
+
+    def _run(self, name: str) -> bool:
+        if name == "approve allowance" and self.tour:
+            return all(crypto.approve_allowance(self.em, kind) for kind in crypto.ALLOWANCE_KINDS)
+        return self.by_name[name](self.em)

@@ -1,0 +1,225 @@
+"""``simulate``: a whole network's streams on disk, and ``truth.json``.
+
+Layout of ``out``::
+
+    addressbook.bin                               initial NodeAddressBook (the importer's --address-book)
+    initial-balances.pb.gz                        genesis balances, an AllAccountBalances snapshot
+    keys/node<i>.pem                              node i's RSA private key (PKCS#8 PEM), for tamper tests
+    recordstreams/record0.0.<3+i>/<ts>.rcd.gz     the record files, byte-identical in every node folder
+    recordstreams/record0.0.<3+i>/<ts>.rcd_sig    node i's signature file of each record file
+    recordstreams/record0.0.<3+i>/sidecar/<ts>_01.rcd.gz   the sidecar of a record file with contract items
+    truth.json                                    what the network holds at the end (see truth.py)
+
+With ``layout="node-id"`` the node folders are HIP-679's ``simulated/0/<i>/record/`` instead.
+"""
+
+from __future__ import annotations
+
+import calendar
+import gzip
+import hashlib
+import importlib
+import json
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+from ledgermirror.simulator import crypto, hapi, keys, stream_files, system, truth
+from ledgermirror.simulator.emitter import Emitter
+from ledgermirror.simulator.ledger_state import TREASURY, Ledger, genesis_balances
+from ledgermirror.simulator.mix import Mix
+from ledgermirror.simulator.picks import HBAR
+
+FILE_SECONDS = 2
+HAPI_VERSION = (0, 66, 0)
+DEFAULT_START = calendar.timegm((2026, 1, 1, 0, 0, 0, 0, 0, 0)) * 1_000_000_000
+BOOTSTRAP_ACCOUNTS = 30
+EXCHANGE_RATE_EVERY_FILES = 30
+ACCOUNT_LAYOUT = "account"
+NODE_ID_LAYOUT = "node-id"
+LAYOUTS = (ACCOUNT_LAYOUT, NODE_ID_LAYOUT)
+INITIAL_BALANCES = "initial-balances.pb.gz"
+NETWORK_NAME = "simulated"
+"""The network folder of the HIP-679 layout."""
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    out: Path
+    record_files: int
+    transactions: int
+    sidecar_files: int
+    bytes_written: int
+    seconds_keys: float
+    seconds_total: float
+
+
+def simulate(
+    out: Path,
+    *,
+    nodes: int = 4,
+    seconds: int = 60,
+    tps: int = 100,
+    seed: int = 0,
+    start: int = DEFAULT_START,
+    layout: str = ACCOUNT_LAYOUT,
+) -> Summary:
+    """Write ``seconds // 2`` record files (at least one) of about ``2 * tps`` transactions each, in the
+    ``recordstreams/record0.0.N/`` layout or (``layout="node-id"``) HIP-679's ``<network>/0/<node>/record/``."""
+    if nodes < 1 or seconds < 1 or tps < 1:
+        raise ValueError("nodes, seconds and tps must be positive")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}")
+    began = time.perf_counter()
+    node_keys = [keys.node_private_key(seed, node_id) for node_id in range(nodes)]
+    seconds_keys = time.perf_counter() - began
+    protos = hapi.load()
+    node_accounts = [system.FIRST_NODE_ACCOUNT + node_id for node_id in range(nodes)]
+    rng = random.Random(int.from_bytes(hashlib.sha256(f"ledgermirror-simulator:mix:{seed}".encode()).digest()))
+    genesis = genesis_balances(node_accounts)
+    ledger = Ledger(balances=dict(genesis))
+    em = Emitter(protos, ledger, rng, node_accounts)
+    book = system.address_book(protos, [key.public_key() for key in node_keys])
+    folders = _prepare(out, node_accounts, node_keys, book, layout)
+    (out / INITIAL_BALANCES).write_bytes(_balance_snapshot(protos, genesis, start - 1))
+    file_count = max(1, seconds // FILE_SECONDS)
+    mix = Mix(em)
+    _bootstrap(mix, book, nodes)
+    running = hashlib.sha384(f"ledgermirror-simulator:genesis:{seed}".encode()).digest()
+    written = sidecars = 0
+    names: list[str] = []
+    listed: list[dict[str, Any]] = []
+    per_file = tps * FILE_SECONDS
+    gap = FILE_SECONDS * 1_000_000_000 // per_file
+    for index in range(file_count):
+        file_start = start + index * FILE_SECONDS * 1_000_000_000
+        _schedule_system_work(mix, protos, node_keys, index, file_count)
+        previous_start = file_start - FILE_SECONDS * 1_000_000_000
+        if index > 0 and file_start // system.NANOS_PER_DAY != previous_start // system.NANOS_PER_DAY:
+            mix.scripted.append(lambda em: system.node_stake_update(em, nodes))  # the new staking day
+        em.new_file()
+        for slot in range(per_file):
+            em.start(file_start + slot * gap + 1 + rng.randrange(max(gap // 2, 1)))
+            mix.step()
+        items, em.items = em.items, []
+        sidecar = stream_files.sidecar_file(protos, items)
+        data = stream_files.record_file(items, running, index, HAPI_VERSION, sidecar)
+        running = data.end_running_hash
+        written += _write(folders, node_keys, data)
+        sidecars += sidecar is not None
+        names.append(data.stem + ".rcd.gz")
+        listed.append(
+            {
+                "name": names[-1],
+                "block_number": data.block_number,
+                "count": len(items),
+                "size": len(data.stored),
+                "hash": data.end_running_hash.hex(),
+                "previous_hash": data.start_running_hash.hex(),
+                "file_hash": data.file_hash.hex(),
+                "consensus_start": items[0].consensus_timestamp,
+                "consensus_end": items[-1].consensus_timestamp,
+                "sidecar": data.sidecar is not None,
+            }
+        )
+    network = {
+        "seed": seed,
+        "nodes": [
+            {"node_id": i, "account": hapi.entity(account), "stake": system.NODE_STAKE_TOTAL // nodes}
+            for i, account in enumerate(node_accounts)
+        ],
+        "hapi_version": ".".join(map(str, HAPI_VERSION)),
+        "start": start,
+        "seconds": seconds,
+        "tps": tps,
+        "address_book": "addressbook.bin",
+        "initial_balances": INITIAL_BALANCES,
+        "layout": layout,
+        "folders": [str(folder.relative_to(out)) for folder in folders],
+    }
+    files = {
+        "count": len(names),
+        "first": names[0],
+        "last": names[-1],
+        "first_block": 0,
+        "sidecars": sidecars,
+        "files": listed,
+    }
+    document = truth.truth(em, network, files, genesis)
+    (out / "truth.json").write_text(json.dumps(document, indent=1, sort_keys=False) + "\n")
+    return Summary(out, len(names), em.transactions, sidecars, written, seconds_keys, time.perf_counter() - began)
+
+
+def _balance_snapshot(protos: Any, genesis: dict[int, int], consensus_timestamp: int) -> bytes:
+    """The genesis balances as an ``AllAccountBalances`` (a ``*_Balances.pb.gz`` file's content), gzipped."""
+    module = importlib.import_module("hiero_sdk_python.hapi.streams.account_balance_file_pb2")
+    snapshot = module.AllAccountBalances()
+    hapi.set_timestamp(snapshot.consensusTimestamp, consensus_timestamp)
+    for num, balance in genesis.items():
+        snapshot.allAccounts.add(accountID=protos.basic.AccountID(accountNum=num), hbarBalance=balance)
+    return gzip.compress(snapshot.SerializeToString(), mtime=0)
+
+
+def _prepare(
+    out: Path, accounts: list[int], node_keys: list[rsa.RSAPrivateKey], book: bytes, layout: str
+) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "addressbook.bin").write_bytes(book)
+    (out / "keys").mkdir(exist_ok=True)
+    folders = []
+    for node_id, (account, key) in enumerate(zip(accounts, node_keys, strict=True)):
+        pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+        (out / "keys" / f"node{node_id}.pem").write_bytes(pem)
+        if layout == ACCOUNT_LAYOUT:
+            folder = out / "recordstreams" / f"record0.0.{account}"
+        else:
+            folder = out / NETWORK_NAME / "0" / str(node_id) / "record"
+        (folder / "sidecar").mkdir(parents=True, exist_ok=True)
+        folders.append(folder)
+    return folders
+
+
+def _write(folders: list[Path], node_keys: list[rsa.RSAPrivateKey], data: stream_files.RecordFileBytes) -> int:
+    written = 0
+    for folder, key in zip(folders, node_keys, strict=True):
+        signature = stream_files.signature_file(key, data.file_hash, data.metadata_hash)
+        (folder / f"{data.stem}.rcd.gz").write_bytes(data.stored)
+        (folder / f"{data.stem}.rcd_sig").write_bytes(signature)
+        written += len(data.stored) + len(signature)
+        if data.sidecar is not None:
+            (folder / "sidecar" / f"{data.stem}_{stream_files.SIDECAR_ID:02d}.rcd.gz").write_bytes(
+                data.sidecar.stored
+            )
+            written += len(data.sidecar.stored)
+    return written
+
+
+def _bootstrap(mix: Mix, book: bytes, nodes: int) -> None:
+    """The first slots: the day's stake update, the address book and exchange rates into the files, then
+    0.0.2 funds the first user accounts."""
+    mix.scripted.append(lambda em: system.node_stake_update(em, nodes))
+    mix.scripted.append(lambda em: system.update_address_book(em, book))
+    mix.scripted.append(lambda em: system.update_exchange_rates(em, 5))
+    for _ in range(BOOTSTRAP_ACCOUNTS):
+        mix.scripted.append(_fund_user)
+
+
+def _fund_user(em: Emitter) -> None:
+    crypto.create_account(em, funder=TREASURY, initial=em.rng.randrange(10_000, 1_000_000) * HBAR)
+
+
+def _schedule_system_work(
+    mix: Mix, protos: Any, node_keys: list[rsa.RSAPrivateKey], index: int, count: int
+) -> None:
+    if index == count // 3 and index > 0:
+        mix.scripted.append(system.update_fee_schedule)
+    if index == count // 2 and index > 0:
+        book = system.address_book(protos, [key.public_key() for key in node_keys], revision=1)
+        mix.scripted.append(lambda em: system.update_address_book(em, book))
+    if index % EXCHANGE_RATE_EVERY_FILES == 0 and index > 0:
+        mix.scripted.append(lambda em: system.update_exchange_rates(em, 5 + index // EXCHANGE_RATE_EVERY_FILES))

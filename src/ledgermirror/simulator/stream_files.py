@@ -1,0 +1,151 @@
+"""The bytes of the stream files a node writes: v6 record files, v6 signature files and sidecar files
+(``fees-and-streams.md`` B.1-B.5), and their names (B.7).
+
+The record file is assembled field by field around the exact item bytes, so the running hash a reader
+recomputes from the file is the one folded here over the same bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import struct
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
+from cryptography.hazmat.primitives.hashes import SHA384
+
+from ledgermirror.importer.running_hash import running_hash
+from ledgermirror.simulator.emitter import StreamItem
+from ledgermirror.simulator.hapi import Hapi
+
+RECORD_FILE_VERSION = 6
+SHA_384 = 1
+SHA_384_WITH_RSA = 1
+SIDECAR_ID = 1
+GZIP_LEVEL = 6
+
+
+def varint(value: int) -> bytes:
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def _varint_field(number: int, value: int) -> bytes:
+    return varint(number << 3) + varint(value)
+
+
+def _hash_object(digest: bytes) -> bytes:
+    return _varint_field(1, SHA_384) + _varint_field(2, len(digest)) + _field(3, digest)
+
+
+def file_name(consensus_timestamp: int) -> str:
+    """``2026-01-01T00_00_00.123456789Z``: the instant with ``:`` as ``_`` and 9 fraction digits."""
+    seconds, nanos = divmod(consensus_timestamp, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{nanos:09d}Z"
+
+
+@dataclass(frozen=True, slots=True)
+class Sidecar:
+    stored: bytes
+    """Gzip-compressed ``SidecarFile``."""
+    hash: bytes
+    types: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordFileBytes:
+    stem: str
+    """The file name without extension: ``<instant>``."""
+    stored: bytes
+    file_hash: bytes
+    metadata_hash: bytes
+    start_running_hash: bytes
+    end_running_hash: bytes
+    block_number: int
+    sidecar: Sidecar | None
+
+
+def sidecar_file(hapi: Hapi, items: Sequence[StreamItem]) -> Sidecar | None:
+    """One sidecar file holding every sidecar record of the record file's items, or ``None``."""
+    records = [record for item in items for record in item.sidecars]
+    if not records:
+        return None
+    content = hapi.sidecar.SidecarFile(sidecar_records=records).SerializeToString()
+    types = sorted({field for record in records for field in _sidecar_types(record)})
+    return Sidecar(gzip.compress(content, GZIP_LEVEL, mtime=0), hashlib.sha384(content).digest(), tuple(types))
+
+
+def _sidecar_types(record: Any) -> tuple[int, ...]:
+    kind = record.WhichOneof("sidecar_records")
+    return {"state_changes": (1,), "actions": (2,), "bytecode": (3,)}.get(kind, ())
+
+
+def record_file(
+    items: Sequence[StreamItem],
+    start_running_hash: bytes,
+    block_number: int,
+    hapi_version: tuple[int, int, int],
+    sidecar: Sidecar | None,
+) -> RecordFileBytes:
+    pairs = [(item.record_bytes, item.transaction_bytes) for item in items]
+    end_hash = running_hash(start_running_hash, pairs)
+    version = b"".join(_varint_field(n, v) for n, v in zip((1, 2, 3), hapi_version, strict=True) if v)
+    parts = [_field(1, version), _field(2, _hash_object(start_running_hash))]
+    parts.extend(_field(3, _field(1, transaction) + _field(2, record)) for record, transaction in pairs)
+    parts.append(_field(4, _hash_object(end_hash)))
+    parts.append(_varint_field(5, block_number))
+    if sidecar is not None:
+        listed = _field(1, _hash_object(sidecar.hash)) + _varint_field(2, SIDECAR_ID)
+        listed += _field(3, b"".join(varint(kind) for kind in sidecar.types))
+        parts.append(_field(6, listed))
+    content = struct.pack(">i", RECORD_FILE_VERSION) + b"".join(parts)
+    metadata = hashlib.sha384(
+        struct.pack(">iiii", RECORD_FILE_VERSION, *hapi_version)
+        + start_running_hash
+        + end_hash
+        + struct.pack(">q", block_number)
+    ).digest()
+    return RecordFileBytes(
+        stem=file_name(items[0].consensus_timestamp),
+        stored=gzip.compress(content, GZIP_LEVEL, mtime=0),
+        file_hash=hashlib.sha384(content).digest(),
+        metadata_hash=metadata,
+        start_running_hash=start_running_hash,
+        end_running_hash=end_hash,
+        block_number=block_number,
+        sidecar=sidecar,
+    )
+
+
+def signature_file(key: rsa.RSAPrivateKey, file_hash: bytes, metadata_hash: bytes) -> bytes:
+    """Byte 6, then a ``SignatureFile``: RSA PKCS#1 v1.5 SHA-384 over the file hash and the metadata hash."""
+
+    def signature_object(digest: bytes) -> bytes:
+        signed = key.sign(digest, PKCS1v15(), SHA384())
+        return (
+            _varint_field(1, SHA_384_WITH_RSA)
+            + _varint_field(2, len(signed))
+            + _varint_field(3, 101 - len(signed))
+            + _field(4, signed)
+            + _field(5, _hash_object(digest))
+        )
+
+    return (
+        bytes((RECORD_FILE_VERSION,))
+        + _field(1, signature_object(file_hash))
+        + _field(2, signature_object(metadata_hash))
+    )
