@@ -36,6 +36,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="FILE",
         help="a NodeAddressBook protobuf file (e.g. 0.0.102) to bootstrap the node set of an empty database",
     )
+    command.add_argument(
+        "--initial-balances",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="an AllAccountBalances snapshot (*_Balances.pb[.gz]) giving an empty database its genesis balances",
+    )
     command.add_argument("--once", action="store_true", help="import what is there, then exit")
     command.add_argument(
         "--start-date",
@@ -67,13 +74,15 @@ def options_of(args: argparse.Namespace) -> ImportOptions:
         end = parse_date(args.end_date) if args.end_date else None
     except ValueError as error:
         raise ImporterError(f"bad date: {error}") from error
-    if args.address_book is not None and not args.address_book.is_file():
-        raise ImporterError(f"no address book file at {args.address_book}")
+    for given, what in ((args.address_book, "address book"), (args.initial_balances, "balance snapshot")):
+        if given is not None and not given.is_file():
+            raise ImporterError(f"no {what} file at {given}")
     return ImportOptions(
         once=args.once,
         start=start,
         end=end,
         address_book=args.address_book,
+        initial_balances=args.initial_balances,
         files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
     )
 

@@ -18,8 +18,9 @@ written twice. A session advisory lock keeps a second importer off the same data
 
 The address book in force is the latest ``address_book`` row of 0.0.102; an empty database takes it from
 ``--address-book FILE`` (written with the first committed file, as the reference's bootstrap book starting
-at 1). A file whose transactions change 0.0.101/0.0.102 (or the node stakes) reloads it before the next
-file is verified.
+at 1), and its genesis balances from ``--initial-balances FILE`` (seeded with the first committed file). A
+file whose transactions change 0.0.101/0.0.102 (or the node stakes) reloads it before the next file is
+verified.
 
 Where to start on an empty database: ``start`` if given; else a local folder from its first file, a bucket
 from its newest file that verifies (the reference's rule, so a new mirror does not start a months-long
@@ -55,6 +56,7 @@ from ledgermirror.importer.downloader import (
 from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers.balances import BalanceSnapshot, read_balance_snapshot, seed_balances
 from ledgermirror.importer.handlers.base import Batch, ItemError, rows_of_file, write_batch
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row
@@ -89,6 +91,9 @@ class ImportOptions:
     end: int | None = None
     """Nanoseconds: stop after the last file at or before it."""
     address_book: Path | None = None
+    initial_balances: Path | None = None
+    """An ``AllAccountBalances`` snapshot (``*_Balances.pb[.gz]``) seeded into an empty database with the first
+    file, so genesis accounts get balances."""
     files_per_transaction: int = DEFAULT_FILES_PER_TRANSACTION
     items_per_transaction: int = 20_000
     list_limit: int = 1_000
@@ -114,6 +119,8 @@ class _Position:
     stakes: dict[int, int]
     pending_book: bytes | None
     """Bootstrap book bytes not yet written (written with the first committed file)."""
+    pending_balances: BalanceSnapshot | None = None
+    """The initial balance snapshot, seeded with the first committed file."""
 
 
 def stream_name_prefix(nanos: int) -> str:
@@ -262,7 +269,12 @@ class _Run:
         last = await import_state.last_record_file(self.conn)
         if last is None:
             cursor = stream_name_prefix(self.options.start) if self.options.start is not None else None
-            return _Position(None, None, cursor, book, stakes, pending)
+            balances = None
+            if self.options.initial_balances is not None:
+                balances = read_balance_snapshot(self.options.initial_balances.read_bytes())
+            return _Position(None, None, cursor, book, stakes, pending, balances)
+        if self.options.initial_balances is not None:
+            _log.warning("the database already holds files: --initial-balances ignored")
         if self.options.start is not None:
             _log.warning("the database already holds files: resuming after %s, --start-date ignored", last.name)
         block = last.index if last.version >= 6 else None
@@ -396,6 +408,9 @@ class _Run:
             )
             rows += sum((await address_books.save_book(self.conn, book, entries, endpoints)).values())
             position.pending_book = None
+        if position.pending_balances is not None:
+            rows += await seed_balances(self.conn, position.pending_balances)
+            position.pending_balances = None
         counts = await write_batch(self.conn, batch)
         counts.update(await write.copy_rows(self.conn, "record_file", record_rows))
         rows += sum(counts.values())

@@ -1,0 +1,61 @@
+"""A simulated network (``ledgermirror.simulator``) through the whole pipeline: every file verified against
+its nodes' signatures (with the 0.0.102 updates the stream makes), imported in batches, the balances of its
+truth reached; in both layouts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.importer.importing import fetch, run
+from tests.support import Ledger
+
+from ledgermirror.runtime import Prepared
+from ledgermirror.simulator.run import INITIAL_BALANCES, simulate
+
+pytestmark = pytest.mark.usefixtures("ledger")
+
+
+@pytest.fixture(scope="module")
+def networks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    found = {}
+    for layout in ("account", "node-id"):
+        out = tmp_path_factory.mktemp(layout)
+        simulate(out, nodes=2, seconds=12, tps=30, seed=9, layout=layout)
+        found[layout] = out
+    return found
+
+
+def _num(text: str) -> int:
+    return int(text.rsplit(".", 1)[1])
+
+
+def _balances_match(url: str, truth: dict[str, Any]) -> None:
+    balances = {row["id"]: row["balance"] for row in fetch(url, "select id, balance from entity")}
+    expected = {_num(account): balance for account, balance in truth["balances"].items()}
+    assert {account: balances.get(account) for account in expected} == expected
+
+
+@pytest.mark.parametrize("layout", ["account", "node-id"])
+def test_a_simulated_network_imports_to_its_truth(
+    database: Prepared, ledger: Ledger, networks: dict[str, Path], layout: str
+) -> None:
+    out = networks[layout]
+    truth = json.loads((out / "truth.json").read_text())
+    stats = run(
+        database.owner_url,
+        out,
+        book=out / "addressbook.bin",
+        initial_balances=out / INITIAL_BALANCES,
+        files_per_transaction=4,
+    )
+    files = fetch(database.owner_url, "select index from record_file order by index")
+    assert stats.files == len(files) == 6
+    assert [row["index"] for row in files] == list(range(files[0]["index"], files[0]["index"] + 6))
+    _balances_match(database.owner_url, truth)
+    books = fetch(database.owner_url, "select start_consensus_timestamp from address_book where file_id = 102")
+    assert len(books) >= 3  # the bootstrap book, then the stream's own (the first and the mid-run revision)
+    assert fetch(database.owner_url, "select count(*) from node_stake")[0][0] == 2  # then weighted by stake
+    assert run(database.owner_url, out, book=None).files == 0
