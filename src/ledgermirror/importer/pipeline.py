@@ -77,6 +77,7 @@ def _has_node_stakes(batch: Batch) -> bool:
 
 
 DEFAULT_FILES_PER_TRANSACTION = 50
+_REDISCOVER_SECONDS = 60.0
 
 
 class ImporterError(RuntimeError):
@@ -192,8 +193,8 @@ class _Run:
         ):
             position.cursor = await self._newest_start(folders, position)
         backoff = self.options.poll_seconds
+        discovered = time.monotonic()
         while folders and not self.stop.is_set() and not self.reached_end:
-            position = self.position
             try:
                 candidates = await self._candidates(folders)
             except SourceError as error:
@@ -201,6 +202,7 @@ class _Run:
                     raise
                 self.progress.refused(error, retrying=True)
                 candidates = []
+            refused = False
             if candidates:
                 try:
                     await self._import(candidates)
@@ -210,17 +212,21 @@ class _Run:
                     if self.options.once:
                         self.progress.refused(error, retrying=False)
                         raise
+                    refused = True
                     if isinstance(error, (ConsensusNotReached, FileUnavailable)):
                         # usual at the head of the stream: the other nodes' files are still being uploaded
                         _log.info("waiting for more nodes' files: %s", error)
+                        backoff = self.options.poll_seconds
                     else:
                         self.progress.refused(error, retrying=True)
             elif self.options.once:
                 break
             await self._wait(backoff)
             backoff = min(backoff * 2, self.options.max_poll_seconds)
-            with contextlib.suppress(SourceError):
-                folders = await discover_nodes(self.store)  # nodes come and go: look again while waiting
+            if refused or time.monotonic() - discovered >= _REDISCOVER_SECONDS:
+                with contextlib.suppress(SourceError):  # nodes come and go (a refusal may be a missing node)
+                    folders = await discover_nodes(self.store)
+                discovered = time.monotonic()
         self.progress.finished(self.stats)
         return self.stats
 
