@@ -141,8 +141,8 @@ def test_openapi_document_lists_every_parameter(client: TestClient) -> None:
 def test_database_outage_gives_503_and_recovers(client: TestClient, database: Prepared, ledger: Ledger) -> None:
     ledger.load(MANY_TOKENS)
     assert database.embedded is not None
-    stop_server(database)
     try:
+        stop_server(database)
         down = client.get("/api/v1/tokens?limit=7")
         assert down.status_code == 503
         assert down.json() == {"_status": {"messages": [{"message": "Service unavailable"}]}}

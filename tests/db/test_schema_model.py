@@ -1,9 +1,11 @@
-"""The table model (db/schema.py) against the catalog of a freshly migrated database, in both directions:
+"""The table model (the db/schema/ package) against the catalog of a freshly migrated database, in both directions:
 a table, column, type, nullability, default or key in one and not the other fails."""
 
 from __future__ import annotations
 
 import asyncio
+import pkgutil
+from importlib import import_module
 from typing import Any
 
 import asyncpg
@@ -141,3 +143,15 @@ def test_lookup_and_routing() -> None:
         schema.ENTITY.column("nope")
     with pytest.raises(schema.SchemaError, match="has no history twin"):
         _ = schema.TRANSACTION.history_name
+
+
+def test_every_declaration_is_collected_once() -> None:
+    """Each table is declared in exactly one domain module of the package and listed once in BASE_TABLES."""
+    declared: list[str] = []
+    for module_info in pkgutil.iter_modules(schema.__path__):
+        module = import_module(f"{schema.__name__}.{module_info.name}")
+        found = vars(module).items()
+        declared += [value.name for name, value in found if name.isupper() and isinstance(value, schema.Table)]
+    assert sorted(declared) == sorted(table.name for table in schema.BASE_TABLES)
+    assert len(set(declared)) == len(declared)
+    assert all(getattr(schema, table.name.upper()) is table for table in schema.BASE_TABLES)

@@ -66,10 +66,6 @@ class Database:
         except _UNAVAILABLE as error:
             raise DatabaseUnavailable(str(error) or type(error).__name__) from error
 
-    async def fetch_raw(self, text: str, *args: Any) -> list[asyncpg.Record]:
-        """A static query (a constant of a resource module) with bound arguments."""
-        return await self.fetch(Statement(text, args))
-
     async def fetchval(self, text: str, *args: Any) -> Any:
         try:
             async with self.pool.acquire(timeout=self.acquire_timeout) as conn:

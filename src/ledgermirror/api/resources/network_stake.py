@@ -17,6 +17,7 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import NotFound
 from ledgermirror.api.querystring.params import ParamSet
+from ledgermirror.db.sql import Column, Order, Select
 from ledgermirror.ledger.timestamps import format_ns
 
 PARAMS = ParamSet([])
@@ -26,9 +27,8 @@ _SELECT = """select max_stake_rewarded, max_staking_reward_rate_per_hbar, max_to
     stake_total, staking_period, staking_period_duration, staking_periods_stored,
     staking_reward_fee_numerator, staking_reward_fee_denominator, staking_reward_rate, staking_start_threshold,
     unreserved_staking_reward_balance
-from network_stake
-order by consensus_timestamp desc
-limit 1"""
+from network_stake"""
+_CONSENSUS_TIMESTAMP = Column("consensus_timestamp")
 
 DAY_NS = 86_400 * 1_000_000_000
 _NANOS_PER_UNIT = 10**9
@@ -113,7 +113,7 @@ def render(row: Any) -> dict[str, Any]:
 
 async def get_stake(request: Request, ctx: AppContext) -> Page:
     PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    rows = await ctx.database.fetch_raw(_SELECT)
+    rows = await ctx.database.fetch(Select(_SELECT).order_by([_CONSENSUS_TIMESTAMP], Order.DESC).limit(1).build())
     if not rows:
         raise NotFound("No network stake data found")
     return Page(render(rows[0]))

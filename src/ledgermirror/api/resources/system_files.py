@@ -21,7 +21,8 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, RawQuery
-from ledgermirror.api.querystring.params import Check, ParamSpec, ParsedQuery
+from ledgermirror.api.querystring.params import Check, ParamSpec, ParsedQuery, closed
+from ledgermirror.db.sql import template
 from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.int64 import INT64_MAX
@@ -77,18 +78,15 @@ class Window:
 
 
 def window(query: ParsedQuery) -> Window:
-    """The last lower bound and the last upper bound win; ``eq`` means ``lte``; ``gt``/``lt`` become inclusive."""
+    """The last lower bound and the last upper bound win (the reference's rule, not the tightest bounds of
+    ``params.inclusive_range``); ``eq`` means ``lte``; ``gt``/``lt`` become inclusive (``params.closed``)."""
     lower: int | None = None
     upper: int | None = None
     for item in query.filters(TIMESTAMP):
-        if item.op is Op.GT:
-            lower = item.value + 1
-        elif item.op is Op.GTE:
-            lower = item.value
-        elif item.op is Op.LT:
-            upper = item.value - 1
-        else:  # eq, lte
-            upper = item.value
+        if item.op in (Op.GT, Op.GTE):
+            lower = closed(item.op, item.value)
+        else:  # eq, lte, lt (the parameter takes no ne)
+            upper = closed(item.op, item.value)
     return Window(
         lower=0 if lower is None else lower,
         upper=INT64_MAX if upper is None else upper,
@@ -105,18 +103,18 @@ class Loaded(Generic[T]):
 
 
 # The anchor is found through file_data's (entity_id, consensus_timestamp) index, scanning back from the upper
-# bound; the chunks from the anchor to the upper bound come through the same index.
+# bound; the chunks from the anchor to the upper bound come through the same index. A db.sql.template.
 _LOAD = """select string_agg(f.file_data, ''::bytea order by f.consensus_timestamp) as contents,
        max(f.consensus_timestamp) as last_timestamp
 from file_data f
-where f.entity_id = $1
-  and f.consensus_timestamp <= $3
+where f.entity_id = {entity}
+  and f.consensus_timestamp <= {upper}
   and f.consensus_timestamp >= (
       select a.consensus_timestamp
       from file_data a
-      where a.entity_id = $1
-        and a.consensus_timestamp >= $2
-        and a.consensus_timestamp <= $3
+      where a.entity_id = {entity}
+        and a.consensus_timestamp >= {lower}
+        and a.consensus_timestamp <= {upper}
         and (a.transaction_type = 17 or (a.transaction_type = 19 and length(a.file_data) <> 0))
       order by a.consensus_timestamp desc
       limit 1)
@@ -144,7 +142,7 @@ async def load(ctx: AppContext, num: int, bounds: Window, decode: Callable[[byte
     for _ in range(MAX_FILE_ATTEMPTS):
         if upper < bounds.lower:
             return None
-        rows = await ctx.database.fetch_raw(_LOAD, entity, bounds.lower, upper)
+        rows = await ctx.database.fetch(template(_LOAD, entity=entity, lower=bounds.lower, upper=upper))
         last = rows[0]["last_timestamp"] if rows else None
         if last is None:
             return None

@@ -1,0 +1,40 @@
+"""Record files: the blocks of the record stream."""
+
+from __future__ import annotations
+
+from ledgermirror.db.schema.model import Table, not_null, nullable
+
+RECORD_FILE = Table(
+    "record_file",
+    (
+        not_null("name", "character varying(250)"),
+        not_null("load_start", "bigint"),
+        not_null("load_end", "bigint"),
+        not_null("hash", "character varying(96)"),
+        not_null("prev_hash", "character varying(96)"),
+        not_null("consensus_start", "bigint"),
+        not_null("consensus_end", "bigint"),
+        not_null("count", "bigint"),
+        not_null("digest_algorithm", "integer"),
+        nullable("hapi_version_major", "integer"),
+        nullable("hapi_version_minor", "integer"),
+        nullable("hapi_version_patch", "integer"),
+        not_null("version", "integer"),
+        not_null("file_hash", "character varying(96)"),
+        nullable("bytes", "bytea"),
+        not_null("index", "bigint"),
+        nullable("gas_used", "bigint", -1),
+        nullable("logs_bloom", "bytea"),
+        nullable("size", "integer"),
+        not_null("sidecar_count", "integer", 0),
+        nullable("software_version_major", "integer"),
+        nullable("software_version_minor", "integer"),
+        nullable("software_version_patch", "integer"),
+        nullable("round_start", "bigint"),
+        nullable("round_end", "bigint"),
+        nullable("previous_wrapped_record_block_hash", "bytea"),
+        nullable("wrapped_record_block_hash", "bytea"),
+        nullable("receipts_root", "bytea"),
+    ),
+    key=("consensus_end",),
+)
