@@ -1,0 +1,85 @@
+"""``bench/apicpu``: the API's own CPU per request, per scenario, with no HTTP server and no load driver.
+
+The app runs in this process on the loaded database and is called through ASGI directly (as the conformance
+runner does), so the figure is parse + plan + query round trip + render + ETag/gzip, without uvicorn and
+without the noise of a load driver sharing the cores. PostgreSQL's CPU is not counted (it runs in its own
+processes). Each scenario's requests follow ``links.next`` as ``bench/run`` does; the best of ``--rounds``
+rounds is reported, which is the least disturbed by other work on the machine.
+
+To compare two versions of the code on one database, run it once per source tree::
+
+    PYTHONPATH=/path/to/other/src .venv/bin/python bench/apicpu --data-dir ~/lm-bench
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from bench._driver import Post
+from bench._explain import sample_from_api
+from bench._scenarios import SCENARIOS, SEPARATE_SERVICES
+
+from ledgermirror.api.app import create_app
+from ledgermirror.conformance.inprocess import Lifespan, get, send_request
+from ledgermirror.runtime import prepare
+from ledgermirror.settings import Settings
+
+
+async def _one_round(app: Any, name: str, requests: int, data: Any) -> float:
+    """CPU seconds of this process for ``requests`` requests of scenario ``name``."""
+    next_path = SCENARIOS[name](data, random.Random(7))
+    previous: str | None = None
+    started = time.process_time()
+    for _ in range(requests):
+        request = next_path(previous)
+        if isinstance(request, Post):
+            headers = {"content-type": request.content_type}
+            reply = await send_request(app, "POST", request.path, headers, request.body)
+        else:
+            reply = await get(app, request)
+        if reply.status != 200:
+            raise SystemExit(f"{name}: {request!r} answered {reply.status}")
+        previous = json.loads(reply.body).get("links", {}).get("next")
+    return time.process_time() - started
+
+
+async def run(api_url: str, *, scenarios: list[str], requests: int, rounds: int) -> dict[str, float]:
+    app = create_app(Settings(response_cache_entries=0), api_url)
+    results: dict[str, float] = {}
+    async with Lifespan(app):
+        data = await sample_from_api(app)
+        for name in scenarios:
+            await _one_round(app, name, max(requests // 10, 1), data)  # warm-up: caches, prepared statements
+            best = min([await _one_round(app, name, requests, data) for _ in range(rounds)])
+            results[name] = best / requests * 1000
+            print(f"{name:<32} {results[name]:.3f} ms CPU/request", flush=True)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bench/apicpu", description=__doc__.split("\n\n")[0])
+    p.add_argument("--data-dir", help="the embedded database folder bench/generate filled (default: settings)")
+    p.add_argument("--scenario", action="append", help="scenario (repeatable; default: all but separate services)")
+    p.add_argument("--requests", type=int, default=1000, help="requests per round")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--json", help="also write the results as JSON")
+    args = p.parse_args(argv)
+    scenarios = args.scenario or [name for name in SCENARIOS if name not in SEPARATE_SERVICES]
+    unknown = sorted(set(scenarios) - set(SCENARIOS))
+    if unknown:
+        p.error(f"unknown scenario: {', '.join(unknown)}")
+    prepared = prepare(Settings.from_env(), data_dir=None if args.data_dir is None else Path(args.data_dir))
+    try:
+        work = run(prepared.api_url, scenarios=scenarios, requests=args.requests, rounds=args.rounds)
+        results = asyncio.run(work)
+    finally:
+        prepared.stop()
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    return 0
