@@ -1,0 +1,402 @@
+"""``bench/import``: the importer's throughput on a simulated stream, against the machine's COPY limit.
+
+1. A stream: ``ledgermirror simulate`` run as a child process (so its memory is not the importer's) with
+   ``--seconds``, ``--tps``, ``--nodes``, ``--seed``, or an existing one given with ``--stream DIR``.
+2. A fresh embedded database (in ``--data-dir``, else a temporary folder), migrated, durable as
+   ``ledgermirror import`` uses it (``--no-fsync`` for a throwaway server).
+3. The real pipeline in this process: ``run_import`` with ``once``, the stream's address book and initial
+   balances, from the local folder. Measured around it: wall time, this process's CPU (``getrusage``) and
+   PostgreSQL's (its process tree, exited backends included: ``_procstat.py``), this process's peak RSS. The
+   pipeline's own clocks give download, signature and data-check seconds; ``rows_of_file`` is wrapped to
+   split building rows from writing them (the pipeline's ``write_seconds`` covers both).
+4. Rows by table, counted in the database after the import.
+5. The physical limit: every imported table's rows read back into records and written with ``db/write.py``'s
+   binary COPY (``copy_records``) into an empty, migrated twin database on the same server (same indexes,
+   one transaction per table); the COPY calls alone are timed. The ratio says how close the import comes.
+
+Bounded in time: ``--timeout`` stops the simulator, and stops the import cleanly after the transaction in
+flight (the figures are then those of the part imported, and the report says so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+from bench._procstat import postmaster_pids, usage
+
+import ledgermirror
+from ledgermirror.db import import_state, write
+from ledgermirror.db.migrate import migrate
+from ledgermirror.db.schema import TABLES
+from ledgermirror.db.sql import quote_identifier
+from ledgermirror.importer import pipeline
+from ledgermirror.importer.handlers.base import Batch, rows_of_file
+from ledgermirror.importer.pipeline import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, run_import
+from ledgermirror.importer.progress import ImportStats, LogProgress
+from ledgermirror.importer.record_file import RecordFile
+from ledgermirror.importer.sources import open_store
+from ledgermirror.runtime import prepare
+from ledgermirror.settings import Settings
+
+_ROWS_OF_FILE = "rows_of_file"
+"""The name the pipeline calls the row builder by (wrapped to time it)."""
+TWIN_DATABASE = "ledgermirror_copy_twin"
+COPY_CHUNK_ROWS = 20_000
+TARGET_TPS = 3_000
+DAY_AT_100_TPS = 8_640_000
+"""Transactions of a day of a 100-TPS network; the target is to import them in under an hour."""
+
+
+@dataclass(slots=True)
+class Clocks:
+    rows: float = 0.0
+
+
+@dataclass(slots=True)
+class CopyLimit:
+    rows: int = 0
+    copy_seconds: float = 0.0
+    read_seconds: float = 0.0
+    by_table: dict[str, float] = field(default_factory=dict)
+
+
+class _Quiet(LogProgress):
+    """Progress on stderr every ``every`` seconds (the pipeline's own records are not configured here)."""
+
+    def __init__(self, every: float = 10.0) -> None:
+        self.every = every
+        self.last = time.monotonic()
+
+    def committed(self, stats: ImportStats) -> None:
+        now = time.monotonic()
+        if now - self.last >= self.every:
+            self.last = now
+            print(
+                f"  {stats.elapsed:7.1f} s  {stats.files} files  {stats.items:,} tx  "
+                f"{stats.items / stats.elapsed:,.0f} tx/s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+@contextlib.contextmanager
+def timed_rows(clocks: Clocks) -> Iterator[None]:
+    """Time ``rows_of_file`` as the pipeline calls it (its ``write_seconds`` holds row building and writing)."""
+    original = rows_of_file
+
+    def timed(record_file: RecordFile, batch: Batch) -> None:
+        started = time.perf_counter()
+        try:
+            original(record_file, batch)
+        finally:
+            clocks.rows += time.perf_counter() - started
+
+    if getattr(pipeline, _ROWS_OF_FILE) is not original:
+        raise RuntimeError("the pipeline no longer calls handlers.base.rows_of_file: update bench/_import.py")
+    setattr(pipeline, _ROWS_OF_FILE, timed)
+    try:
+        yield
+    finally:
+        setattr(pipeline, _ROWS_OF_FILE, original)
+
+
+def simulate(out: Path, *, seconds: int, tps: int, nodes: int, seed: int, timeout: float) -> float:
+    """Run ``ledgermirror simulate`` in a child process; its wall seconds."""
+    env = dict(os.environ)
+    source_root = str(Path(ledgermirror.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [source_root, env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "ledgermirror", "simulate", "--out", str(out)]
+    command += ["--seconds", str(seconds), "--tps", str(tps), "--nodes", str(nodes), "--seed", str(seed)]
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True, timeout=timeout, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def _cpu_self() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def _peak_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+
+
+async def count_rows(conn: asyncpg.Connection) -> dict[str, int]:
+    """Rows of every modelled table (history twins included) holding any."""
+    counts: dict[str, int] = {}
+    for name in TABLES:
+        count = await conn.fetchval(f"select count(*) from {quote_identifier(name)}")
+        if count:
+            counts[name] = int(count)
+    return counts
+
+
+def twin_url(owner_url: str) -> str:
+    return urlsplit(owner_url)._replace(path="/" + TWIN_DATABASE).geturl()
+
+
+async def _fresh_twin(conn: asyncpg.Connection) -> None:
+    await conn.execute(f"drop database if exists {quote_identifier(TWIN_DATABASE)}")
+    await conn.execute(f"create database {quote_identifier(TWIN_DATABASE)}")
+
+
+async def copy_limit(owner_url: str, counts: dict[str, int]) -> CopyLimit:
+    """Every counted table's rows read back and COPYed into the migrated twin database; the COPY timed."""
+    admin = await asyncpg.connect(owner_url)
+    limit = CopyLimit()
+    try:
+        await _fresh_twin(admin)
+        twin = await asyncpg.connect(twin_url(owner_url))
+        try:
+            await migrate(twin)
+            for name in counts:
+                columns = TABLES[name].column_names
+                listed = ", ".join(quote_identifier(column) for column in columns)
+                seconds = 0.0
+                async with admin.transaction(), twin.transaction():
+                    cursor = await admin.cursor(f"select {listed} from {quote_identifier(name)}")
+                    while True:
+                        read = time.perf_counter()
+                        records = await cursor.fetch(COPY_CHUNK_ROWS)
+                        limit.read_seconds += time.perf_counter() - read
+                        if not records:
+                            break
+                        started = time.perf_counter()
+                        written = await write.copy_records(
+                            twin, name, columns, [tuple(record) for record in records], chunk_rows=COPY_CHUNK_ROWS
+                        )
+                        seconds += time.perf_counter() - started
+                        limit.rows += sum(written.values())
+                limit.by_table[name] = seconds
+                limit.copy_seconds += seconds
+        finally:
+            await twin.close()
+        await admin.execute(f"drop database {quote_identifier(TWIN_DATABASE)}")
+    finally:
+        await admin.close()
+    return limit
+
+
+@dataclass(slots=True)
+class Measured:
+    stats: ImportStats
+    wall: float
+    importer_cpu: float
+    postgres_cpu: float
+    rss_before: int
+    peak_rss: int
+    rows_seconds: float
+    completed: bool
+
+
+async def measure_import(
+    owner_url: str, pgdata: str, stream: Path, options: ImportOptions, timeout: float
+) -> Measured:
+    conn = await asyncpg.connect(owner_url)
+    try:
+        if await import_state.last_record_file(conn) is not None:
+            raise SystemExit("the database already holds record files: the benchmark needs a fresh one")
+        postgres = postmaster_pids(pgdata)
+        if not postgres:
+            raise SystemExit(f"no PostgreSQL server found for {pgdata}")
+        stop = asyncio.Event()
+        timer = asyncio.get_running_loop().call_later(timeout, stop.set)
+        clocks = Clocks()
+        rss_before = _current_rss()
+        pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(), time.perf_counter()
+        with timed_rows(clocks):
+            stats = await run_import(conn, open_store(str(stream)), options, stop=stop, progress=_Quiet())
+        wall = time.perf_counter() - started
+        importer_cpu, peak = _cpu_self() - cpu_before, _peak_rss_bytes()
+        timer.cancel()
+    finally:
+        await conn.close()
+    postgres_cpu = usage(postgres).cpu_seconds - pg_before  # the closed backend is counted by its postmaster
+    return Measured(stats, wall, importer_cpu, postgres_cpu, rss_before, peak, clocks.rows, not stop.is_set())
+
+
+def _current_rss() -> int:
+    with Path("/proc/self/statm").open() as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _stream_facts(stream: Path) -> dict[str, Any]:
+    truth = stream / "truth.json"
+    if not truth.is_file():
+        return {}
+    document = json.loads(truth.read_text())
+    network = document.get("network", {})
+    return {
+        "transactions": document.get("transactions", {}).get("count"),
+        "record_files": document.get("record_files", {}).get("count"),
+        "seconds": network.get("seconds"),
+        "tps": network.get("tps"),
+        "nodes": len(network.get("nodes", [])),
+        "seed": network.get("seed"),
+    }
+
+
+def report(
+    stream: Path,
+    simulate_seconds: float | None,
+    measured: Measured,
+    counts: dict[str, int],
+    copy: CopyLimit | None,
+) -> dict[str, Any]:
+    stats, wall = measured.stats, measured.wall
+    items = max(stats.items, 1)
+    rows = sum(counts.values())
+    cost = stats.cost
+    rows_per_second = rows / wall
+    tps = stats.items / wall
+    result: dict[str, Any] = {
+        "stream": {"dir": str(stream), "simulate_seconds": simulate_seconds, **_stream_facts(stream)},
+        "machine": {"cpus": os.cpu_count(), "load_average": [round(load, 2) for load in os.getloadavg()]},
+        "import": {
+            "completed": measured.completed,
+            "wall_seconds": round(wall, 3),
+            "files": stats.files,
+            "transactions": stats.items,
+            "commits": stats.commits,
+            "rows_written": stats.rows,
+            "rows_in_tables": rows,
+            "transactions_per_second": round(tps, 1),
+            "rows_per_second": round(rows_per_second, 1),
+        },
+        "rows_by_table": dict(sorted(counts.items(), key=lambda item: -item[1])),
+        "cpu": {
+            "importer_seconds": round(measured.importer_cpu, 3),
+            "postgres_seconds": round(measured.postgres_cpu, 3),
+            "importer_us_per_transaction": round(measured.importer_cpu / items * 1e6, 1),
+            "postgres_us_per_transaction": round(measured.postgres_cpu / items * 1e6, 1),
+            "total_us_per_transaction": round((measured.importer_cpu + measured.postgres_cpu) / items * 1e6, 1),
+        },
+        "memory": {"importer_rss_before_bytes": measured.rss_before, "importer_peak_rss_bytes": measured.peak_rss},
+        "stages_seconds": {
+            # download runs ahead on worker threads (prefetch): it overlaps the others
+            "download": round(cost.download, 3),
+            "signatures": round(cost.signatures, 3),
+            "data_checks": round(cost.data, 3),
+            "rows": round(measured.rows_seconds, 3),
+            "database_writes": round(stats.write_seconds - measured.rows_seconds, 3),
+        },
+        "targets": {
+            "sustained_tps": TARGET_TPS,
+            "sustained_tps_met": tps >= TARGET_TPS,
+            "day_at_100_tps_hours": round(DAY_AT_100_TPS / max(tps, 1e-9) / 3600, 2),
+            "day_at_100_tps_met": DAY_AT_100_TPS / max(tps, 1e-9) < 3600,
+        },
+    }
+    if copy is not None:
+        copy_rate = copy.rows / max(copy.copy_seconds, 1e-9)
+        result["copy_limit"] = {
+            "rows": copy.rows,
+            "copy_seconds": round(copy.copy_seconds, 3),
+            "read_back_seconds": round(copy.read_seconds, 3),
+            "rows_per_second": round(copy_rate, 1),
+            "import_to_copy_ratio": round(rows_per_second / copy_rate, 4),
+            "by_table_seconds": {name: round(seconds, 3) for name, seconds in copy.by_table.items()},
+        }
+    return result
+
+
+def print_report(result: dict[str, Any]) -> None:
+    imported, cpu, stages, targets = result["import"], result["cpu"], result["stages_seconds"], result["targets"]
+    print(f"stream: {result['stream']}")
+    print(f"load average: {result['machine']['load_average']} on {result['machine']['cpus']} CPUs")
+    note = "" if imported["completed"] else " (stopped at --timeout: partial)"
+    print(
+        f"imported {imported['transactions']:,} transactions in {imported['files']} files, "
+        f"{imported['rows_in_tables']:,} rows, in {imported['wall_seconds']:.1f} s{note}"
+    )
+    print(f"  {imported['transactions_per_second']:,.0f} tx/s   {imported['rows_per_second']:,.0f} rows/s")
+    print(
+        f"  CPU per transaction: importer {cpu['importer_us_per_transaction']} µs, "
+        f"PostgreSQL {cpu['postgres_us_per_transaction']} µs, total {cpu['total_us_per_transaction']} µs"
+    )
+    print(f"  importer peak RSS: {result['memory']['importer_peak_rss_bytes'] / 2**20:.0f} MB")
+    print("  stages (s): " + ", ".join(f"{name} {seconds}" for name, seconds in stages.items()))
+    for name, count in result["rows_by_table"].items():
+        print(f"    {name:<32} {count:>12,}")
+    copy = result.get("copy_limit")
+    if copy is not None:
+        print(
+            f"COPY limit: {copy['rows']:,} rows in {copy['copy_seconds']:.1f} s = {copy['rows_per_second']:,.0f} "
+            f"rows/s; the import reaches {copy['import_to_copy_ratio']:.1%} of it"
+        )
+    print(
+        f"targets: {targets['sustained_tps']:,} tx/s {'met' if targets['sustained_tps_met'] else 'missed'}; "
+        f"a day at 100 TPS in {targets['day_at_100_tps_hours']} h "
+        f"({'met' if targets['day_at_100_tps_met'] else 'missed'}: under 1 h)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bench/import", description=__doc__.split("\n\n")[0])
+    p.add_argument("--stream", type=Path, help="an existing simulated stream folder (default: simulate one)")
+    p.add_argument("--seconds", type=int, default=300, help="simulated seconds (default 300)")
+    p.add_argument("--tps", type=int, default=100, help="simulated transactions per second (default 100)")
+    p.add_argument("--nodes", type=int, default=4, help="simulated nodes (default 4)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--data-dir", type=Path, help="folder of the fresh embedded database (default: temporary)")
+    p.add_argument("--no-fsync", action="store_true", help="a throwaway server (fsync off), as the tests use")
+    p.add_argument("--files-per-transaction", type=int, default=DEFAULT_FILES_PER_TRANSACTION)
+    p.add_argument("--no-copy-limit", action="store_true", help="skip the COPY comparison")
+    p.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed to the simulator and the import")
+    p.add_argument("--json", type=Path, help="also write the report as JSON")
+    args = p.parse_args(argv)
+    with contextlib.ExitStack() as cleanup:
+        work = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="bench-import-")))
+        stream: Path = args.stream or work / "stream"
+        simulate_seconds = None
+        if args.stream is None:
+            print(f"simulating {args.seconds * args.tps:,} transactions ...", file=sys.stderr, flush=True)
+            simulate_seconds = simulate(
+                stream, seconds=args.seconds, tps=args.tps, nodes=args.nodes, seed=args.seed, timeout=args.timeout
+            )
+        data_dir: Path = args.data_dir or work / "db"
+        prepared = prepare(Settings(), data_dir=data_dir, durable=not args.no_fsync)
+        cleanup.callback(prepared.stop)
+        balances = stream / "initial-balances.pb.gz"
+        options = ImportOptions(
+            once=True,
+            address_book=stream / "addressbook.bin",
+            initial_balances=balances if balances.is_file() else None,
+            files_per_transaction=max(args.files_per_transaction, 1),
+        )
+        print("importing ...", file=sys.stderr, flush=True)
+        pgdata = str(data_dir.resolve() / "pgdata")
+        measured = asyncio.run(measure_import(prepared.owner_url, pgdata, stream, options, args.timeout))
+        counts = asyncio.run(_counted(prepared.owner_url))
+        copy = None
+        if not args.no_copy_limit:
+            print("COPY of the same rows into a twin database ...", file=sys.stderr, flush=True)
+            copy = asyncio.run(copy_limit(prepared.owner_url, counts))
+        result = report(stream, simulate_seconds, measured, counts, copy)
+    print_report(result)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+async def _counted(owner_url: str) -> dict[str, int]:
+    conn = await asyncpg.connect(owner_url)
+    try:
+        return await count_rows(conn)
+    finally:
+        await conn.close()
