@@ -202,6 +202,8 @@ class Measured:
     peak_rss: int
     rows_seconds: float
     completed: bool
+    load_before: tuple[float, float, float]
+    load_after: tuple[float, float, float]
 
 
 async def measure_import(
@@ -217,17 +219,20 @@ async def measure_import(
         stop = asyncio.Event()
         timer = asyncio.get_running_loop().call_later(timeout, stop.set)
         clocks = Clocks()
-        rss_before = _current_rss()
+        rss_before, load_before = _current_rss(), os.getloadavg()
         pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(), time.perf_counter()
         with timed_rows(clocks):
             stats = await run_import(conn, open_store(str(stream)), options, stop=stop, progress=_Quiet())
         wall = time.perf_counter() - started
-        importer_cpu, peak = _cpu_self() - cpu_before, _peak_rss_bytes()
+        importer_cpu, peak, load_after = _cpu_self() - cpu_before, _peak_rss_bytes(), os.getloadavg()
         timer.cancel()
     finally:
         await conn.close()
     postgres_cpu = usage(postgres).cpu_seconds - pg_before  # the closed backend is counted by its postmaster
-    return Measured(stats, wall, importer_cpu, postgres_cpu, rss_before, peak, clocks.rows, not stop.is_set())
+    completed = not stop.is_set()
+    return Measured(
+        stats, wall, importer_cpu, postgres_cpu, rss_before, peak, clocks.rows, completed, load_before, load_after
+    )
 
 
 def _current_rss() -> int:
@@ -266,7 +271,11 @@ def report(
     tps = stats.items / wall
     result: dict[str, Any] = {
         "stream": {"dir": str(stream), "simulate_seconds": simulate_seconds, **_stream_facts(stream)},
-        "machine": {"cpus": os.cpu_count(), "load_average": [round(load, 2) for load in os.getloadavg()]},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_average_before": [round(load, 2) for load in measured.load_before],
+            "load_average_after": [round(load, 2) for load in measured.load_after],
+        },
         "import": {
             "completed": measured.completed,
             "wall_seconds": round(wall, 3),
@@ -318,7 +327,11 @@ def report(
 def print_report(result: dict[str, Any]) -> None:
     imported, cpu, stages, targets = result["import"], result["cpu"], result["stages_seconds"], result["targets"]
     print(f"stream: {result['stream']}")
-    print(f"load average: {result['machine']['load_average']} on {result['machine']['cpus']} CPUs")
+    machine = result["machine"]
+    print(
+        f"load average (1, 5, 15 min) before the import {machine['load_average_before']}, after "
+        f"{machine['load_average_after']}, on {machine['cpus']} CPUs"
+    )
     note = "" if imported["completed"] else " (stopped at --timeout: partial)"
     print(
         f"imported {imported['transactions']:,} transactions in {imported['files']} files, "

@@ -54,6 +54,9 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     ratio = imported["rows_per_second"] / copy["rows_per_second"]
     assert copy["import_to_copy_ratio"] == pytest.approx(ratio, rel=0.01)
 
+    machine = report["machine"]
+    assert machine["cpus"] >= 1 and len(machine["load_average_before"]) == len(machine["load_average_after"]) == 3
+
     targets = report["targets"]
     assert targets["sustained_tps_met"] == (imported["transactions_per_second"] >= 3000)
     assert targets["day_at_100_tps_hours"] > 0
