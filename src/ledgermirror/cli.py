@@ -265,20 +265,18 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _run_uvicorn(settings: Settings, api_url: str) -> None:
-    import uvicorn
+    from ledgermirror import http_server
 
     exit_cleanly_on_sigterm()
     os.environ["LEDGERMIRROR_API_DB_URL"] = api_url
-    uvicorn.run(
+    sys.path.insert(0, str(Path(__file__).parent.parent))  # workers import the app by name (uvicorn's app_dir)
+    config = http_server.bounded_config(
         "ledgermirror.api.asgi:app_from_env",
-        factory=True,
+        settings,
         host=settings.host,
         port=settings.port,
+        factory=True,
         workers=settings.workers,
         loop="uvloop",
-        http="httptools",
-        access_log=False,
-        log_config=None,
-        server_header=False,
-        app_dir=str(Path(__file__).parent.parent),
     )
+    http_server.run(config)

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ledgermirror.clock import Clock, SystemClock
@@ -44,11 +44,16 @@ def create_status_app(
         _log.warning("database unavailable", extra={"error": str(exc)})
         return Response(b"", status_code=503, headers={**http.CORS, "retry-after": "5"})
 
+    async def disconnected(request: Request, exc: Exception) -> Response:
+        _log.info("client disconnected before the request was read", extra={"path": request.url.path})
+        return Response(b"", status_code=499)
+
     app = Starlette(
         routes=[*public.ROUTES, *page.ROUTES, *manage.ROUTES],
         lifespan=lifespan,
         exception_handlers={
             404: not_found,
+            ClientDisconnect: disconnected,
             OSError: unavailable,
             asyncpg.PostgresConnectionError: unavailable,
             asyncpg.InterfaceError: unavailable,

@@ -163,8 +163,7 @@ async def execute(conn: Conn, args: argparse.Namespace, settings: Settings, cloc
 def _serve(
     args: argparse.Namespace, settings: Settings, status_settings: StatusSettings, prepared: Prepared
 ) -> int:
-    import uvicorn
-
+    from ledgermirror import http_server
     from ledgermirror.status.app import create_status_app
 
     async def grant() -> None:
@@ -178,12 +177,12 @@ def _serve(
     check_reachable(prepared.api_url)
     app = create_status_app(status_settings, prepared.api_url, prepared.owner_url)
     exit_cleanly_on_sigterm()
-    uvicorn.run(
-        app,
-        host=args.status_host or status_settings.host,
-        port=args.status_port or status_settings.port,
-        access_log=False,
-        log_config=None,
-        server_header=False,
+    http_server.run(
+        http_server.bounded_config(
+            app,
+            settings,
+            host=args.status_host or status_settings.host,
+            port=args.status_port or status_settings.port,
+        )
     )
     return 0
