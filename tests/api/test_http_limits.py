@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from tests.slow_clients import bounded_server, open_slowly, until_closed
+from tests.live_server import bounded_server, open_slowly, until_closed
 
 from ledgermirror import http_server
 from ledgermirror.api.app import create_app

@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from tests.slow_clients import bounded_server, open_slowly, until_closed
+from tests.live_server import bounded_server, open_slowly, until_closed
 from tests.status.harness import Status
 
 from ledgermirror.runtime import Prepared

@@ -8,12 +8,12 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-import asyncpg
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ledgermirror.clock import Clock, SystemClock
+from ledgermirror.db.errors import CONNECTION_FAILURES
 from ledgermirror.status import http, manage, page, public
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.http import body_cache
@@ -54,9 +54,7 @@ def create_status_app(
         exception_handlers={
             404: not_found,
             ClientDisconnect: disconnected,
-            OSError: unavailable,
-            asyncpg.PostgresConnectionError: unavailable,
-            asyncpg.InterfaceError: unavailable,
+            **dict.fromkeys(CONNECTION_FAILURES, unavailable),
         },
     )
     app.state.status = state

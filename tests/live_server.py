@@ -1,14 +1,17 @@
-"""A real server on 127.0.0.1 with the services' own uvicorn configuration, and raw clients that dawdle."""
+"""A real server on 127.0.0.1 with the services' own uvicorn configuration, dawdling raw clients, and load."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import itertools
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import uvicorn
 from tests.status.live import free_port
 
@@ -53,3 +56,30 @@ def until_closed(sock: socket.socket) -> tuple[bytes, float]:
         except ConnectionResetError:
             pass
     return received, time.monotonic() - started
+
+
+async def load_through(
+    base: str, paths: tuple[str, ...], outage: asyncio.Task[None], after_outage: float, clients: int = 40
+) -> list[tuple[str, int, bytes]]:
+    """GET requests from ``clients`` clients at once until ``after_outage`` seconds after ``outage`` is done;
+    each path template gets a fresh number (``{}``) per request, so no answer comes from a cache. Returns
+    ``(path, status, body)`` of every answer."""
+    answers: list[tuple[str, int, bytes]] = []
+    numbers = itertools.count()
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    stop_at: list[float] = []
+    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=60, limits=limits) as client:
+
+        async def one_client() -> None:
+            while not stop_at or time.monotonic() < stop_at[0]:
+                number = next(numbers)
+                path = paths[number % len(paths)].format(100 + number)
+                response = await client.get(path)
+                answers.append((path, response.status_code, response.content))
+
+        async def stopper() -> None:
+            await outage
+            stop_at.append(time.monotonic() + after_outage)
+
+        await asyncio.gather(stopper(), *(one_client() for _ in range(clients)))
+    return answers
