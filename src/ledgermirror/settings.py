@@ -61,7 +61,8 @@ class Settings:
     """``POST /api/v1/network/fees`` in the seed's described form (amounts before the high-volume multiplier,
     the multiplier in thousandths, ``notes``) instead of the reference's."""
     log_level: str = "INFO"
-    log_format: str = "json"
+    log_format: str = "auto"
+    """``auto``: ``text`` when stderr is a terminal, ``json`` otherwise."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
