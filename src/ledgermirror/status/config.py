@@ -28,6 +28,8 @@ class StatusSettings:
     """``superset``: emit ``under_maintenance`` and the ``maintenance`` indicator; ``subset``: only the four
     documented values of each (components under maintenance shown ``operational``)."""
     pool_max_size: int = 4
+    max_body_bytes: int = 64 * 1024
+    """Largest management request body; a larger one is refused with 413 before it is read in full."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> StatusSettings:
@@ -37,7 +39,7 @@ class StatusSettings:
             raw = source.get(PREFIX + name.upper())
             if raw:
                 values[name] = raw
-        for name in ("port", "cache_seconds", "pool_max_size"):
+        for name in ("port", "cache_seconds", "pool_max_size", "max_body_bytes"):
             raw = source.get(PREFIX + name.upper())
             if raw:
                 try:
@@ -55,6 +57,8 @@ class StatusSettings:
             ZoneInfo(self.time_zone)
         except (ZoneInfoNotFoundError, ValueError):
             raise StatusSettingsError(f"{PREFIX}TIME_ZONE is not a known zone: {self.time_zone!r}") from None
+        if self.max_body_bytes < 1:
+            raise StatusSettingsError(f"{PREFIX}MAX_BODY_BYTES must be positive")
         if self.cache_seconds < 0:
             raise StatusSettingsError(f"{PREFIX}CACHE_SECONDS must not be negative")
 
