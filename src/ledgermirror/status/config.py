@@ -19,8 +19,9 @@ class StatusSettings:
     host: str = "127.0.0.1"
     port: int = 5552
     page_name: str = "Ledger Mirror"
-    page_url: str = "http://127.0.0.1:5552"
-    """Public URL of the page (shortlinks are ``<page_url>/incidents/<id>``)."""
+    page_url: str | None = None
+    """Public URL of the page (shortlinks are ``<page_url>/incidents/<id>``); unset: the address served
+    (``http://<host>:<port>``, see :attr:`public_url`)."""
     time_zone: str = "Etc/UTC"
     cache_seconds: int = 30
     """Cache-Control max-age of the public JSON, and how long a rendered body is reused in memory."""
@@ -34,7 +35,7 @@ class StatusSettings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> StatusSettings:
         source = os.environ if env is None else env
-        values: dict[str, str | int] = {}
+        values: dict[str, str | int | None] = {}
         for name in ("host", "page_name", "page_url", "time_zone", "wire"):
             raw = source.get(PREFIX + name.upper())
             if raw:
@@ -61,6 +62,17 @@ class StatusSettings:
             raise StatusSettingsError(f"{PREFIX}MAX_BODY_BYTES must be positive")
         if self.cache_seconds < 0:
             raise StatusSettingsError(f"{PREFIX}CACHE_SECONDS must not be negative")
+
+    @property
+    def public_url(self) -> str:
+        """``page_url`` when configured, else the address actually served (after ``--host``/``--port``)."""
+        return self.page_url or self.listen_url
+
+    @property
+    def listen_url(self) -> str:
+        """``http://<host>:<port>``, the address ``status serve`` listens on."""
+        host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
+        return f"http://{host}:{self.port}"
 
     @property
     def superset(self) -> bool:
