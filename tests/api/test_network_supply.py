@@ -224,6 +224,7 @@ def test_timestamp_not_found(history: TestClient, query: str) -> None:
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("timestamp=cof%00fee", ["Invalid parameter: timestamp"]),
         ("timestamp=ne:1", ["Invalid parameter: Not equals (ne) operator is not supported for timestamp"]),
         ("timestamp=foo", ["Invalid parameter: timestamp"]),
         ("timestamp=equal:1", ["Invalid parameter: timestamp"]),
