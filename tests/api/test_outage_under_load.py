@@ -43,7 +43,7 @@ def test_database_stopped_under_concurrent_load_gives_503_never_500(
                 await asyncio.sleep(1.5)  # the load is running: queries are in flight when the server goes
                 await asyncio.to_thread(stop_server, database, mode)
 
-            return await load_through(base, PATHS, asyncio.create_task(outage()), after_outage=1.5)
+            return await load_through(base, PATHS, asyncio.create_task(outage()), after_outage=1.5, clients=80)
 
         try:
             answers = asyncio.run(drive())
