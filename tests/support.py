@@ -89,16 +89,17 @@ def reconfigure(client: TestClient, settings: Settings) -> AppContext:
     return fresh
 
 
-def stop_server(database: Prepared) -> None:
+def stop_server(database: Prepared, mode: str = "immediate") -> None:
     """Take the embedded server down as an outage would: a checkpoint first (so the restart has next to nothing
     to recover), then pg_ctl's immediate mode, which waits neither for clients nor for a shutdown checkpoint.
-    On a loaded machine pg_ctl may give up although the server goes down; what counts is that it is down."""
+    On a loaded machine pg_ctl may give up although the server goes down; what counts is that it is down.
+    ``mode="fast"`` is pg_ctl's default instead: sessions are told to end (admin shutdown) mid-query."""
     assert database.embedded is not None
     Ledger(database.owner_url).execute("checkpoint")
     server = _server_of(database)
     for attempt in range(3):
         try:
-            _pg_ctl(server, ["-w", "-t", str(SERVER_WAIT_SECONDS), "-m", "immediate", "stop"])
+            _pg_ctl(server, ["-w", "-t", str(SERVER_WAIT_SECONDS), "-m", mode, "stop"])
         except subprocess.CalledProcessError:
             if attempt == 2 and _running(server):
                 raise

@@ -38,6 +38,14 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 5551
     workers: int = 1
+    http_header_timeout_seconds: int = 10
+    """Longest a client may take to send a request's headers (408 and closed after; both services)."""
+    http_body_timeout_seconds: int = 30
+    """Longest a client may take to send a request's body, in total (the connection is closed after)."""
+    http_keep_alive_seconds: int = 5
+    """How long an idle kept-alive connection stays open."""
+    http_max_connections: int = 1000
+    """Connections (and requests in progress) per worker process; requests beyond it are answered 503."""
     shard: int = 0
     realm: int = 0
     limit_default: int = 25
@@ -57,8 +65,12 @@ class Settings:
     max_transactions_timestamp_range_ns: int = 60 * 86_400 * 1_000_000_000
     pagination_probe: bool = True
     """Fetch ``limit + 1`` rows so a page that ends the data carries no ``next`` link."""
+    fee_estimate_described_form: bool = False
+    """``POST /api/v1/network/fees`` in the seed's described form (amounts before the high-volume multiplier,
+    the multiplier in thousandths, ``notes``) instead of the reference's."""
     log_level: str = "INFO"
-    log_format: str = "json"
+    log_format: str = "auto"
+    """``auto``: ``text`` when stderr is a terminal, ``json`` otherwise."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -258,6 +258,7 @@ def test_reference_pagination_and_limits(nfts: TestClient, api_settings: Setting
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("limit=cof%00fee", ["Invalid parameter: limit"]),
         (
             "token.id=x&serialnumber=y&spender.id=z&order=12&limit=a",
             [

@@ -90,6 +90,8 @@ def test_next_link_keeps_the_path_as_sent(client: TestClient, ledger: Ledger) ->
 @pytest.mark.parametrize(
     "segment",
     [
+        "0.0.8%00",
+        "%00",
         "0.5.6.7",
         "KGNABD5L3ZGSRVUCSPDR7TONZSRY3D5OMEBKQMVTD2AC6JL72000",
         "0.KGNABD5L3ZGSRVUCSPDR7TONZSRY3D5OMEBKQMVTD2AC6JL72000",

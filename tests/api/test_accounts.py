@@ -368,6 +368,7 @@ def test_balance_false_keeps_the_other_filters(accounts: TestClient) -> None:
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("limit=cof%00fee", ["Invalid parameter: limit"]),
         ("limit=0", ["Invalid parameter: limit"]),
         ("limit=-1", ["Invalid parameter: limit"]),
         ("limit=", ["Invalid parameter: limit"]),

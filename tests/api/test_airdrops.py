@@ -230,6 +230,7 @@ def test_reference_pagination_and_limits(airdrops: TestClient, api_settings: Set
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("limit=cof%00fee", ["Invalid parameter: limit"]),
         ("receiver.id=gt:5&receiver.id=lt:6", ["Invalid range provided for receiver.id"]),
         ("receiver.id=5&receiver.id=lt:5", ["Invalid range provided for receiver.id"]),
         ("receiver.id=ne:5", ["Unsupported range operator ne for receiver.id"]),

@@ -243,6 +243,7 @@ def test_limit_settings(blocks: TestClient, api_settings: Settings) -> None:
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("limit=cof%00fee", ["Invalid parameter: limit"]),
         (
             "block.number=gt:invalidnumber&timestamp=invalidtimestamp&order=any&limit=invalidlimit&index=2",
             [

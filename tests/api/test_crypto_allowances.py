@@ -155,7 +155,9 @@ def test_unknown_alias_or_evm_owner_is_404(allowances: TestClient, owner: str, m
     assert "cache-control" not in response.headers
 
 
-@pytest.mark.parametrize("owner", ["abc", "0.0.x", "1.2.3.4", "0.0.-1", "9.2." + EVM, "0.0.274877906944"])
+@pytest.mark.parametrize(
+    "owner", ["0.0.8%00", "abc", "0.0.x", "1.2.3.4", "0.0.-1", "9.2." + EVM, "0.0.274877906944"]
+)
 def test_invalid_owner_is_400_before_query_errors(allowances: TestClient, owner: str) -> None:
     response = allowances.get(f"/api/v1/accounts/{owner}/allowances/crypto?limit=bad&foo=1")
     assert response.status_code == 400

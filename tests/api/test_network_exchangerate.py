@@ -212,6 +212,7 @@ def test_timestamp_not_found(client: TestClient, ledger: Ledger, query: str) -> 
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("timestamp=cof%00fee", ["Invalid parameter: timestamp"]),
         ("timestamp=test", ["Invalid parameter: timestamp"]),
         ("timestamp=<script>alert(1)</script>", ["Invalid parameter: timestamp"]),
         ("timestamp=1.2.3", ["Invalid parameter: timestamp"]),

@@ -188,6 +188,7 @@ def test_both_files_share_the_window(client: TestClient, ledger: Ledger) -> None
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("timestamp=cof%00fee", ["Invalid parameter: timestamp"]),
         ("timestamp=test", ["Invalid parameter: timestamp"]),
         ("timestamp=1.1234567890", ["Invalid parameter: timestamp"]),
         ("timestamp=ne:4", ["Not equals (ne) operator is not supported for timestamp"]),

@@ -376,6 +376,7 @@ def test_only_the_latest_staking_period(client: TestClient, ledger: Ledger) -> N
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("limit=cof%00fee", ["Invalid parameter: limit"]),
         ("file.id=a", ["Invalid parameter: file.id"]),
         ("file.id=", ["Invalid parameter: file.id"]),
         ("file.id=0.0.0.102", ["Invalid parameter: file.id"]),

@@ -208,6 +208,7 @@ def test_reference_pagination_and_limits(allowances: TestClient, api_settings: S
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("limit=cof%00fee", ["Invalid parameter: limit"]),
         ("account.id=gt:5&account.id=lt:6", ["Invalid range provided for account.id"]),
         ("account.id=5&account.id=lt:5", ["Invalid range provided for account.id"]),
         ("token.id=5", ["token.id parameter must have account.id present"]),

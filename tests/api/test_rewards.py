@@ -121,7 +121,20 @@ def test_unknown_account_is_404_before_query_errors(rewards: TestClient, account
 
 
 @pytest.mark.parametrize(
-    "account", ["x", "0.x", "0.0.x", "-92233720368547758080", "0.-1", "0.0.-1", "ABC1", "1.2.3.4", "9.9." + EVM]
+    "account",
+    [
+        "%00",
+        "0.0.10%0001",
+        "x",
+        "0.x",
+        "0.0.x",
+        "-92233720368547758080",
+        "0.-1",
+        "0.0.-1",
+        "ABC1",
+        "1.2.3.4",
+        "9.9." + EVM,
+    ],
 )
 def test_invalid_account_is_400_before_query_errors(rewards: TestClient, account: str) -> None:
     response = rewards.get(f"/api/v1/accounts/{account}/rewards?limit=bad")

@@ -269,6 +269,7 @@ def test_limits(allowances: TestClient, api_settings: Settings) -> None:
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
+        ("limit=cof%00fee", ["Invalid parameter: limit"]),
         (
             "spender.id=abc&token.id=xyz&order=x&limit=y",
             [

@@ -302,6 +302,9 @@ def test_name_is_never_paginated(tokens: TestClient) -> None:
     ("query", "expected"),
     [
         ("limit=0", ["Invalid parameter: limit"]),
+        ("name=cof%00fee", ["Invalid parameter: name"]),
+        ("token.id=0.0.1%00", ["Invalid parameter: token.id"]),
+        ("publickey=%00", ["Invalid parameter: publickey"]),
         ("limit=-1", ["Invalid parameter: limit"]),
         ("limit=abc", ["Invalid parameter: limit"]),
         ("limit=", ["Invalid parameter: limit"]),

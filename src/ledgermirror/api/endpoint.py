@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -26,6 +26,9 @@ from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.responses import JSON_TYPE, TEXT_TYPE, Rendered, error_response, render_json
 
 _log = logging.getLogger(__name__)
+
+CLIENT_CLOSED = 499
+"""The status logged for a request whose client left before sending all of it (nobody receives the answer)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,9 @@ class Endpoint:
             return await self.handler(request, ctx)
         except ANSWERED as error:
             return error_response(api_error(error))
+        except ClientDisconnect:
+            _log.info("client disconnected before the request was read", extra={"path": request.scope["path"]})
+            return Response(status_code=CLIENT_CLOSED)
         except Exception:
             _log.exception("unhandled error", extra={"path": request.scope["path"]})
             return error_response(InternalError())

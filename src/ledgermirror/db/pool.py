@@ -8,26 +8,16 @@ on the next request once the database is back.
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import asyncpg
 
-from ledgermirror.db.errors import DatabaseUnavailable
+from ledgermirror.db.errors import CONNECTION_FAILURES, DatabaseUnavailable, connection_is_broken
 from ledgermirror.db.sql import Statement
 from ledgermirror.settings import Settings
 
-_UNAVAILABLE: tuple[type[BaseException], ...] = (
-    OSError,
-    asyncio.TimeoutError,
-    asyncpg.PostgresConnectionError,
-    asyncpg.InterfaceError,
-    asyncpg.CannotConnectNowError,
-    asyncpg.QueryCanceledError,
-    asyncpg.TooManyConnectionsError,
-    asyncpg.AdminShutdownError,
-    asyncpg.CrashShutdownError,
-)
+T = TypeVar("T")
 
 
 async def _no_reset(conn: asyncpg.Connection) -> None:
@@ -59,18 +49,25 @@ class Database:
         self.acquire_timeout = acquire_timeout
 
     async def fetch(self, statement: Statement) -> list[asyncpg.Record]:
-        try:
-            async with self.pool.acquire(timeout=self.acquire_timeout) as conn:
-                rows: list[asyncpg.Record] = await conn.fetch(statement.text, *statement.args)
-                return rows
-        except _UNAVAILABLE as error:
-            raise DatabaseUnavailable(str(error) or type(error).__name__) from error
+        rows: list[asyncpg.Record] = await self._query(lambda conn: conn.fetch(statement.text, *statement.args))
+        return rows
 
     async def fetchval(self, text: str, *args: Any) -> Any:
+        return await self._query(lambda conn: conn.fetchval(text, *args))
+
+    async def _query(self, work: Callable[[Any], Awaitable[T]]) -> T:
+        """Run ``work`` on a pooled connection. A connection-level failure (the server went away mid-query, the
+        protocol lost its state) terminates that connection, so the pool never hands it to the next request;
+        every such failure is :class:`DatabaseUnavailable`."""
         try:
             async with self.pool.acquire(timeout=self.acquire_timeout) as conn:
-                return await conn.fetchval(text, *args)
-        except _UNAVAILABLE as error:
+                try:
+                    return await work(conn)
+                except CONNECTION_FAILURES as error:
+                    if connection_is_broken(error):
+                        conn.terminate()
+                    raise
+        except CONNECTION_FAILURES as error:
             raise DatabaseUnavailable(str(error) or type(error).__name__) from error
 
     async def close(self) -> None:

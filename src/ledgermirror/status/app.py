@@ -8,12 +8,12 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-import asyncpg
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ledgermirror.clock import Clock, SystemClock
+from ledgermirror.db.errors import CONNECTION_FAILURES
 from ledgermirror.status import http, manage, page, public
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.http import body_cache
@@ -44,14 +44,17 @@ def create_status_app(
         _log.warning("database unavailable", extra={"error": str(exc)})
         return Response(b"", status_code=503, headers={**http.CORS, "retry-after": "5"})
 
+    async def disconnected(request: Request, exc: Exception) -> Response:
+        _log.info("client disconnected before the request was read", extra={"path": request.url.path})
+        return Response(b"", status_code=499)
+
     app = Starlette(
         routes=[*public.ROUTES, *page.ROUTES, *manage.ROUTES],
         lifespan=lifespan,
         exception_handlers={
             404: not_found,
-            OSError: unavailable,
-            asyncpg.PostgresConnectionError: unavailable,
-            asyncpg.InterfaceError: unavailable,
+            ClientDisconnect: disconnected,
+            **dict.fromkeys(CONNECTION_FAILURES, unavailable),
         },
     )
     app.state.status = state

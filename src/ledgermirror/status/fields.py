@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ledgermirror.db.text import storable
 from ledgermirror.status.errors import InvalidInput
 from ledgermirror.status.wire import is_id, parse_timestamp
 
@@ -19,6 +20,8 @@ def text(name: str, value: Any) -> str:
         raise InvalidInput(f"{name} must be a non-empty string")
     if len(value) > 10_000:
         raise InvalidInput(f"{name} is too long")
+    if not storable(value):
+        raise InvalidInput(f"{name} must not contain NUL characters or lone surrogates")
     return value
 
 

@@ -20,6 +20,7 @@ from ledgermirror.api.querystring.grammar import (
     split_operator,
     split_query,
 )
+from ledgermirror.db.text import storable
 from ledgermirror.ledger.int64 import INT64_MAX
 
 T = TypeVar("T")
@@ -101,6 +102,8 @@ class ParamSpec(Generic[T]):
     example: str | None = None
 
     def parse_one(self, text: str, ctx: ParseContext) -> Filter[T]:
+        if not storable(text):
+            raise InvalidValue(text)
         try:
             op, value = split_operator(text) if self.ops else (None, text)
         except BadOperator:

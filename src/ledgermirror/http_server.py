@@ -1,0 +1,129 @@
+"""How both services (``serve`` and ``status serve``) run under uvicorn: bounded reads, bounded connections.
+
+uvicorn bounds idle keep-alive time (``timeout_keep_alive``) and the connections and tasks of a worker
+(``limit_concurrency``: beyond it, new requests get ``503``), but not how long a client may take to send a
+request: a client that sends half its headers, or announces a body it never sends, holds its connection open
+forever. :class:`BoundedHttpToolsProtocol` (uvicorn's httptools protocol with two timers) adds that bound:
+
+- **headers**: from the connection's start (or, on a kept-alive connection, the request's first byte) to the end
+  of the headers, at most ``header_timeout`` seconds; past it the client gets ``408`` and the connection closes;
+- **body**: from the end of the headers to the end of the body, at most ``body_timeout`` seconds in total (a
+  client trickling one byte a second gains nothing); past it the connection closes, and the handler waiting for
+  the body sees a client disconnect.
+
+The bounds travel on :class:`BoundedConfig` (a ``uvicorn.Config``), which worker processes receive as is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.supervisors import Multiprocess
+
+from ledgermirror.settings import Settings
+
+_REQUEST_TIMEOUT = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: 16\r\nconnection: close\r\n\r\nRequest Timeout\n"
+)
+STARTUP_FAILURE = 3
+"""uvicorn's exit status when the server could not start (as ``uvicorn.run``)."""
+
+
+class BoundedConfig(uvicorn.Config):
+    """A uvicorn configuration that serves with :class:`BoundedHttpToolsProtocol` and carries its bounds."""
+
+    def __init__(self, app: Any, *, header_timeout: float, body_timeout: float, **options: Any) -> None:
+        super().__init__(app, http=BoundedHttpToolsProtocol, **options)
+        self.header_timeout = header_timeout
+        self.body_timeout = body_timeout
+
+
+class BoundedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, with a deadline on reading each request's headers and body."""
+
+    def __init__(self, config: uvicorn.Config, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, *args, **kwargs)
+        self.header_timeout: float = getattr(config, "header_timeout", 10.0)
+        self.body_timeout: float = getattr(config, "body_timeout", 30.0)
+        self.read_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm(self.header_timeout, self._headers_too_slow)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if self.read_timer is None:  # a new request on a kept-alive connection
+            self._arm(self.header_timeout, self._headers_too_slow)
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+        self._arm(self.body_timeout, self._body_too_slow)
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
+
+    def _arm(self, seconds: float, callback: Any) -> None:
+        self._disarm()
+        self.read_timer = self.loop.call_later(seconds, callback)
+
+    def _disarm(self) -> None:
+        if self.read_timer is not None:
+            self.read_timer.cancel()
+            self.read_timer = None
+
+    def _headers_too_slow(self) -> None:
+        self.read_timer = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is None or self.cycle.response_complete:  # nothing of ours is on the wire: answer 408
+            self.transport.write(_REQUEST_TIMEOUT)
+        self.transport.close()
+
+    def _body_too_slow(self) -> None:
+        self.read_timer = None
+        if not self.transport.is_closing():
+            self.transport.close()  # the handler reading the body sees the client go
+
+
+def bounded_config(app: Any, settings: Settings, *, host: str, port: int, **options: Any) -> BoundedConfig:
+    """The uvicorn configuration of a service: the read and connection bounds of ``settings``, no access log,
+    no ``server`` header, logging left to :mod:`ledgermirror.log`."""
+    return BoundedConfig(
+        app,
+        host=host,
+        port=port,
+        header_timeout=settings.http_header_timeout_seconds,
+        body_timeout=settings.http_body_timeout_seconds,
+        limit_concurrency=settings.http_max_connections,
+        timeout_keep_alive=settings.http_keep_alive_seconds,
+        access_log=False,
+        log_config=None,
+        server_header=False,
+        **options,
+    )
+
+
+def run(config: BoundedConfig) -> None:
+    """Serve until stopped: in this process, or in ``config.workers`` worker processes (what ``uvicorn.run``
+    does with a configuration it built itself)."""
+    server = uvicorn.Server(config)
+    if config.workers > 1:
+        Multiprocess(config, sockets=[config.bind_socket()]).run()
+        return
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    if not server.started:
+        sys.exit(STARTUP_FAILURE)
