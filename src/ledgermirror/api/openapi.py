@@ -10,7 +10,15 @@ from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.resources import schemas
 
 
-def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_max: int) -> dict[str, Any]:
+def build_document(
+    endpoints: Sequence[Endpoint],
+    *,
+    limit_default: int,
+    limit_max: int,
+    omitted_fields: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """``omitted_fields`` names response properties the settings leave out (``delegation_address``): the
+    document then neither lists nor requires them, so it describes exactly what this server answers."""
     paths: dict[str, Any] = {}
     for endpoint in endpoints:
         parameters: list[dict[str, Any]] = list(endpoint.path_params)
@@ -51,6 +59,8 @@ def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_m
             "503": {"description": "Database unavailable or query time budget exceeded", **error},
         }
         paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
+    if omitted_fields:
+        paths = _without(paths, omitted_fields)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -63,3 +73,18 @@ def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_m
         "paths": paths,
         "components": {"schemas": {"Error": schemas.ERROR}},
     }
+
+
+def _without(node: Any, fields: frozenset[str]) -> Any:
+    """A copy of ``node`` whose object schemas neither list nor require ``fields``."""
+    if isinstance(node, list):
+        return [_without(item, fields) for item in node]
+    if not isinstance(node, dict):
+        return node
+    copy = {key: _without(value, fields) for key, value in node.items()}
+    if copy.get("type") == "object":
+        if isinstance(copy.get("properties"), dict):
+            copy["properties"] = {name: value for name, value in copy["properties"].items() if name not in fields}
+        if isinstance(copy.get("required"), list):
+            copy["required"] = [name for name in copy["required"] if name not in fields]
+    return copy
