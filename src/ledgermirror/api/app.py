@@ -83,6 +83,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         ENDPOINTS,
         limit_default=settings.limit_default,
         limit_max=settings.limit_max,
+        max_repeats=settings.max_repeated_query_parameters,
         omitted_fields=frozenset() if settings.enable_delegation_address else frozenset({"delegation_address"}),
     )
 

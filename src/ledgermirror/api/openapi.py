@@ -8,6 +8,7 @@ from typing import Any
 from ledgermirror import __version__
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.resources import schemas
+from ledgermirror.db.sql import Op
 
 
 def build_document(
@@ -15,6 +16,7 @@ def build_document(
     *,
     limit_default: int,
     limit_max: int,
+    max_repeats: int = 100,
     omitted_fields: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """``omitted_fields`` names response properties the settings leave out (``delegation_address``): the
@@ -24,13 +26,20 @@ def build_document(
         parameters: list[dict[str, Any]] = list(endpoint.path_params)
         for spec in endpoint.params.specs:
             schema = dict(spec.schema)
+            description = spec.description
             if spec.name == "limit":
-                schema.update({"default": limit_default, "maximum": limit_max})
+                schema["default"] = limit_default
+                description += f" The maximum is {limit_max}: a larger value is accepted and capped to it."
+            if spec.ops and "pattern" in schema:
+                schema["pattern"] = _with_operators(schema["pattern"], spec.doc_ops or spec.ops)
+            if spec.repeatable and not spec.single:
+                count = min(spec.max_count or max_repeats, max_repeats)
+                schema = {"type": "array", "items": schema, "minItems": 1, "maxItems": count}
             parameter: dict[str, Any] = {
                 "name": spec.name,
                 "in": "query",
-                "description": spec.description,
-                "schema": {"type": "array", "items": schema} if spec.repeatable and not spec.single else schema,
+                "description": description,
+                "schema": schema,
                 "explode": True,
             }
             if spec.example is not None:
@@ -51,7 +60,14 @@ def build_document(
             "200": {
                 "description": "OK",
                 "headers": {"Cache-Control": {"schema": {"type": "string"}, "example": endpoint.cache_control}},
-                "content": {"application/json": {"schema": endpoint.response_schema}},
+                "content": {
+                    "application/json": {"schema": endpoint.response_schema},
+                    **(
+                        {"text/plain": {"schema": endpoint.text_response_schema}}
+                        if endpoint.text_response_schema is not None
+                        else {}
+                    ),
+                },
             },
             "400": {"description": "Invalid or unknown parameter", **error},
             "404": {"description": "Not found", **error},
@@ -73,6 +89,12 @@ def build_document(
         "paths": paths,
         "components": {"schemas": {"Error": schemas.ERROR}},
     }
+
+
+def _with_operators(pattern: str, ops: frozenset[Op]) -> str:
+    """``^value$`` -> ``^((gt|lt|...):)?value$``: the prefixes the parameter accepts (``eq:`` included)."""
+    names = "|".join(sorted(op.value for op in ops))
+    return f"^(({names}):)?({pattern.removeprefix('^').removesuffix('$')})$"
 
 
 def _without(node: Any, fields: frozenset[str]) -> Any:

@@ -99,6 +99,10 @@ class ParamSpec(Generic[T]):
     single: bool = False
     schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
     example: str | None = None
+    max_count: int | None = None
+    """At most this many values (below the configured repeat limit), for the document; a ``Check`` enforces it."""
+    doc_ops: frozenset[Op] | None = None
+    """The operators the document lists when a later rule refuses some of ``ops`` with its own message."""
 
     def parse_one(self, text: str, ctx: ParseContext) -> Filter[T]:
         try:

@@ -19,7 +19,7 @@ import re
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, InternalError, NotFound
-from ledgermirror.api.resources import evm_lookup
+from ledgermirror.api.resources import evm_lookup, schemas
 from ledgermirror.db.sql import Column, Op, Select
 from ledgermirror.ledger.aliases import InvalidAlias, decode_alias
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, parse_entity_ref
@@ -28,6 +28,8 @@ PATH_PARAMETER = "idOrAliasOrEvmAddress"
 _ALIAS = re.compile(r"(?:(\d{1,5})\.)?(?:(\d{1,5})\.)?([A-Z2-7]+)", re.ASCII)
 _ALIAS_COLUMN = Column("alias")
 _DELETED = Column("deleted")
+_ALIAS_TEXT = r"([A-Z2-7]{8})*([A-Z2-7]{2}|[A-Z2-7]{4}|[A-Z2-7]{5}|[A-Z2-7]{7}|[A-Z2-7]{8})"
+"""Base32 without padding: only these remainders of the length modulo 8 decode (the document's alias form)."""
 
 OPENAPI_PATH_PARAMETER = {
     "name": PATH_PARAMETER,
@@ -35,7 +37,10 @@ OPENAPI_PATH_PARAMETER = {
     "required": True,
     "description": "Account id (shard.realm.num, realm.num or num), EVM address (with or without 0x) or "
     "base32 alias (with or without a shard.realm. prefix)",
-    "schema": {"type": "string"},
+    "schema": {
+        "type": "string",
+        "pattern": rf"^({schemas.ENTITY_ID_VALUE}|{schemas.EVM_ADDRESS_VALUE}|{_ALIAS_TEXT})$",
+    },
     "example": "0.0.1001",
 }
 
