@@ -52,6 +52,8 @@ COMBINATION_RULES = [
         r"Multiple (gt or gte|lt or lte) operators not permitted for [a-z.]+ param",
         r"Multiple range params not allowed for [a-z.]+",
         r"Can't support both range and equal for [a-z.]+",
+        r"Requires the presence of an (gte|lte) or eq [a-z.]+ parameter",
+        r"[a-z.]+ must have (gte|lte) or eq operator",
         r"Invalid parameter: [a-z.]+",
     )
 ]

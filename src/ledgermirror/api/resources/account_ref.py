@@ -15,6 +15,7 @@ Two live entities with the same alias or EVM address is a broken database, not b
 
 from __future__ import annotations
 
+import base64
 import re
 
 from ledgermirror.api.context import AppContext
@@ -28,8 +29,12 @@ PATH_PARAMETER = "idOrAliasOrEvmAddress"
 _ALIAS = re.compile(r"(?:(\d{1,5})\.)?(?:(\d{1,5})\.)?([A-Z2-7]+)", re.ASCII)
 _ALIAS_COLUMN = Column("alias")
 _DELETED = Column("deleted")
-_ALIAS_TEXT = r"([A-Z2-7]{8})*([A-Z2-7]{2}|[A-Z2-7]{4}|[A-Z2-7]{5}|[A-Z2-7]{7}|[A-Z2-7]{8})"
-"""Base32 without padding: only these remainders of the length modulo 8 decode (the document's alias form)."""
+_ALIAS_TEXT = (
+    r"([A-Z2-7]{8})*"
+    r"([A-Z2-7]{8}|[A-Z2-7][AEIMQUY4]|[A-Z2-7]{3}[AQ]|[A-Z2-7]{4}[ACEGIKMOQSUWY246]|[A-Z2-7]{6}[AIQY])"
+)
+"""Base32 without padding, as the document writes it: a length of 2, 4, 5, 7 or 0 characters modulo 8, the
+bits after the last whole byte zero (the last character of a partial group is a multiple of 4, 16, 2 or 8)."""
 
 OPENAPI_PATH_PARAMETER = {
     "name": PATH_PARAMETER,
@@ -64,9 +69,12 @@ def parse_alias(text: str, *, shard: int, realm: int) -> bytes | None:
     if (prefix_shard, prefix_realm) != (shard, realm):
         raise invalid()
     try:
-        return decode_alias(encoded)
+        raw = decode_alias(encoded)
     except InvalidAlias:
         raise invalid() from None
+    if base64.b32encode(raw).decode().rstrip("=") != encoded:
+        raise invalid()  # bits after the last whole byte are not zero: no alias is written that way
+    return raw
 
 
 async def resolve_account(text: str, ctx: AppContext) -> int:
