@@ -8,7 +8,7 @@ each named by its message below (``Invalid parameter: x`` only when x was given 
 longer than 100 bytes in UTF-8 is not generated (JSON Schema counts characters). The POST fee estimate is left
 out: its body is the protobuf bytes of a transaction, which the generator cannot write (its own tests cover
 it). Requests the generator makes invalid on purpose are only checked for server errors. Bounded: a fixed
-number of examples per operation (``OPENAPI_EXAMPLES``, default 40), derandomized, so the test takes seconds."""
+number of examples per operation (``OPENAPI_EXAMPLES``, default 30), derandomized, so the test takes seconds."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def breaks_a_combination_rule(query: list[tuple[str, str]], messages: list[str])
 
 @SCHEMA.parametrize()
 @hypothesis.settings(
-    max_examples=int(os.environ.get("OPENAPI_EXAMPLES", "40")),
+    max_examples=int(os.environ.get("OPENAPI_EXAMPLES", "30")),
     deadline=None,
     derandomize=True,
     database=None,
