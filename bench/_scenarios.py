@@ -152,6 +152,7 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/network/exchangerate",
         "/api/v1/network/fees",
     ),
+    "network-supply": _mix("/api/v1/network/supply"),
     "network-fee-estimate": _fee_estimates,
     "status-service": _mix(  # run with --url pointing at `ledgermirror status serve`
         "/api/v2/summary.json",

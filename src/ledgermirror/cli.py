@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import errno
+import logging
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +30,10 @@ from ledgermirror.status import cli as status_cli
 
 EXIT_USAGE = 2
 EXIT_DATABASE = 3
+EXIT_CANNOT_LISTEN = 5
+"""``serve``/``demo``: the address is taken (another server on the port) or cannot be listened on."""
+
+_log = logging.getLogger("ledgermirror")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         "once, and serve the REST API on it.",
     )
     _server_options(demo)
+    demo.add_argument("--workers", type=_positive, default=None, help="worker processes (default 1)")
 
     db = commands.add_parser("db", help="database tools", description="Database tools.")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
@@ -144,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_USAGE
-    log.configure(settings.log_level, settings.log_format)
+    log_format = log.configure(settings.log_level, settings.log_format)
     settings = dataclasses.replace(
         settings,
         host=args.host if getattr(args, "host", None) else settings.host,
@@ -154,8 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "db":
             return _db(args.db_command, settings)
+        if args.command in ("serve", "demo"):
+            problem = listen_problem(settings.host, settings.port)
+            if problem is not None:
+                print(f"ledgermirror: {problem}", file=sys.stderr)
+                return EXIT_CANNOT_LISTEN
         if args.command == "demo":
-            return _demo(settings)
+            return _demo(settings, log_format)
         if args.command == "conformance":
             return _conformance(args)
         if args.command == "status":
@@ -164,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _import(args, settings)
         if args.command == "simulate":
             return _simulate(args)
-        return _serve(settings)
+        return _serve(settings, log_format)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_DATABASE
@@ -190,17 +203,50 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
         prepared.stop()
 
 
-def _serve(settings: Settings, prepared: Prepared | None = None) -> int:
+def listen_problem(host: str, port: int) -> str | None:
+    """Why a server could not listen on ``host:port`` (bound and released at once, as uvicorn will bind it), or
+    None. Checked before anything else starts, so a second server on a busy port says so and stops."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as error:
+        return f"cannot listen on {host}:{port}: {error.strerror}"
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                return (
+                    f"port {port} on {host} is already in use (is another ledgermirror serve or demo running?); "
+                    "stop it or choose another port with --port"
+                )
+            return f"cannot listen on {host}:{port}: {error.strerror}"
+    return None
+
+
+def announce(what: str, url: str, log_format: str) -> None:
+    """Where the server will answer: for people, the URL alone on its own line; for machines, one log record."""
+    if log_format == "text":
+        print(f"{what} (Ctrl+C stops it):\n{url}", file=sys.stderr, flush=True)
+    else:
+        _log.info(what, extra={"url": url})
+
+
+def _serve(settings: Settings, log_format: str, prepared: Prepared | None = None, what: str = "") -> int:
     prepared = prepared or prepare(settings)
     try:
         check_reachable(prepared.api_url)
+        base = f"http://{settings.host}:{settings.port}"
+        announce(what or "Ledger Mirror REST API, with its docs at", f"{base}/api/v1/docs", log_format)
         _run_uvicorn(settings, prepared.api_url)
     finally:
         prepared.stop()
     return 0
 
 
-def _demo(settings: Settings) -> int:
+def _demo(settings: Settings, log_format: str) -> int:
     from ledgermirror import dataset
 
     if settings.db_url:
@@ -221,9 +267,7 @@ def _demo(settings: Settings) -> int:
             await conn.close()
 
     asyncio.run(load())
-    base = f"http://{settings.host}:{settings.port}"
-    print(f"Ledger Mirror demo on {base}/api/v1/tokens?limit=2 (docs: {base}/api/v1/docs)", file=sys.stderr)
-    return _serve(settings, prepared)
+    return _serve(settings, log_format, prepared, "Ledger Mirror demo, with the API's docs at")
 
 
 def _conformance(args: argparse.Namespace) -> int:

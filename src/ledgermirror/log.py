@@ -1,15 +1,22 @@
-"""Structured logging: one JSON object per line on stderr (or plain text for people)."""
+"""Logging on stderr: one JSON object per line for machines, plain text for people.
+
+The format ``auto`` (the default) picks ``text`` when stderr is a terminal and ``json`` otherwise (a file, a
+pipe, a container's log collector)."""
 
 from __future__ import annotations
 
 import logging
 import sys
 import time
-from typing import Any
+from typing import Any, TextIO
 
 import orjson
 
-_RESERVED = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
+_RESERVED = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
+    "message",
+    "asctime",
+    "color_message",  # uvicorn's copy of the message with ANSI colour codes
+}
 
 
 class JsonFormatter(logging.Formatter):
@@ -28,7 +35,18 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(payload, default=str).decode()
 
 
-def configure(level: str, fmt: str) -> None:
+def resolve(fmt: str, stream: TextIO | None = None) -> str:
+    """``json`` or ``text``: ``auto`` is ``text`` on a terminal, else ``json``; anything else but ``text`` is
+    ``json``."""
+    if fmt == "auto":
+        target = sys.stderr if stream is None else stream
+        return "text" if target.isatty() else "json"
+    return "text" if fmt == "text" else "json"
+
+
+def configure(level: str, fmt: str) -> str:
+    """Log to stderr in ``fmt`` (``auto``, ``json`` or ``text``); returns the format chosen."""
+    fmt = resolve(fmt)
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
         formatter: logging.Formatter = JsonFormatter()
@@ -43,3 +61,4 @@ def configure(level: str, fmt: str) -> None:
     for name in ("uvicorn", "uvicorn.error"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
+    return fmt

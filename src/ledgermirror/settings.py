@@ -58,8 +58,12 @@ class Settings:
     max_transactions_timestamp_range_ns: int = 60 * 86_400 * 1_000_000_000
     pagination_probe: bool = True
     """Fetch ``limit + 1`` rows so a page that ends the data carries no ``next`` link."""
+    fee_estimate_described_form: bool = False
+    """``POST /api/v1/network/fees`` in the seed's described form (amounts before the high-volume multiplier,
+    the multiplier in thousandths, ``notes``) instead of the reference's."""
     log_level: str = "INFO"
-    log_format: str = "json"
+    log_format: str = "auto"
+    """``auto``: ``text`` when stderr is a terminal, ``json`` otherwise."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

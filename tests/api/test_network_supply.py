@@ -9,7 +9,8 @@ import pytest
 from starlette.testclient import TestClient
 from tests.support import Ledger, reconfigure
 
-from ledgermirror.api.resources.network_supply import hbars, unreleased_accounts
+from ledgermirror.api.resources.network_supply import hbars
+from ledgermirror.ledger.supply import unreleased_accounts, unreleased_ranges
 from ledgermirror.settings import Settings
 
 TOTAL = "5000000000000000000"
@@ -283,6 +284,40 @@ def test_unreleased_accounts() -> None:
     assert accounts[-1] == 750
     assert 72 not in accounts and 88 not in accounts and 199 not in accounts and 751 not in accounts
     assert unreleased_accounts(1, 2)[0] == (1 << 54) | (2 << 38) | 2
+
+
+EDGES = (1, 2, 3, 41, 42, 43, 44, 71, 72, 73, 87, 88, 98, 99, 100, 101, 199, 200, 349, 350, 399, 400, 750, 751)
+"""Every range's first and last number and the numbers just outside it."""
+
+
+def test_range_edges_current_and_historical(client: TestClient, ledger: Ledger) -> None:
+    balances = {num: 1 << index for index, num in enumerate(EDGES)}  # each account its own bit of the sum
+    ledger.load(
+        {
+            "accounts": [
+                {"num": num, "balance": balance, "balance_timestamp": "7"} for num, balance in balances.items()
+            ],
+            "balances": [{"timestamp": 7, "id": num, "balance": balance} for num, balance in balances.items()],
+        }
+    )
+    unreleased = sum(balance for num, balance in balances.items() if num in set(unreleased_accounts(0, 0)))
+    expected = {
+        "released_supply": str(5_000_000_000_000_000_000 - unreleased),
+        "timestamp": "0.000000007",
+        "total_supply": TOTAL,
+    }
+    assert client.get("/api/v1/network/supply").json() == expected
+    assert client.get("/api/v1/network/supply?timestamp=lte:0.000000007").json() == expected
+
+
+def test_unreleased_ranges_cover_exactly_the_unreleased_accounts() -> None:
+    for shard, realm in ((0, 0), (1, 2)):
+        ranges = unreleased_ranges(shard, realm)
+        assert len(ranges) == 14  # seven ranges, bound as 14 numbers: no per-request list of 548 ids
+        covered = [
+            account for index in range(7) for account in range(ranges[f"low{index}"], ranges[f"high{index}"] + 1)
+        ]
+        assert covered == unreleased_accounts(shard, realm)
 
 
 @pytest.mark.parametrize(

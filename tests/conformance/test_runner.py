@@ -148,7 +148,7 @@ def test_runner_passes_right_and_fails_wrong_expectations(tmp_path: Path) -> Non
     assert report.skipped == 1
     assert not report.ok
     assert "FAIL tokens/wrong.json (0/1 checks pass)" in text
-    assert text.rstrip().splitlines()[-1] == "1 passed, 2 failed"
+    assert text.rstrip().splitlines()[-1] == "1 passed, 2 failed, 1 skipped"
 
 
 def test_ratchet(tmp_path: Path) -> None:
@@ -170,6 +170,7 @@ def test_ratchet(tmp_path: Path) -> None:
     report, text = run_quiet(specs, expected_file=listed)
     assert not report.ok
     assert "now passes, remove from the expected failures: tokens/right.json #1 /api/v1/tokens" in text
+    assert text.rstrip().splitlines()[-1] == "0 passed, 2 failed, 0 skipped"
     assert update_expected(report, listed, "new reason") == 1
     assert expected.read(listed) == {"tokens/wrong.json #1 /api/v1/tokens": "new reason"}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from starlette.requests import Request
@@ -10,6 +11,7 @@ from ledgermirror.api.querystring.params import ParseContext
 from ledgermirror.api.responses import Rendered
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database
+from ledgermirror.ledger.supply import unreleased_ranges
 from ledgermirror.settings import Settings
 from ledgermirror.ttl_cache import TtlCache
 
@@ -25,11 +27,14 @@ class AppContext:
     parse_ctx: ParseContext = field(init=False)
     fee_schedules: TtlCache[object] = field(init=False)
     """Decoded fee schedules by file (``POST /api/v1/network/fees``)."""
+    supply_ranges: Mapping[str, int] = field(init=False)
+    """The encoded unreleased-supply id ranges in the configured shard and realm (``/network/supply``)."""
 
     def __post_init__(self) -> None:
         self.cache = TtlCache(self.settings.response_cache_entries)
         self.parse_ctx = _parse_context(self.settings)
         self.fee_schedules = TtlCache(FEE_SCHEDULE_ENTRIES)
+        self.supply_ranges = unreleased_ranges(self.settings.shard, self.settings.realm)
 
     @property
     def database(self) -> Database:

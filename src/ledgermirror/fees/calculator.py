@@ -68,6 +68,8 @@ class Estimate:
     total: int
     raw_multiplier: int
     """The high-volume multiplier, 1000 = 1x."""
+    high_volume: bool = False
+    """The body sets its ``high_volume`` flag."""
 
     def to_json(self) -> dict[str, Any]:
         """The reference's ``FeeEstimateResponse`` (the multiplier shown integer-divided by 1000)."""
@@ -78,6 +80,17 @@ class Estimate:
             "service": {"base": self.service_base, "extras": [extra.to_json() for extra in self.service_extras]},
             "total": self.total,
         }
+
+    def to_described_json(self, notes: list[str]) -> dict[str, Any]:
+        """The form of the seed's interface description, for an estimate made with ``scale=False``: amounts
+        before the high-volume multiplier, ``high_volume_multiplier`` in thousandths (price = total x m / 1000)
+        and present only when the body sets its high-volume flag, and the ``notes`` caveats."""
+        answer = self.to_json()
+        del answer["high_volume_multiplier"]
+        if self.high_volume:
+            answer["high_volume_multiplier"] = self.raw_multiplier
+        answer["notes"] = notes
+        return dict(sorted(answer.items()))
 
 
 def _extras(
@@ -100,10 +113,15 @@ def _total(base: int, extras: tuple[ExtraFee, ...]) -> int:
 
 
 def calculate(
-    schedule: FeeSchedule, parsed: ParsedTransaction, state: State | None = None, throttle: int = 0
+    schedule: FeeSchedule,
+    parsed: ParsedTransaction,
+    state: State | None = None,
+    throttle: int = 0,
+    *,
+    scale: bool = True,
 ) -> Estimate:
-    """The estimate; ``state`` is None in INTRINSIC mode. Raises :class:`TransactionError` for a type the
-    schedule does not price."""
+    """The estimate; ``state`` is None in INTRINSIC mode. ``scale=False`` finds the high-volume multiplier but
+    leaves the amounts before it. Raises :class:`TransactionError` for a type the schedule does not price."""
     service = schedule.services.get(parsed.functionality)
     if service is None:
         raise TransactionError(UNKNOWN_TYPE)
@@ -127,7 +145,7 @@ def calculate(
     raw = curve.ONE_X
     if state is not None and parsed.body.high_volume and parsed.functionality in curve.HIGH_VOLUME_PRICED:
         raw = curve.multiplier(service.high_volume, throttle)
-    if raw != curve.ONE_X:
+    if scale and raw != curve.ONE_X:
         node_total = _sat(node_total * raw) // curve.ONE_X
         service_total = _sat(service_total * raw) // curve.ONE_X
         node_base = _sat(node_base * raw) // curve.ONE_X
@@ -146,4 +164,5 @@ def calculate(
         service_extras,
         total,
         raw,
+        bool(parsed.body.high_volume),
     )

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import getpass
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
@@ -24,6 +26,12 @@ from ledgermirror.status import audit, components_ops, defaults, incidents_ops, 
 from ledgermirror.status.config import StatusSettings, StatusSettingsError
 from ledgermirror.status.db import Conn, grant_read_access
 from ledgermirror.status.errors import ManageError
+from ledgermirror.status.model import (
+    INCIDENT_STATES,
+    MAINTENANCE_STATES,
+    SETTABLE_COMPONENT_STATUSES,
+    UNRESOLVED_INCIDENT_STATES,
+)
 from ledgermirror.status.wire import from_ns
 
 Action = Callable[..., Awaitable[Any]]
@@ -43,6 +51,72 @@ ACTIONS: dict[tuple[str, str], tuple[Action, bool]] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What one management command says about itself and which shortcut options apply to it."""
+
+    help: str
+    name: bool = False
+    description: bool = False
+    body: bool = False
+    statuses: tuple[str, ...] = ()
+    component: str = ""
+    """``""``: no ``--component``; otherwise its help (``ID`` or ``ID[=STATUS]``, see ``metavar``)."""
+    metavar: str = "ID"
+
+
+RESOLVED_STATES = tuple(state for state in INCIDENT_STATES if state != "postmortem")
+OPTIONS: dict[tuple[str, str], Options] = {
+    ("component", "add"): Options(
+        "add a component", name=True, description=True, statuses=SETTABLE_COMPONENT_STATUSES
+    ),
+    ("component", "update"): Options(
+        "change a component", name=True, description=True, statuses=SETTABLE_COMPONENT_STATUSES
+    ),
+    ("group", "add"): Options(
+        "add a group of components", name=True, description=True, component="a component of the group (repeat)"
+    ),
+    ("group", "update"): Options(
+        "change a group",
+        name=True,
+        description=True,
+        component="a component of the group (repeat; replaces the set)",
+    ),
+    ("incident", "open"): Options(
+        "open an incident",
+        name=True,
+        body=True,
+        statuses=UNRESOLVED_INCIDENT_STATES,
+        component="an affected component and its new status (repeat)",
+        metavar="ID[=STATUS]",
+    ),
+    ("incident", "update"): Options(
+        "post an update to an incident",
+        name=True,
+        body=True,
+        statuses=RESOLVED_STATES,
+        component="an affected component and its new status (repeat)",
+        metavar="ID[=STATUS]",
+    ),
+    ("incident", "resolve"): Options("resolve an incident (its components go back to operational)", body=True),
+    ("incident", "postmortem"): Options("publish the postmortem of a resolved incident", body=True),
+    ("maintenance", "schedule"): Options(
+        "schedule a maintenance (give scheduled_for and scheduled_until in --data)",
+        name=True,
+        body=True,
+        component="a component under maintenance (repeat)",
+    ),
+    ("maintenance", "update"): Options(
+        "change a maintenance",
+        name=True,
+        body=True,
+        statuses=MAINTENANCE_STATES,
+        component="a component under maintenance (repeat; replaces the set)",
+    ),
+    ("maintenance", "cancel"): Options("cancel a maintenance", body=True),
+}
+
+
 def register(commands: Any) -> None:
     """Add the ``status`` command group to the main parser's subcommands."""
     status = commands.add_parser("status", help="the status service", description="The status service (/api/v2).")
@@ -52,8 +126,12 @@ def register(commands: Any) -> None:
     serve.add_argument("--port", dest="status_port", type=int, default=None, help="port (default 5552)")
     key = verbs.add_parser("key", help="management API keys", description="Create, revoke and list API keys.")
     key_verbs = key.add_subparsers(dest="key_command", required=True, metavar="KEY_COMMAND")
-    key_verbs.add_parser("create", help="create a key (printed once)").add_argument("name")
-    key_verbs.add_parser("revoke", help="revoke a key").add_argument("key_id")
+    key_verbs.add_parser(
+        "create", help="create a key (printed once)", description="Create a management API key; printed once."
+    ).add_argument("name", help="a name for the key, to tell keys apart (e.g. who or what uses it)")
+    key_verbs.add_parser("revoke", help="revoke a key").add_argument(
+        "key_id", help="the key's id (the part after lmst_, as key list shows)"
+    )
     key_verbs.add_parser("list", help="list keys")
     verbs.add_parser("defaults", help="create the default components (idempotent)")
     verbs.add_parser("audit", help="print the most recent audit log entries").add_argument(
@@ -64,30 +142,40 @@ def register(commands: Any) -> None:
         if noun not in nouns:
             parser = verbs.add_parser(noun, help=f"manage {noun}s", description=f"Manage {noun}s.")
             nouns[noun] = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
-        action = nouns[noun].add_parser(verb, help=f"{verb} a {noun}")
+        options = OPTIONS[(noun, verb)]
+        action = nouns[noun].add_parser(
+            verb, help=options.help, description=options.help[0].upper() + options.help[1:] + "."
+        )
         if ACTIONS[(noun, verb)][1]:
-            action.add_argument("id")
-        _field_options(action)
+            action.add_argument("id", help=f"the {noun}'s id")
+        _field_options(action, options)
 
 
-def _field_options(parser: argparse.ArgumentParser) -> None:
+def _field_options(parser: argparse.ArgumentParser, options: Options) -> None:
     parser.add_argument("--data", default=None, help="a JSON object of fields (as the HTTP API takes)")
-    parser.add_argument("--name")
-    parser.add_argument("--status")
-    parser.add_argument("--body")
-    parser.add_argument("--description")
-    parser.add_argument(
-        "--component", action="append", default=None, metavar="ID[=STATUS]", help="affected component (repeat)"
-    )
+    if options.name:
+        parser.add_argument("--name", help="the name shown on the page")
+    if options.statuses:
+        parser.add_argument(
+            "--status", choices=options.statuses, metavar="STATUS", help="one of: " + ", ".join(options.statuses)
+        )
+    if options.body:
+        parser.add_argument("--body", help="the text of the update shown on the page")
+    if options.description:
+        parser.add_argument("--description", help="a description shown under the name")
+    if options.component:
+        parser.add_argument(
+            "--component", action="append", default=None, metavar=options.metavar, help=options.component
+        )
 
 
 def fields_from(args: argparse.Namespace, noun: str) -> dict[str, Any]:
     data: dict[str, Any] = orjson.loads(args.data) if args.data else {}
     for name in ("name", "status", "body", "description"):
-        value = getattr(args, name)
+        value = getattr(args, name, None)
         if value is not None:
             data[name] = value
-    if args.component:
+    if getattr(args, "component", None):
         if noun == "incident":
             data["components"] = dict(item.partition("=")[::2] for item in args.component)
         else:
@@ -101,6 +189,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except StatusSettingsError as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return 2
+    if args.status_command == "serve":
+        status_settings = dataclasses.replace(
+            status_settings,
+            host=args.status_host or status_settings.host,
+            port=args.status_port or status_settings.port,
+        )
+        print(
+            f"ledgermirror status: starting on {status_settings.listen_url}/ (getting the database ready)",
+            file=sys.stderr,
+            flush=True,
+        )
     prepared = prepare(settings)
     try:
         if args.status_command == "serve":
@@ -167,21 +266,33 @@ def _serve(
 
     from ledgermirror.status.app import create_status_app
 
-    async def grant() -> None:
+    async def set_up() -> list[str]:
         conn = await asyncpg.connect(prepared.owner_url)
         try:
             await grant_read_access(conn, settings.api_role)
+            now = from_ns(SystemClock().now_ns())
+            return await defaults.ensure_on_first_start(
+                conn, now, "serve:first-start", shard=settings.shard, realm=settings.realm
+            )
         finally:
             await conn.close()
 
-    asyncio.run(grant())
+    created = asyncio.run(set_up())
+    if created:
+        print(f"ledgermirror status: new store, created {len(created)} default components", file=sys.stderr)
     check_reachable(prepared.api_url)
     app = create_status_app(status_settings, prepared.api_url, prepared.owner_url)
     exit_cleanly_on_sigterm()
+    base = status_settings.listen_url
+    print(
+        f"Ledger Mirror status on {base}/ (JSON: {base}/api/v2/summary.json)",
+        file=sys.stderr,
+        flush=True,
+    )
     uvicorn.run(
         app,
-        host=args.status_host or status_settings.host,
-        port=args.status_port or status_settings.port,
+        host=status_settings.host,
+        port=status_settings.port,
         access_log=False,
         log_config=None,
         server_header=False,

@@ -26,6 +26,7 @@ where e.consensus_timestamp = (
 order by e.node_id
 """
 EXISTING_SQL = "select source_ref, id from status.component where source_ref is not null"
+NEW_STORE_SQL = "select not exists (select from status.component) and not exists (select from status.incident)"
 
 
 async def current_nodes(conn: Conn, shard: int, realm: int) -> list[tuple[int, str]]:
@@ -104,3 +105,16 @@ async def ensure_defaults(
                 conn, now, actor, "defaults.create", "component", target_id=None, details={"ids": created}
             )
     return created
+
+
+async def ensure_on_first_start(
+    conn: Conn, now: dt.datetime, actor: str, *, shard: int = 0, realm: int = 0
+) -> list[str]:
+    """Create the default components when the store is new: no component and no incident or maintenance
+    (components cannot be deleted, so an empty component table has never held one). A store an operator has
+    used is never touched. Returns the ids created."""
+    async with conn.transaction():
+        await conn.execute("lock table status.component in share row exclusive mode")
+        if not await conn.fetchval(NEW_STORE_SQL):
+            return []
+        return await ensure_defaults(conn, now, actor, shard=shard, realm=realm)

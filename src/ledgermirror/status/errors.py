@@ -1,4 +1,4 @@
-"""Errors of the management side, turned into 400/401/404 answers by the HTTP layer and messages by the CLI."""
+"""Errors of the management side: 400/401/404/409/413 answers in the HTTP layer, messages in the CLI."""
 
 from __future__ import annotations
 
@@ -25,3 +25,7 @@ class NotFound(ManageError):
 
 class Conflict(ManageError):
     status_code = 409
+
+
+class BodyTooLarge(ManageError):
+    status_code = 413

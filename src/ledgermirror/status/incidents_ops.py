@@ -13,7 +13,7 @@ import orjson
 from ledgermirror.status import audit, fields, rollup
 from ledgermirror.status.components_ops import set_status
 from ledgermirror.status.db import Conn, execute, fetch, fetchrow
-from ledgermirror.status.errors import InvalidInput, NotFound
+from ledgermirror.status.errors import Conflict, InvalidInput, NotFound
 from ledgermirror.status.model import IMPACTS, INCIDENT_STATES, OPERATIONAL, UNRESOLVED_INCIDENT_STATES
 from ledgermirror.status.wire import new_id
 
@@ -238,11 +238,19 @@ async def update_incident(conn: Conn, incident_id: str, data: Any, now: dt.datet
         await _change(conn, incident_id, values, now, actor, action="incident.update")
 
 
+def _refuse_if_finished(incident_id: str, row: asyncpg.Record, *finished: str) -> None:
+    """A resolve (or postmortem) of an incident already in that state is refused with 409, not repeated: a
+    second one would add a duplicate entry to the public timeline (and a retry learns it already happened)."""
+    if row["status"] in finished:
+        raise Conflict(f"incident {incident_id} is already {row['status']}")
+
+
 async def resolve_incident(conn: Conn, incident_id: str, data: Any, now: dt.datetime, actor: str) -> None:
     """Resolve; the affected components go back to operational unless ``restore_components`` is false."""
     values = fields.parse(data, RESOLVE_FIELDS)
     restore = values.pop("restore_components", True)
     async with conn.transaction():
+        _refuse_if_finished(incident_id, await load(conn, incident_id, "incident"), "resolved", "postmortem")
         await _change(
             conn,
             incident_id,
@@ -258,7 +266,8 @@ async def write_postmortem(conn: Conn, incident_id: str, data: Any, now: dt.date
     values = fields.parse(data, POSTMORTEM_FIELDS, required=("body",))
     async with conn.transaction():
         row = await load(conn, incident_id, "incident")
-        if row["status"] not in ("resolved", "postmortem"):
+        _refuse_if_finished(incident_id, row, "postmortem")
+        if row["status"] != "resolved":
             raise InvalidInput(f"incident {incident_id} is not resolved yet")
         await _change(
             conn, incident_id, {**values, "status": "postmortem"}, now, actor, action="incident.postmortem"

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from ledgermirror.status import components_ops, incidents_ops, keys, maintenances_ops
 from ledgermirror.status.db import Conn
-from ledgermirror.status.errors import ManageError, NotFound, Unauthorized
+from ledgermirror.status.errors import BodyTooLarge, ManageError, NotFound, Unauthorized
 from ledgermirror.status.state import StatusState
 from ledgermirror.status.wire import from_ns, is_id
 
@@ -40,18 +40,43 @@ def _token(request: Request) -> str | None:
     return None
 
 
+def _too_large(limit: int) -> BodyTooLarge:
+    return BodyTooLarge(f"the body is larger than {limit} bytes")
+
+
+def _check_declared_length(request: Request, limit: int) -> None:
+    """Refuse at once a body whose ``Content-Length`` already says it is too large (nothing is read)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The body, read chunk by chunk and refused as soon as it passes ``limit`` bytes (chunked bodies too)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 async def _run(request: Request, work: Callable[[Conn, dt.datetime, str, Any], Awaitable[Any]]) -> Response:
     state: StatusState = request.app.state.status
     pool = state.write_pool()
     if pool is None:
         return _json(503, {"error": "the management API is not enabled on this instance"})
+    limit = state.settings.max_body_bytes
     try:
+        _check_declared_length(request, limit)
         async with pool.acquire() as conn:
             token = _token(request)
             key = await keys.verify(conn, token) if token else None
             if key is None:
                 raise Unauthorized("a valid API key is required")
-            body = await request.body()
+            body = await _read_body(request, limit)
             try:
                 data = orjson.loads(body) if body.strip() else {}
             except orjson.JSONDecodeError:

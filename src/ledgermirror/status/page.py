@@ -48,12 +48,12 @@ async def _page(state: StatusState) -> bytes:
 
 async def _atom(state: StatusState) -> bytes:
     view, _ = await read_page(state, with_uptime=False)
-    return feeds.atom(view, state.settings.page_url.rstrip("/") + "/history.atom")
+    return feeds.atom(view, state.settings.public_url.rstrip("/") + "/history.atom")
 
 
 async def _rss(state: StatusState) -> bytes:
     view, _ = await read_page(state, with_uptime=False)
-    return feeds.rss(view, state.settings.page_url.rstrip("/") + "/history.rss")
+    return feeds.rss(view, state.settings.public_url.rstrip("/") + "/history.rss")
 
 
 def _route(path: str, media_type: str, make: Callable[[StatusState], Awaitable[bytes]]) -> Route:

@@ -3,6 +3,11 @@
 Readable without JavaScript and without external assets (one inline stylesheet): ``lang``, landmarks
 (``header``, ``main``, ``footer``), one ``h1`` and ``h2`` per section, every colour paired with words, and
 colours chosen for at least 4.5:1 contrast with their text. Every value from the database is escaped.
+
+Text an operator typed (names, descriptions, update bodies) is isolated in ``<bdi>`` (or a block with
+``dir="auto"``), so a right-to-left name or a bidirectional override inside it cannot reorder the page text
+around it; in attributes and ``<title>``, where no isolation exists, the bidi controls are dropped. Long words
+wrap (``overflow-wrap: anywhere``) instead of widening the page.
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ IMPACT_WORDS["maintenance"] = "Maintenance"
 CSS = """
 :root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;
 background:#fff;line-height:1.45}
-body{margin:0 auto;max-width:56rem;padding:1rem}
+body{margin:0 auto;max-width:56rem;padding:1rem;overflow-wrap:anywhere}
+.row>*,.group>h3>*{min-width:0}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.25rem;margin:2rem 0 .75rem;border-bottom:1px solid #767676}
 h3{font-size:1.05rem;margin:1rem 0 .25rem}
 .banner{padding:1rem;border-radius:.4rem;font-size:1.2rem;font-weight:600;color:#fff;background:#1e6b34}
@@ -67,6 +73,20 @@ a{color:#0b57a4}footer{margin:2rem 0;font-size:.9rem;color:#4a4a4a}
 """
 
 
+BIDI_CONTROLS = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+"""Marks, embeddings, overrides and isolates: dropped where text cannot be isolated (attributes, ``<title>``)."""
+
+
+def user(value: object) -> str:
+    """Operator-typed text inside running text: escaped and bidi-isolated."""
+    return f"<bdi>{escape(str(value))}</bdi>"
+
+
+def plain(value: object) -> str:
+    """Operator-typed text for an attribute or ``<title>``: escaped, bidi controls dropped."""
+    return escape(str(value).translate(BIDI_CONTROLS))
+
+
 def when(text: str | None, zone: str) -> str:
     """A ``<time>`` element showing a wire timestamp in the page's zone."""
     if text is None:
@@ -90,7 +110,7 @@ def bars(name: str, days: Sequence[uptime.Day]) -> str:
     bad = [
         day for day in days if day.worst not in (None, OPERATIONAL, "degraded_performance", "under_maintenance")
     ]
-    summary = f"{len(days)}-day uptime of {name}: {total}"
+    summary = f"{len(days)}-day uptime of {name.translate(BIDI_CONTROLS)}: {total}"
     summary += (
         "; days with outages: "
         + ", ".join(
@@ -120,9 +140,9 @@ def _status(value: str) -> str:
 
 def _component(item: Mapping[str, Any], days: Mapping[str, Sequence[uptime.Day]]) -> str:
     name = str(item["name"])
-    parts = [f'<li class="component"><div class="row"><span>{escape(name)}</span>{_status(item["status"])}</div>']
+    parts = [f'<li class="component"><div class="row">{user(name)}{_status(item["status"])}</div>']
     if item["description"]:
-        parts.append(f'<p class="desc">{escape(item["description"])}</p>')
+        parts.append(f'<p class="desc" dir="auto">{escape(item["description"])}</p>')
     if item["showcase"]:
         parts.append(bars(name, days.get(item["id"], [])))
     parts.append("</li>")
@@ -146,7 +166,7 @@ def components_section(view: View, days: Mapping[str, Sequence[uptime.Day]]) -> 
             continue
         kids = [by_id[kid] for kid in item["components"] if kid in by_id and _visible(by_id[kid])]
         parts.append(
-            f'<li class="group"><h3><span>{escape(item["name"])}</span>{_status(item["status"])}</h3>'
+            f'<li class="group"><h3>{user(item["name"])}{_status(item["status"])}</h3>'
             f'<ul class="plain">{"".join(_component(kid, days) for kid in kids)}</ul></li>'
         )
     parts.append("</ul>")
@@ -161,16 +181,16 @@ def _timeline(item: Mapping[str, Any], zone: str) -> str:
     for update in item["incident_updates"]:
         rows.append(
             f"<li><strong>{escape(STATE_WORDS.get(update['status'], update['status']))}</strong> — "
-            f'<span class="body">{escape(update["body"])}</span><br>'
+            f'<span class="body" dir="auto">{escape(update["body"])}</span><br>'
             f'<span class="meta">{when(update["display_at"], zone)}</span></li>'
         )
     return f'<ol class="timeline" aria-label="Updates, newest first">{"".join(rows)}</ol>'
 
 
 def _article(item: Mapping[str, Any], zone: str, *, level: int = 3) -> str:
-    names = ", ".join(str(component["name"]) for component in item["components"])
-    meta = [f"Status: {STATE_WORDS.get(item['status'], item['status'])}"]
-    meta.append(f"Impact: {IMPACT_WORDS.get(item['impact'], item['impact'])}")
+    names = ", ".join(user(component["name"]) for component in item["components"])
+    meta = [escape(f"Status: {STATE_WORDS.get(item['status'], item['status'])}")]
+    meta.append(escape(f"Impact: {IMPACT_WORDS.get(item['impact'], item['impact'])}"))
     if names:
         meta.append(f"Affects: {names}")
     window = ""
@@ -180,8 +200,8 @@ def _article(item: Mapping[str, Any], zone: str, *, level: int = 3) -> str:
             f"{when(item['scheduled_until'], zone)}</p>"
         )
     return (
-        f'<article id="i-{escape(item["id"])}"><h{level}>{escape(item["name"])}</h{level}>'
-        f'<p class="meta">{escape(" · ".join(meta))}</p>{window}{_timeline(item, zone)}</article>'
+        f'<article id="i-{escape(item["id"])}"><h{level} dir="auto">{escape(item["name"])}</h{level}>'
+        f'<p class="meta">{" · ".join(meta)}</p>{window}{_timeline(item, zone)}</article>'
     )
 
 
@@ -213,13 +233,14 @@ def render_page(view: View, days: Mapping[str, Sequence[uptime.Day]], feed_base:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(name)} status</title>"
-        f'<link rel="alternate" type="application/atom+xml" title="{escape(name)} history (Atom)" '
+        f"<title>{plain(name)} status</title>"
+        f'<link rel="alternate" type="application/atom+xml" title="{plain(name)} history (Atom)" '
         f'href="{escape(feed_base)}/history.atom">'
-        f'<link rel="alternate" type="application/rss+xml" title="{escape(name)} history (RSS)" '
+        f'<link rel="alternate" type="application/rss+xml" title="{plain(name)} history (RSS)" '
         f'href="{escape(feed_base)}/history.rss">'
         f"<style>{CSS}</style></head><body>"
-        f'<header><h1>{escape(name)} status</h1></header><main id="main">{"".join(sections)}</main>'
+        f"<header><h1>{user(name)} status</h1></header>"
+        f'<main id="main">{"".join(sections)}</main>'
         f"<footer><p>Last updated {when(view.page['updated_at'], zone)}. Times are shown in "
         f"{escape(zone)}. Feeds: "
         f'<a href="{escape(feed_base)}/history.atom">Atom</a>, <a href="{escape(feed_base)}/history.rss">RSS</a>. '

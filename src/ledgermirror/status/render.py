@@ -142,7 +142,7 @@ def build(snapshot: Snapshot, now: dt.datetime, settings: StatusSettings) -> Vie
     page = {
         "id": snapshot.page_id,
         "name": settings.page_name,
-        "url": settings.page_url,
+        "url": settings.public_url,
         "time_zone": zone,
         "updated_at": timestamp(max(stamps), zone),
     }
@@ -243,7 +243,7 @@ def _incident(
         "monitoring_at": timestamp(row["monitoring_at"], zone),
         "resolved_at": timestamp(resolved_at, zone),
         "impact": row["impact"],
-        "shortlink": row["shortlink"] or f"{settings.page_url.rstrip('/')}/incidents/{row['id']}",
+        "shortlink": row["shortlink"] or f"{settings.public_url.rstrip('/')}/incidents/{row['id']}",
         "started_at": timestamp(row["started_at"], zone),
         "page_id": snapshot.page_id,
         "incident_updates": [_update(update, zone) for update in rows],

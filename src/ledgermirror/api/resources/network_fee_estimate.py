@@ -25,11 +25,12 @@ from ledgermirror.api.errors import BadRequest, PayloadTooLarge, UnsupportedMedi
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
 from ledgermirror.api.resources import system_files
-from ledgermirror.db.sql import Column, Op, Select
+from ledgermirror.db.sql import Column, Op, Select, template
 from ledgermirror.fees import schedule as schedules
 from ledgermirror.fees import usage
 from ledgermirror.fees.calculator import calculate
 from ledgermirror.fees.curve import MAX_UTILIZATION
+from ledgermirror.fees.notes import notes as fee_notes
 from ledgermirror.fees.schedule import FeeSchedule, UndecodableSchedule
 from ledgermirror.fees.transaction import ParsedTransaction, TransactionError, parse
 from ledgermirror.ledger import protobuf
@@ -58,6 +59,12 @@ _HAS_CUSTOM_FEES = """(
        case when jsonb_typeof(c.fixed_fees) = 'array' then jsonb_array_length(c.fixed_fees) else 0 end
      + case when jsonb_typeof(c.fractional_fees) = 'array' then jsonb_array_length(c.fractional_fees) else 0 end
      + case when jsonb_typeof(c.royalty_fees) = 'array' then jsonb_array_length(c.royalty_fees) else 0 end) > 0"""
+
+
+# The involved tokens and topic the database knows (the described form's notes name the others).
+_KNOWN = """select token_id as id from token where token_id = any({tokens}::bigint[])
+union all
+select id from entity where id = any({topics}::bigint[]) and type = 'TOPIC'"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +196,30 @@ async def read_state(ctx: AppContext, parsed: ParsedTransaction) -> usage.State:
     )
 
 
+async def unknown_entities(ctx: AppContext, parsed: ParsedTransaction) -> set[tuple[int, int, int]]:
+    """The involved tokens and topic that the database does not have (one query, or none)."""
+    topic = usage.topic_id(parsed.body)
+    involved = {*usage.token_ids(parsed.body), *([topic] if topic is not None else [])}
+    if not involved:
+        return set()
+    tokens = _encoded(usage.token_ids(parsed.body))
+    topics = _encoded([topic] if topic is not None else [])
+    rows = await ctx.database.fetch(template(_KNOWN, tokens=sorted(tokens), topics=sorted(topics)))
+    known = {(tokens | topics)[int(row["id"])] for row in rows}
+    return involved - known
+
+
+async def described(ctx: AppContext, parsed: ParsedTransaction, query: Query, schedule: FeeSchedule) -> Page:
+    """The estimate in the seed's described form (``LEDGERMIRROR_FEE_ESTIMATE_DESCRIBED_FORM``)."""
+    state = await read_state(ctx, parsed) if query.state else None
+    result = calculate(schedule, parsed, state, query.throttle, scale=False)
+    unknown = await unknown_entities(ctx, parsed) if query.state else set()
+    caveats = fee_notes(
+        parsed, state=query.state, default_schedule=schedule.source == schedules.DEFAULT_SOURCE, unknown=unknown
+    )
+    return Page(result.to_described_json(caveats), headers={SCHEDULE_HEADER: schedule.source})
+
+
 async def estimate(request: Request, ctx: AppContext) -> Page:
     check_content_type(request.headers.get("content-type"))
     data = await read_body(request)
@@ -197,6 +228,8 @@ async def estimate(request: Request, ctx: AppContext) -> Page:
     try:
         parsed = parse(data)
         schedule = await fee_schedule(ctx)
+        if ctx.settings.fee_estimate_described_form:
+            return await described(ctx, parsed, query, schedule)
         state = await read_state(ctx, parsed) if query.state else None
         result = calculate(schedule, parsed, state, query.throttle)
     except TransactionError as error:

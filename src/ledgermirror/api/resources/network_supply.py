@@ -21,24 +21,9 @@ from ledgermirror.api.querystring.grammar import RANGE_OPS
 from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec, inclusive_bounds
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.system_files import NE_NOT_SUPPORTED, at_most_two_timestamps, no_ne_timestamp
-from ledgermirror.db.sql import Column, Select, template
-from ledgermirror.ledger.entity_id import EntityId
+from ledgermirror.db.sql import template
+from ledgermirror.ledger.supply import TOTAL_SUPPLY, UNRELEASED_SUPPLY_NUMS
 from ledgermirror.ledger.timestamps import format_ns, month_start
-
-TOTAL_SUPPLY = 5_000_000_000_000_000_000
-"""50 billion hbars, in tinybars."""
-
-UNRELEASED_SUPPLY_NUMS: tuple[tuple[int, int], ...] = (
-    (2, 2),
-    (42, 42),
-    (44, 71),
-    (73, 87),
-    (99, 100),
-    (200, 349),
-    (400, 750),
-)
-"""Inclusive ranges of account numbers (in the configured shard and realm) whose balance is not released."""
-
 
 _TINYBARS_PER_HBAR_DIGITS = 8
 
@@ -68,27 +53,33 @@ PARAMS = ParamSet(
     checks=[at_most_two_timestamps, no_ne_timestamp("Invalid parameter: " + NE_NOT_SUPPORTED)],
 )
 
-_CURRENT = """select sum(balance) as unreleased, max(balance_timestamp) as consensus_timestamp
-from entity"""
-_ID = Column("id")
 
-_HISTORICAL = """select sum(snapshot.balance) as unreleased,
+def _any_range(column: str) -> str:
+    """``column`` within one of the unreleased-supply ranges: a few index range scans, never an id list."""
+    return " or ".join(
+        f"{column} between {{low{index}}} and {{high{index}}}" for index in range(len(UNRELEASED_SUPPLY_NUMS))
+    )
+
+
+_RANGE_ROWS = ", ".join(
+    f"({{low{index}}}::bigint, {{high{index}}}::bigint)" for index in range(len(UNRELEASED_SUPPLY_NUMS))
+)
+
+_CURRENT = f"""select sum(balance) as unreleased, max(balance_timestamp) as consensus_timestamp
+from entity
+where {_any_range("id")}"""
+
+_HISTORICAL = f"""select sum(snapshot.balance) as unreleased,
     max(snapshot.consensus_timestamp) as consensus_timestamp
-from unnest({accounts}::bigint[]) as account(id)
+from (values {_RANGE_ROWS}) as supply_range(low, high)
+cross join lateral generate_series(supply_range.low, supply_range.high) as account(id)
 cross join lateral (
     select balance, consensus_timestamp
     from account_balance
-    where account_id = account.id and consensus_timestamp >= {lower} and consensus_timestamp <= {upper}
+    where account_id = account.id and consensus_timestamp >= {{lower}} and consensus_timestamp <= {{upper}}
     order by consensus_timestamp desc
     limit 1
 ) as snapshot"""
-
-
-def unreleased_accounts(shard: int, realm: int) -> list[int]:
-    """The encoded ids of every unreleased-supply account."""
-    return [
-        EntityId(shard, realm, num).encoded for low, high in UNRELEASED_SUPPLY_NUMS for num in range(low, high + 1)
-    ]
 
 
 def window(filters: list[Filter[int]]) -> tuple[int, int]:
@@ -120,12 +111,12 @@ def render(unreleased: int, timestamp: int) -> dict[str, Any]:
 
 async def get_supply(request: Request, ctx: AppContext) -> Page:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    accounts = unreleased_accounts(ctx.settings.shard, ctx.settings.realm)
+    ranges = ctx.supply_ranges
     if query.has(TIMESTAMP):
         lower, upper = window(query.filters(TIMESTAMP))
-        rows = await ctx.database.fetch(template(_HISTORICAL, accounts=accounts, lower=lower, upper=upper))
+        rows = await ctx.database.fetch(template(_HISTORICAL, lower=lower, upper=upper, **ranges))
     else:
-        rows = await ctx.database.fetch(Select(_CURRENT).any_of(_ID, accounts).build())
+        rows = await ctx.database.fetch(template(_CURRENT, **ranges))
     row = rows[0] if rows else None
     if row is None or not row["consensus_timestamp"]:
         raise NotFound()
