@@ -55,7 +55,8 @@ class Settings:
     pool_max_size: int = 10
     statement_cache_size: int = 256
     response_cache_entries: int = 4096
-    enable_delegation_address: bool = False
+    enable_delegation_address: bool = True
+    """Include ``delegation_address`` in account objects (``"0x"`` when unset); ``False`` leaves it out."""
     token_balance_limit_multiple_accounts: int = 50
     """Token balances shown per account in ``/api/v1/accounts``."""
     token_balance_limit_single_account: int = 1000

@@ -221,6 +221,7 @@ def test_current_state(account: TestClient) -> None:
         },
         "created_timestamp": "9999.123456789",
         "decline_reward": False,
+        "delegation_address": "0x",
         "deleted": False,
         "ethereum_nonce": None,
         "evm_address": "0xac384c53f03855fa1b3616052f8ba32c6c2a2fec",

@@ -152,3 +152,65 @@ def test_query_errors_come_before_path_errors(accounts: TestClient) -> None:
     ]
     response = accounts.get("/api/v1/accounts/0x" + "44" * 20 + "?transactions=maybe")
     assert response.status_code == 400
+
+
+ACCOUNT_ROUTES = [
+    "",
+    "/rewards",
+    "/allowances/crypto",
+    "/allowances/tokens",
+    "/allowances/nfts",
+    "/nfts",
+    "/airdrops/outstanding",
+    "/airdrops/pending",
+]
+NO_ALIAS_CAN_BE = [
+    "AAA",  # 3, 6 or 1 characters modulo 8: no whole number of bytes
+    "AAAAAA",
+    "AAAAAAAAA",
+    "0.0.AAA",
+    "0.AAAAAA",
+    "AB",  # the bits after the last whole byte are not zero
+    "0.0.AAAB",
+    "1.2.AAAA",  # another shard and realm
+    "0.0.274877906944",  # out of range in a path: the path's own message, as in the reference
+    "0.5.6.7",
+]
+
+
+@pytest.mark.parametrize("route", ACCOUNT_ROUTES)
+@pytest.mark.parametrize("segment", NO_ALIAS_CAN_BE)
+def test_no_valid_form_is_400_on_every_account_route(accounts: TestClient, route: str, segment: str) -> None:
+    response = accounts.get(f"/api/v1/accounts/{segment}{route}")
+    assert response.status_code == 400, response.text
+    assert response.json() == {"_status": {"messages": [{"message": "Invalid parameter: idOrAliasOrEvmAddress"}]}}
+
+
+@pytest.mark.parametrize("route", ACCOUNT_ROUTES)
+def test_a_possible_alias_is_looked_up_on_every_account_route(accounts: TestClient, route: str) -> None:
+    response = accounts.get(f"/api/v1/accounts/0.0.AA{route}")
+    assert response.status_code == 404
+    assert response.json() == {"_status": {"messages": [{"message": "No account with a matching alias found"}]}}
+
+
+@pytest.mark.parametrize(
+    ("url", "text"),
+    [
+        ("/api/v1/tokens?token.id=0.0.274877906944", "0.0.274877906944"),
+        ("/api/v1/tokens?token.id=gt:0.65536.1", "0.65536.1"),
+        ("/api/v1/tokens?account.id=1024.0.1", "1024.0.1"),
+        ("/api/v1/accounts?account.id=lte:274877906944", "274877906944"),
+        ("/api/v1/accounts/0.0.1001/allowances/crypto?spender.id=0.0.274877906944", "0.0.274877906944"),
+        ("/api/v1/accounts/0.0.1001/allowances/tokens?spender.id=gte:0.0.274877906944", "0.0.274877906944"),
+        ("/api/v1/accounts/0.0.1001/nfts?token.id=0.0.274877906944", "0.0.274877906944"),
+    ],
+)
+def test_an_id_part_out_of_range_gets_the_reference_message(accounts: TestClient, url: str, text: str) -> None:
+    response = accounts.get(url)
+    assert response.status_code == 400
+    assert response.json() == {"_status": {"messages": [{"message": f'Invalid entity ID "{text}"'}]}}
+
+
+@pytest.mark.parametrize("url", ["/api/v1/tokens?token.id=0.0.0.1", "/api/v1/tokens?token.id=0.0.1234567890123"])
+def test_an_id_of_no_valid_form_is_still_an_invalid_parameter(accounts: TestClient, url: str) -> None:
+    assert accounts.get(url).json() == {"_status": {"messages": [{"message": "Invalid parameter: token.id"}]}}

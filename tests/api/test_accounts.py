@@ -10,6 +10,7 @@ from starlette.testclient import TestClient
 from tests import reference_openapi, support
 from tests.support import Ledger
 
+from ledgermirror.api.app import create_app
 from ledgermirror.settings import Settings
 
 KEY_A = "7a3c7a3c5477bdf4a63742647d7cfc4544acc1899d07141caf4cd9fea2f75b28"
@@ -122,6 +123,7 @@ def test_list_shape_and_encodings(accounts: TestClient) -> None:
         },
         "created_timestamp": "9999.123456789",
         "decline_reward": False,
+        "delegation_address": "0x",
         "deleted": False,
         "ethereum_nonce": None,
         "evm_address": "0x00000000000000000000000000000000000003e9",
@@ -167,7 +169,29 @@ def test_derived_fields(accounts: TestClient) -> None:
     assert contract["memo"] == "contract memo"
     assert contract["receiver_sig_required"] is None
     assert found["0.1.1006"]["evm_address"] == "0x00000000000000000000000000000000000003ee"  # num only
-    assert "delegation_address" not in plain
+    assert plain["delegation_address"] == "0x"  # included by default, "0x" when unset
+
+
+def test_delegation_address_can_be_left_out(accounts: TestClient, api_settings: Settings) -> None:
+    reconfigure(accounts, api_settings, enable_delegation_address=False)
+    plain = {account["account"]: account for account in accounts.get("/api/v1/accounts").json()["accounts"]}
+    assert all("delegation_address" not in account for account in plain.values())
+    assert "delegation_address" not in accounts.get("/api/v1/accounts/0.0.1004").json()
+
+
+def test_delegation_address_in_the_document(api_settings: Settings) -> None:
+    """Required by default (as in the reference's OpenAPI); neither listed nor required when left out."""
+
+    def account_schema(settings: Settings) -> dict[str, Any]:
+        document = create_app(settings, "postgresql://unused/db").state.openapi
+        path = document["paths"]["/api/v1/accounts/{idOrAliasOrEvmAddress}"]["get"]
+        schema: dict[str, Any] = path["responses"]["200"]["content"]["application/json"]["schema"]
+        return schema
+
+    assert "delegation_address" in account_schema(api_settings)["required"]
+    left_out = account_schema(dataclasses.replace(api_settings, enable_delegation_address=False))
+    assert "delegation_address" not in left_out["required"]
+    assert "delegation_address" not in left_out["properties"]
 
 
 def test_delegation_address_when_enabled(client: TestClient, ledger: Ledger, api_settings: Settings) -> None:

@@ -246,7 +246,7 @@ def test_reference_pagination_and_limits(airdrops: TestClient, api_settings: Set
         ),
         ("receiver.id=abc", ["Invalid parameter: receiver.id"]),
         ("receiver.id=0.0.", ["Invalid parameter: receiver.id"]),
-        ("receiver.id=0.65537.1", ["Invalid parameter: receiver.id"]),
+        ("receiver.id=0.65537.1", ['Invalid entity ID "0.65537.1"']),
         ("receiver.id=" + EVM, ["Invalid parameter: receiver.id"]),
         ("token.id=a.b.c", ["Invalid parameter: token.id"]),
         ("serialnumber=-1", ["Invalid parameter: serialnumber"]),

@@ -306,7 +306,7 @@ def test_limit_capped_and_default(allowances: TestClient, api_settings: Settings
         ("spender.id=gt:lt:5", ["Invalid parameter: spender.id"]),
         ("spender.id=1.2.3.4", ["Invalid parameter: spender.id"]),
         ("spender.id=0.0.-1", ["Invalid parameter: spender.id"]),
-        ("spender.id=274877906944", ["Invalid parameter: spender.id"]),
+        ("spender.id=274877906944", ['Invalid entity ID "274877906944"']),
         ("spender.id=9.9." + EVM, ["Invalid parameter: spender.id"]),
         ("spender.id=" + EVM + "00", ["Invalid parameter: spender.id"]),
         ("limit=0", ["Invalid parameter: limit"]),

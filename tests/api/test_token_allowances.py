@@ -240,6 +240,13 @@ def test_next_links(allowances: TestClient) -> None:
     )
 
 
+def test_next_link_writes_order_in_lower_case(allowances: TestClient) -> None:
+    response = allowances.get(f"{BASE}?spender.id=gte:2001&token.id=gt:10002&order=DESC&limit=4")
+    assert response.json()["links"]["next"] == (
+        f"{BASE}?spender.id=gte:2001&spender.id=lte:0.0.3001&token.id=gt:10002&token.id=lt:0.0.10001&order=desc&limit=4"
+    )
+
+
 def test_no_link_when_both_keys_are_equal_or_the_page_ends_the_data(allowances: TestClient) -> None:
     assert allowances.get(f"{BASE}?spender.id=2001&token.id=10001&limit=1").json()["links"]["next"] is None
     assert allowances.get(f"{BASE}?limit=7").json()["links"]["next"] is None
@@ -340,3 +347,98 @@ def test_answers_match_the_reference_schema(allowances: TestClient) -> None:
 
 def test_parameter_names_are_case_insensitive(allowances: TestClient) -> None:
     assert pairs(allowances.get(f"{BASE}?Spender.ID=3001&TOKEN.id=10004")) == [(3001, 10004)]
+
+
+def expected_pairs(
+    lower: tuple[str, int] | None, upper: tuple[str, int] | None, order: str
+) -> list[tuple[int, int]]:
+    """The reference's answer for a spender range: every visible row in it, across token ids, ordered by
+    (spender, token)."""
+
+    def inside(spender: int) -> bool:
+        ok = True
+        if lower is not None:
+            ok = ok and (spender > lower[1] if lower[0] == "gt" else spender >= lower[1])
+        if upper is not None:
+            ok = ok and (spender < upper[1] if upper[0] == "lt" else spender <= upper[1])
+        return ok
+
+    return sorted((pair for pair in VISIBLE if inside(pair[0])), reverse=order == "desc")
+
+
+@pytest.mark.parametrize("order", ["asc", "desc"])
+@pytest.mark.parametrize("lower", [None, ("gt", 2001), ("gte", 2001), ("gte", 3001), ("gt", 1000)])
+@pytest.mark.parametrize("upper", [None, ("lt", 4001), ("lte", 4001), ("lte", 3001), ("lt", 9000)])
+def test_spender_range_across_token_ids(
+    allowances: TestClient, order: str, lower: tuple[str, int] | None, upper: tuple[str, int] | None
+) -> None:
+    """A range on spender.id alone returns every row in the range across token ids, in (spender, token) order,
+    and following the next links with any limit gives the same rows, each once."""
+    parts = [f"spender.id={bound[0]}:{bound[1]}" for bound in (lower, upper) if bound is not None]
+    query = "&".join([*parts, f"order={order}"])
+    expected = expected_pairs(lower, upper, order)
+    assert pairs(allowances.get(f"{BASE}?{query}")) == expected
+    for limit in (1, 2, 3):
+        seen, _ = follow(allowances, f"{BASE}?{query}&limit={limit}")
+        assert seen == expected, limit
+
+
+TUPLE_BOUNDS = [
+    ("spender.id=gte:2001&token.id=gt:10001", lambda p: p > (2001, 10001)),
+    ("spender.id=gte:2001&token.id=gte:10002", lambda p: p >= (2001, 10002)),
+    ("spender.id=gte:3001&token.id=gt:10004", lambda p: p > (3001, 10004)),
+    ("spender.id=lte:4001&token.id=lt:10002", lambda p: p < (4001, 10002)),
+    ("spender.id=lte:3001&token.id=lte:10001", lambda p: p <= (3001, 10001)),
+    (
+        "spender.id=gte:2001&token.id=gt:10002&spender.id=lte:4001&token.id=lt:10002",
+        lambda p: (2001, 10002) < p < (4001, 10002),
+    ),
+    (
+        "spender.id=gte:2001&token.id=gte:10003&spender.id=lte:3001&token.id=lte:10004",
+        lambda p: (2001, 10003) <= p <= (3001, 10004),
+    ),
+    ("spender.id=gte:2001&spender.id=lt:5001", lambda p: 2001 <= p[0] < 5001),
+    ("spender.id=gt:2001&spender.id=lte:5001", lambda p: 2001 < p[0] <= 5001),
+]
+
+
+@pytest.mark.parametrize("probe", [True, False])
+@pytest.mark.parametrize("order", ["asc", "desc"])
+@pytest.mark.parametrize(("query", "keep"), TUPLE_BOUNDS)
+def test_combined_spender_token_keyset(  # noqa: PLR0917 (pytest passes the parameters by name)
+    allowances: TestClient, api_settings: Settings, probe: bool, order: str, query: str, keep: Any
+) -> None:
+    """Bounds on both keys are one (spender, token) tuple range, in both orders and both pagination modes."""
+    reconfigure(allowances, dataclasses.replace(api_settings, pagination_probe=probe))
+    expected = sorted((pair for pair in VISIBLE if keep(pair)), reverse=order == "desc")
+    assert pairs(allowances.get(f"{BASE}?{query}&order={order}")) == expected
+    for limit in (1, 2, 3):
+        seen, _ = follow(allowances, f"{BASE}?{query}&order={order}&limit={limit}")
+        assert seen == expected, limit
+
+
+@pytest.mark.parametrize("order", ["asc", "desc"])
+@pytest.mark.parametrize(
+    "bounds", ["spender.id=gte:2002&spender.id=lt:2005", "spender.id=gt:2001&spender.id=lte:2004"]
+)
+def test_spender_range_over_many_tokens_with_the_default_limit(
+    client: TestClient, ledger: Ledger, order: str, bounds: str
+) -> None:
+    """No limit given: 25 rows a page, the range spans spenders with 20 tokens each; following the links gives
+    every row of the range once, in (spender, token) order."""
+    rows = [(spender, token) for spender in range(2001, 2007) for token in range(10001, 10021)]
+    ledger.load(
+        {
+            "accounts": [{"num": 1001}],
+            "tokenAllowances": [
+                {"amount": 1, "owner": 1001, "spender": spender, "token_id": token, "timestamp_range": "[1,)"}
+                for spender, token in rows
+            ],
+        }
+    )
+    expected = sorted((pair for pair in rows if 2002 <= pair[0] <= 2004), reverse=order == "desc")
+    first = client.get(f"{BASE}?{bounds}&order={order}")
+    assert len(pairs(first)) == 25
+    seen, links = follow(client, f"{BASE}?{bounds}&order={order}")
+    assert seen == expected
+    assert len(links) == 2

@@ -133,6 +133,15 @@ def test_order_desc(tokens: TestClient) -> None:
     assert ids(tokens.get("/api/v1/tokens?order=DESC")) == ids(tokens.get("/api/v1/tokens?order=desc"))
 
 
+@pytest.mark.parametrize("written", ["DESC", "Desc", "desc"])
+def test_next_link_writes_order_in_lower_case(tokens: TestClient, written: str) -> None:
+    """The reference writes ``order`` in its own (lower-case) form in next links, whatever the caller's case."""
+    link = tokens.get(f"/api/v1/tokens?order={written}&limit=2").json()["links"]["next"]
+    assert link == "/api/v1/tokens?order=desc&limit=2&token.id=lt:0.0.1004"
+    asc = tokens.get("/api/v1/tokens?limit=2&order=ASC").json()["links"]["next"]
+    assert asc == "/api/v1/tokens?limit=2&order=asc&token.id=gt:0.0.1002"
+
+
 def test_pagination_follows_next_links_to_the_end(tokens: TestClient) -> None:
     seen: list[str] = []
     url: str | None = "/api/v1/tokens?limit=2"
@@ -319,8 +328,8 @@ def test_name_is_never_paginated(tokens: TestClient) -> None:
         ("token.id=0.0.0x00000000000000000000000000000000000003ea", ["Invalid parameter: token.id"]),
         ("token.id=06bd279138d5918402fc8ad500526cb2ee0eb985", ["Invalid parameter: token.id"]),
         ("token.id=1.2.3.4", ["Invalid parameter: token.id"]),
-        ("token.id=1024.0.1", ["Invalid parameter: token.id"]),
-        ("token.id=274877906944", ["Invalid parameter: token.id"]),
+        ("token.id=1024.0.1", ['Invalid entity ID "1024.0.1"']),
+        ("token.id=274877906944", ['Invalid entity ID "274877906944"']),
         ("account.id=gt:5", ["Invalid parameter: account.id"]),
         ("account.id=eq:5", ["Invalid parameter: account.id"]),
         ("account.id=5&account.id=6", ["Invalid parameter: account.id"]),

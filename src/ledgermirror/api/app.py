@@ -80,7 +80,11 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> Starlette:
     ctx = AppContext(settings, clock or SystemClock())
     document = openapi.build_document(
-        ENDPOINTS, limit_default=settings.limit_default, limit_max=settings.limit_max
+        ENDPOINTS,
+        limit_default=settings.limit_default,
+        limit_max=settings.limit_max,
+        max_repeats=settings.max_repeated_query_parameters,
+        omitted_fields=frozenset() if settings.enable_delegation_address else frozenset({"delegation_address"}),
     )
 
     @asynccontextmanager

@@ -62,6 +62,8 @@ class Endpoint:
     """The OpenAPI ``requestBody`` (POST)."""
     extra_responses: dict[str, Any] = field(default_factory=dict)
     """OpenAPI responses beyond 200/400/404/503 (e.g. 413, 415)."""
+    text_response_schema: dict[str, Any] | None = None
+    """The 200 answer's ``text/plain`` schema, for an endpoint that also answers text (``/network/supply?q=``)."""
 
     @property
     def cache_control(self) -> str:

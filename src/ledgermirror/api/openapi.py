@@ -8,21 +8,38 @@ from typing import Any
 from ledgermirror import __version__
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.resources import schemas
+from ledgermirror.db.sql import Op
 
 
-def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_max: int) -> dict[str, Any]:
+def build_document(
+    endpoints: Sequence[Endpoint],
+    *,
+    limit_default: int,
+    limit_max: int,
+    max_repeats: int = 100,
+    omitted_fields: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """``omitted_fields`` names response properties the settings leave out (``delegation_address``): the
+    document then neither lists nor requires them, so it describes exactly what this server answers."""
     paths: dict[str, Any] = {}
     for endpoint in endpoints:
         parameters: list[dict[str, Any]] = list(endpoint.path_params)
         for spec in endpoint.params.specs:
             schema = dict(spec.schema)
+            description = spec.description
             if spec.name == "limit":
-                schema.update({"default": limit_default, "maximum": limit_max})
+                schema["default"] = limit_default
+                description += f" The maximum is {limit_max}: a larger value is accepted and capped to it."
+            if spec.ops and "pattern" in schema:
+                schema["pattern"] = _with_operators(schema["pattern"], spec.doc_ops or spec.ops)
+            if spec.repeatable and not spec.single:
+                count = min(spec.max_count or max_repeats, max_repeats)
+                schema = {"type": "array", "items": schema, "minItems": 1, "maxItems": count}
             parameter: dict[str, Any] = {
                 "name": spec.name,
                 "in": "query",
-                "description": spec.description,
-                "schema": {"type": "array", "items": schema} if spec.repeatable and not spec.single else schema,
+                "description": description,
+                "schema": schema,
                 "explode": True,
             }
             if spec.example is not None:
@@ -43,7 +60,14 @@ def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_m
             "200": {
                 "description": "OK",
                 "headers": {"Cache-Control": {"schema": {"type": "string"}, "example": endpoint.cache_control}},
-                "content": {"application/json": {"schema": endpoint.response_schema}},
+                "content": {
+                    "application/json": {"schema": endpoint.response_schema},
+                    **(
+                        {"text/plain": {"schema": endpoint.text_response_schema}}
+                        if endpoint.text_response_schema is not None
+                        else {}
+                    ),
+                },
             },
             "400": {"description": "Invalid or unknown parameter", **error},
             "404": {"description": "Not found", **error},
@@ -51,6 +75,8 @@ def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_m
             "503": {"description": "Database unavailable or query time budget exceeded", **error},
         }
         paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
+    if omitted_fields:
+        paths = _without(paths, omitted_fields)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -63,3 +89,24 @@ def build_document(endpoints: Sequence[Endpoint], *, limit_default: int, limit_m
         "paths": paths,
         "components": {"schemas": {"Error": schemas.ERROR}},
     }
+
+
+def _with_operators(pattern: str, ops: frozenset[Op]) -> str:
+    """``^value$`` -> ``^((gt|lt|...):)?value$``: the prefixes the parameter accepts (``eq:`` included)."""
+    names = "|".join(sorted(op.value for op in ops))
+    return f"^(({names}):)?({pattern.removeprefix('^').removesuffix('$')})$"
+
+
+def _without(node: Any, fields: frozenset[str]) -> Any:
+    """A copy of ``node`` whose object schemas neither list nor require ``fields``."""
+    if isinstance(node, list):
+        return [_without(item, fields) for item in node]
+    if not isinstance(node, dict):
+        return node
+    copy = {key: _without(value, fields) for key, value in node.items()}
+    if copy.get("type") == "object":
+        if isinstance(copy.get("properties"), dict):
+            copy["properties"] = {name: value for name, value in copy["properties"].items() if name not in fields}
+        if isinstance(copy.get("required"), list):
+            copy["required"] = [name for name in copy["required"] if name not in fields]
+    return copy

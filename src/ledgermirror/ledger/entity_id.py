@@ -60,6 +60,10 @@ class InvalidEntityId(ValueError):
     """The text is not an entity id in any accepted form."""
 
 
+class EntityIdOutOfRange(InvalidEntityId):
+    """The text has the form of an id but a part is out of range (shard > 1023, realm > 65535, num >= 2^38)."""
+
+
 @dataclass(frozen=True, slots=True)
 class EntityId:
     shard: int
@@ -89,11 +93,14 @@ class EntityId:
             first, second = None, first
         if (first is not None or second is not None) and len(num_text) > 12:
             raise InvalidEntityId(text)
-        return cls(
-            shard if first is None else int(first),
-            realm if second is None else int(second),
-            int(num_text),
-        )
+        try:
+            return cls(
+                shard if first is None else int(first),
+                realm if second is None else int(second),
+                int(num_text),
+            )
+        except InvalidEntityId:
+            raise EntityIdOutOfRange(text) from None
 
     def __str__(self) -> str:
         return f"{self.shard}.{self.realm}.{self.num}"

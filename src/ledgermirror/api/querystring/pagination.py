@@ -3,7 +3,8 @@
 Given the request's typed filters (:attr:`ParsedQuery.given`, each with the text the client wrote) and the sort
 key of the last row returned (the *anchor*), the link repeats every parameter the client sent, replaces the
 bounds that point the way the page moves, and appends ``gt:``/``lt:`` (or ``gte:``/``lte:`` for an inclusive
-anchor) with the anchor value. Operators are read from the typed filters, never from the text.
+anchor) with the anchor value. Operators are read from the typed filters, never from the text; ``order`` is
+written in lower case, as the reference does.
 """
 
 from __future__ import annotations
@@ -56,8 +57,14 @@ def next_link(
     if anchors and anchors[0].number is not None and _empty_range(query.get(anchors[0].key, [])):
         return None
     base = path[:-1] if path.endswith("/") and len(path) > 1 else path
-    pairs = "&".join(f"{key}={quote(item.text, safe=_SAFE)}" for key, found in query.items() for item in found)
+    pairs = "&".join(f"{key}={quote(_text(item), safe=_SAFE)}" for key, found in query.items() for item in found)
     return f"{base}?{pairs}"
+
+
+def _text(item: Filter[Any]) -> str:
+    """The value as the client wrote it, except ``order``, which the reference writes in lower case
+    (``order=DESC`` -> ``order=desc``)."""
+    return item.value.value if isinstance(item.value, Order) else item.text
 
 
 def _bound_op(order: Order, inclusive: bool) -> Op:

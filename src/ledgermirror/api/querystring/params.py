@@ -39,7 +39,12 @@ class ParseContext:
 
 
 class InvalidValue(ValueError):
-    """A parser's way of saying "Invalid parameter"."""
+    """A parser's way of saying "Invalid parameter"; ``message`` replaces that text when the reference has a
+    more specific one (``Invalid entity ID "0.0.274877906944"``)."""
+
+    def __init__(self, text: str, message: str | None = None) -> None:
+        super().__init__(text)
+        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +105,10 @@ class ParamSpec(Generic[T]):
     single: bool = False
     schema: dict[str, Any] = field(default_factory=lambda: {"type": "string"})
     example: str | None = None
+    max_count: int | None = None
+    """At most this many values (below the configured repeat limit), for the document; a ``Check`` enforces it."""
+    doc_ops: frozenset[Op] | None = None
+    """The operators the document lists when a later rule refuses some of ``ops`` with its own message."""
 
     def parse_one(self, text: str, ctx: ParseContext) -> Filter[T]:
         if not storable(text):
@@ -185,8 +194,8 @@ class ParamSet:
                 if spec.single and len(texts) > 1:
                     raise InvalidValue(key)
                 parsed = [spec.parse_one(text, ctx) for text in texts]
-            except InvalidValue:
-                (in_order if self.url_order else invalid).append(f"Invalid parameter: {key}")
+            except InvalidValue as error:
+                (in_order if self.url_order else invalid).append(error.message or f"Invalid parameter: {key}")
                 continue
             given[key] = parsed
             values[key] = parsed if spec.repeatable else parsed[-1:]

@@ -7,7 +7,14 @@ from collections.abc import Callable
 
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.querystring.params import InvalidValue, ParseContext
-from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, parse_entity_ref
+from ledgermirror.ledger.entity_id import (
+    EntityId,
+    EntityIdOutOfRange,
+    EvmAddress,
+    EvmForm,
+    InvalidEntityId,
+    parse_entity_ref,
+)
 from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
 from ledgermirror.ledger.keys import normalize_public_key
 from ledgermirror.ledger.timestamps import InvalidTimestamp, parse_timestamp
@@ -37,6 +44,8 @@ def entity_id(evm: EvmForm = EvmForm.NONE) -> Callable[[str, ParseContext], Enti
     def parse(text: str, ctx: ParseContext) -> EntityId | EvmAddress:
         try:
             return parse_entity_ref(text, shard=ctx.shard, realm=ctx.realm, evm=evm)
+        except EntityIdOutOfRange:
+            raise InvalidValue(text, f'Invalid entity ID "{text}"') from None
         except InvalidEntityId:
             raise InvalidValue(text) from None
 

@@ -24,7 +24,7 @@ from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, Order
 from ledgermirror.api.querystring.pagination import Anchor, next_link
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
-from ledgermirror.api.resources import account_transactions_query
+from ledgermirror.api.resources import account_transactions_query, schemas
 from ledgermirror.api.resources.account_query import current, historical, timestamps
 from ledgermirror.api.resources.account_ref import OPENAPI_PATH_PARAMETER, PATH_PARAMETER, resolve_account
 from ledgermirror.api.resources.account_render import render_account
@@ -46,7 +46,7 @@ TIMESTAMP = ParamSpec[int](
     values.timestamp,
     "The account as of this consensus time (seconds[.nanoseconds]) and the transactions in that range; at most "
     "one lower and one upper bound, any number of ne, or eq values alone.",
-    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte|ne):)?\d{1,10}(\.\d{1,9})?$"},
+    schema=schemas.TIMESTAMP_QUERY,
     example="lte:1700000000.000000000",
 )
 TRANSACTIONTYPE = ParamSpec[str](

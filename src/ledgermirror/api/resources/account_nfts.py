@@ -31,7 +31,7 @@ from ledgermirror.api.querystring.bounds import (
     node_bound,
 )
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import Op, Order
+from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import account_ref, evm_lookup, schemas
@@ -44,16 +44,18 @@ SERIAL_NUMBER = ParamSpec[int](
     values.integer_between(1),
     "The serial number (1 to 2^63-1), with an optional operator (eq, gt, gte, lt, lte); needs token.id. At "
     "most one equality, one lower and one upper bound.",
-    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,19}$"},
+    schema=schemas.POSITIVE_INT64_QUERY,
     example="gt:10",
+    doc_ops=RANGE_OPS,
 )
 SPENDER_ID = ParamSpec[EntityId | EvmAddress](
     "spender.id",
     values.entity_id(EvmForm.ANY),
     "The approved spender's account id or EVM address, with an optional operator (eq, gt, gte, lt, lte). "
     "Equalities form one list; at most one lower and one upper bound.",
-    schema=schemas.ENTITY_ID_QUERY,
+    schema=schemas.ENTITY_ID_OR_EVM_QUERY,
     example="0.0.1000",
+    doc_ops=RANGE_OPS,
 )
 TOKEN_ID = ParamSpec[EntityId](
     "token.id",
@@ -62,6 +64,7 @@ TOKEN_ID = ParamSpec[EntityId](
     "a serialnumber lower bound it needs gte or eq, with an upper bound lte or eq.",
     schema=schemas.ENTITY_ID_QUERY,
     example="gte:0.0.1000",
+    doc_ops=RANGE_OPS,
 )
 
 PARAMS = ParamSet([LIMIT, ORDER, SERIAL_NUMBER, SPENDER_ID, TOKEN_ID])

@@ -15,11 +15,12 @@ Two live entities with the same alias or EVM address is a broken database, not b
 
 from __future__ import annotations
 
+import base64
 import re
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, InternalError, NotFound
-from ledgermirror.api.resources import evm_lookup
+from ledgermirror.api.resources import evm_lookup, schemas
 from ledgermirror.db.sql import Column, Op, Select
 from ledgermirror.ledger.aliases import InvalidAlias, decode_alias
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm, InvalidEntityId, parse_entity_ref
@@ -28,6 +29,12 @@ PATH_PARAMETER = "idOrAliasOrEvmAddress"
 _ALIAS = re.compile(r"(?:(\d{1,5})\.)?(?:(\d{1,5})\.)?([A-Z2-7]+)", re.ASCII)
 _ALIAS_COLUMN = Column("alias")
 _DELETED = Column("deleted")
+_ALIAS_TEXT = (
+    r"([A-Z2-7]{8})*"
+    r"([A-Z2-7]{8}|[A-Z2-7][AEIMQUY4]|[A-Z2-7]{3}[AQ]|[A-Z2-7]{4}[ACEGIKMOQSUWY246]|[A-Z2-7]{6}[AIQY])"
+)
+"""Base32 without padding, as the document writes it: a length of 2, 4, 5, 7 or 0 characters modulo 8, the
+bits after the last whole byte zero (the last character of a partial group is a multiple of 4, 16, 2 or 8)."""
 
 OPENAPI_PATH_PARAMETER = {
     "name": PATH_PARAMETER,
@@ -35,7 +42,10 @@ OPENAPI_PATH_PARAMETER = {
     "required": True,
     "description": "Account id (shard.realm.num, realm.num or num), EVM address (with or without 0x) or "
     "base32 alias (with or without a shard.realm. prefix)",
-    "schema": {"type": "string"},
+    "schema": {
+        "type": "string",
+        "pattern": rf"^({schemas.ENTITY_ID_VALUE}|{schemas.EVM_ADDRESS_VALUE}|{_ALIAS_TEXT})$",
+    },
     "example": "0.0.1001",
 }
 
@@ -59,9 +69,12 @@ def parse_alias(text: str, *, shard: int, realm: int) -> bytes | None:
     if (prefix_shard, prefix_realm) != (shard, realm):
         raise invalid()
     try:
-        return decode_alias(encoded)
+        raw = decode_alias(encoded)
     except InvalidAlias:
         raise invalid() from None
+    if base64.b32encode(raw).decode().rstrip("=") != encoded:
+        raise invalid()  # bits after the last whole byte are not zero: no alias is written that way
+    return raw
 
 
 async def resolve_account(text: str, ctx: AppContext) -> int:

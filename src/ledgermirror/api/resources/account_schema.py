@@ -35,7 +35,7 @@ ACCOUNT_PROPERTIES: dict[str, Any] = {
     "decline_reward": {"type": "boolean"},
     "delegation_address": {
         "type": "string",
-        "description": "Only when LEDGERMIRROR_ENABLE_DELEGATION_ADDRESS is set",
+        "description": "`0x` when unset; left out with LEDGERMIRROR_ENABLE_DELEGATION_ADDRESS=false",
         "pattern": "^0x([0-9a-f]{40})?$",
     },
     "deleted": {"type": ["boolean", "null"]},
@@ -55,7 +55,7 @@ ACCOUNT_PROPERTIES: dict[str, Any] = {
 ACCOUNT: dict[str, Any] = {
     "type": "object",
     "properties": ACCOUNT_PROPERTIES,
-    "required": [name for name in ACCOUNT_PROPERTIES if name != "delegation_address"],
+    "required": list(ACCOUNT_PROPERTIES),
 }
 
 ONE_ACCOUNT_RESPONSE: dict[str, Any] = {

@@ -44,20 +44,21 @@ ACCOUNT_BALANCE = ParamSpec[int](
     "account.balance",
     balance_amount,
     "The account's balance in tinybars, with an optional operator; repeat for ranges.",
-    schema={"type": "string", "pattern": r"^((gte?|lte?|eq|ne):)?\d{1,19}$"},
+    schema=schemas.INT64_QUERY,
     example="gt:1000",
 )
 ACCOUNT_ID = ParamSpec[EntityId | EvmAddress](
     "account.id",
     values.entity_id(EvmForm.ANY),
     "Account id or EVM address, with an optional operator; repeat for ranges. Equalities form one list.",
-    schema=schemas.ENTITY_ID_QUERY,
+    schema=schemas.ENTITY_ID_OR_EVM_QUERY,
     example="gte:0.0.1000",
 )
 ACCOUNT_PUBLICKEY = ParamSpec[str](
     "account.publickey",
     values.public_key,
     "The public key of the account's key (hex, optional 0x, raw or DER-encoded).",
+    schema=schemas.PUBLIC_KEY_QUERY,
     example="3c3d546321ff6f63d701d2ec5c277095874e19f4a235bee1e6bb19258bf362be",
 )
 BALANCE = ParamSpec[bool](

@@ -29,7 +29,7 @@ from ledgermirror.api.querystring.bounds import (
     java_bound,
 )
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import Op, Order, RawQuery
+from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order, RawQuery
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import account_ref, schemas
@@ -59,6 +59,8 @@ def _id_param(name: str, description: str) -> ParamSpec[EntityId]:
         description + " With an optional operator (eq, gt, gte, lt, lte); at most two values.",
         schema=schemas.ENTITY_ID_QUERY,
         example="gte:0.0.1000",
+        max_count=MAX_VALUES,
+        doc_ops=RANGE_OPS,
     )
 
 
@@ -70,8 +72,10 @@ SERIAL_NUMBER = ParamSpec[int](
     values.integer_between(0),
     "The NFT serial number (0 to 2^63-1; fungible airdrops have none), with an optional operator (eq, gt, gte, "
     "lt, lte); at most two values.",
-    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,19}$"},
+    schema=schemas.INT64_QUERY,
     example="gt:10",
+    max_count=MAX_VALUES,
+    doc_ops=RANGE_OPS,
 )
 
 AIRDROP: dict[str, Any] = {

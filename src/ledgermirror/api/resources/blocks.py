@@ -22,6 +22,7 @@ from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import ALL_OPS, RANGE_OPS, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
+from ledgermirror.api.resources import schemas
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
 from ledgermirror.ledger.timestamps import format_ns
@@ -58,7 +59,7 @@ BLOCK_NUMBER = ParamSpec[int](
     "Block number (decimal or 0x hex), with an optional operator; repeat for ranges. Equalities are combined "
     "as one list.",
     ops=RANGE_OPS,
-    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?(\d{1,19}|0x[0-9a-fA-F]+)$"},
+    schema={"type": "string", "pattern": r"^(\d{1,18}|0x[0-9a-fA-F]{1,15})$"},
     example="gte:100",
 )
 TIMESTAMP = ParamSpec[int](
@@ -66,7 +67,7 @@ TIMESTAMP = ParamSpec[int](
     values.timestamp,
     "The block's consensus end timestamp (`seconds[.nanos]`), with an optional operator; repeat for ranges.",
     ops=ALL_OPS,
-    schema={"type": "string", "pattern": r"^((eq|ne|gt|gte|lt|lte):)?\d{1,17}(\.\d{1,9})?$"},
+    schema=schemas.TIMESTAMP_QUERY,
     example="gte:1676540001.234390000",
 )
 

@@ -17,7 +17,7 @@ from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import Op, Order
+from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import account_ref, evm_lookup, schemas
@@ -30,8 +30,9 @@ SPENDER_ID = ParamSpec[EntityId | EvmAddress](
     values.entity_id(EvmForm.ANY),
     "The spender's account id or EVM address, with an optional operator (eq, gt, gte, lt, lte; not ne). "
     "Repeat for ranges; equalities are combined as one list.",
-    schema={"type": "string"},
+    schema=schemas.ENTITY_ID_OR_EVM_QUERY,
     example="gte:0.0.1000",
+    doc_ops=RANGE_OPS,
 )
 
 PARAMS = ParamSet([LIMIT, ORDER, SPENDER_ID])

@@ -70,7 +70,7 @@ NODE_ID = ParamSpec[int](
     node_id,
     "Node id with an optional eq, gt, gte, lt or lte operator; repeat for ranges. Equalities are one list.",
     ops=RANGE_OPS,
-    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,19}$"},
+    schema=schemas.INT64_QUERY,
     example="gte:3",
 )
 

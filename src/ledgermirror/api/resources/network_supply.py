@@ -19,6 +19,7 @@ from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import RANGE_OPS
 from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec, inclusive_bounds
+from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.system_files import NE_NOT_SUPPORTED, at_most_two_timestamps, no_ne_timestamp
 from ledgermirror.db.sql import template
 from ledgermirror.ledger.supply import TOTAL_SUPPLY, UNRELEASED_SUPPLY_NUMS
@@ -32,8 +33,9 @@ TIMESTAMP = ParamSpec[int](
     "The supply as of this consensus timestamp (seconds.nanoseconds): eq/lte, lt, gt or gte; "
     "at most two values, combined with AND.",
     ops=RANGE_OPS,
-    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,17}(\.\d{1,9})?$"},
+    schema=schemas.TIMESTAMP_QUERY,
     example="lte:1700000000.000000000",
+    max_count=2,
 )
 Q = ParamSpec[str](
     "q",
@@ -147,5 +149,6 @@ ENDPOINT = Endpoint(
     description="Released and total hbar supply in tinybars, now or as of a timestamp. With q=totalcoins or "
     "q=circulating the answer is text/plain: one amount in hbars with 8 decimals.",
     response_schema=SUPPLY_RESPONSE,
+    text_response_schema={"type": "string", "pattern": r"^\d+\.\d{8}$", "example": "50000000000.00000000"},
     tag="network",
 )

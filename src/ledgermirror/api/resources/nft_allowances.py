@@ -21,7 +21,7 @@ from ledgermirror.api.listing import ListSpec, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import Keyset, Limit, check_java, entity_key, java_bound
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import Op, Order, RawQuery
+from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order, RawQuery
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
 from ledgermirror.api.resources import account_ref, schemas
@@ -51,6 +51,8 @@ ACCOUNT_ID = ParamSpec[EntityId](
     "operator (eq, gt, gte, lt, lte); at most two values. The primary key of the pagination.",
     schema=schemas.ENTITY_ID_QUERY,
     example="gte:0.0.1000",
+    max_count=MAX_VALUES,
+    doc_ops=RANGE_OPS,
 )
 OWNER = ParamSpec[bool](
     "owner",
@@ -67,6 +69,8 @@ TOKEN_ID = ParamSpec[EntityId](
     "lower bound needs account.id gte or eq, an upper bound account.id lte or eq.",
     schema=schemas.ENTITY_ID_QUERY,
     example="gt:0.0.1000",
+    max_count=MAX_VALUES,
+    doc_ops=RANGE_OPS,
 )
 
 

@@ -15,7 +15,7 @@ from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.listing import ListSpec, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import Op, Order
+from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import account_ref, schemas
@@ -28,8 +28,9 @@ TIMESTAMP = ParamSpec[int](
     values.timestamp,
     "The payout's consensus timestamp (seconds[.nanoseconds]) with an optional operator (eq, gt, gte, lt, lte; "
     "not ne). Repeat for ranges; equalities are combined as one list.",
-    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,17}(\.\d{1,9})?$"},
+    schema=schemas.TIMESTAMP_QUERY,
     example="gte:1234567890.000000001",
+    doc_ops=RANGE_OPS,
 )
 
 PARAMS = ParamSet([LIMIT, ORDER, TIMESTAMP])

@@ -4,9 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
-ENTITY_ID_PATTERN = r"^((gte?|lte?|eq|ne):)?(\d{1,4}\.\d{1,5}\.)?\d{1,12}$"
+# Query parameter values, written without the ``op:`` prefix: the document adds the prefix each parameter
+# accepts (openapi.build_document). Numbers are bounded so that every text a pattern allows is accepted: ids
+# by at most 3/4/11 digits (shard < 1024, realm < 65536, num < 2^38), integers by 18 digits (int64).
+ENTITY_ID_VALUE = r"((\d{1,3}\.)?\d{1,4}\.)?\d{1,11}"
+EVM_ADDRESS_VALUE = r"(0x)?[0-9a-fA-F]{40}"
+TIMESTAMP_VALUE = r"(\d{1,9}|[0-8]\d{9})(\.\d{1,9})?"
+"""seconds[.nanos] up to 8999999999.999999999 (the int64 nanosecond maximum is 9223372036.854775807)."""
+INT64_VALUE = r"\d{1,18}"
+POSITIVE_INT64_VALUE = r"[1-9]\d{0,17}"
 
-ENTITY_ID_QUERY: dict[str, Any] = {"type": "string", "pattern": ENTITY_ID_PATTERN}
+ENTITY_ID_QUERY: dict[str, Any] = {"type": "string", "pattern": f"^{ENTITY_ID_VALUE}$"}
+ENTITY_ID_OR_EVM_QUERY: dict[str, Any] = {
+    "type": "string",
+    "pattern": f"^({ENTITY_ID_VALUE}|{EVM_ADDRESS_VALUE})$",
+}
+TIMESTAMP_QUERY: dict[str, Any] = {"type": "string", "pattern": f"^{TIMESTAMP_VALUE}$"}
+INT64_QUERY: dict[str, Any] = {"type": "string", "pattern": f"^{INT64_VALUE}$"}
+POSITIVE_INT64_QUERY: dict[str, Any] = {"type": "string", "pattern": f"^{POSITIVE_INT64_VALUE}$"}
+PUBLIC_KEY_QUERY: dict[str, Any] = {
+    "type": "string",
+    "pattern": r"^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{66}|[0-9a-fA-F]{88})$",
+}
 
 ENTITY_ID: dict[str, Any] = {
     "type": ["string", "null"],

@@ -22,6 +22,7 @@ from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, RawQuery
 from ledgermirror.api.querystring.params import Check, ParamSpec, ParsedQuery, closed
+from ledgermirror.api.resources import schemas
 from ledgermirror.db.sql import template
 from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId
@@ -40,8 +41,9 @@ TIMESTAMP = ParamSpec[int](
     "The file version in effect at this consensus timestamp (`seconds[.nanos]`): `eq` (or no operator) and "
     "`lte`/`lt` bound the version from above, `gte`/`gt` from below; at most two values.",
     ops=RANGE_OPS,
-    schema={"type": "string", "pattern": r"^((eq|gt|gte|lt|lte):)?\d{1,17}(\.\d{1,9})?$"},
+    schema=schemas.TIMESTAMP_QUERY,
     example="lte:1700000000.000000000",
+    max_count=MAX_TIMESTAMPS,
 )
 
 

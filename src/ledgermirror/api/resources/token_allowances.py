@@ -19,7 +19,7 @@ from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import Keyset, Limit, check_node, entity_key, in_query_order, node_bound
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import Op, Order
+from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import account_ref, evm_lookup, schemas
@@ -32,8 +32,9 @@ SPENDER_ID = ParamSpec[EntityId | EvmAddress](
     values.entity_id(EvmForm.ANY),
     "The spender's account id or EVM address, with an optional operator (eq, gt, gte, lt, lte). At most one "
     "equality, one lower and one upper bound; the primary key of the pagination.",
-    schema=schemas.ENTITY_ID_QUERY,
+    schema=schemas.ENTITY_ID_OR_EVM_QUERY,
     example="gte:0.0.1000",
+    doc_ops=RANGE_OPS,
 )
 TOKEN_ID = ParamSpec[EntityId](
     "token.id",
@@ -42,6 +43,7 @@ TOKEN_ID = ParamSpec[EntityId](
     "spender.id gte or eq, an upper bound spender.id lte or eq.",
     schema=schemas.ENTITY_ID_QUERY,
     example="gt:0.0.1000",
+    doc_ops=RANGE_OPS,
 )
 
 PARAMS = ParamSet([LIMIT, ORDER, SPENDER_ID, TOKEN_ID])

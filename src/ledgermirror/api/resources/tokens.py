@@ -26,7 +26,7 @@ ACCOUNT_ID = ParamSpec[EntityId | EvmAddress](
     "Only tokens this account is currently associated with. A single id, no operator.",
     ops=frozenset(),
     single=True,
-    schema=schemas.ENTITY_ID_QUERY,
+    schema=schemas.ENTITY_ID_OR_EVM_QUERY,
     example="0.0.1001",
 )
 NAME = ParamSpec[str](
@@ -35,11 +35,13 @@ NAME = ParamSpec[str](
     "Case-insensitive partial or full token name (3 to 100 bytes); repeat to require several. "
     "Cannot be combined with token.id or account.id; results are not paginated.",
     ops=EQ_ONLY,
+    schema={"type": "string", "pattern": r"^[^\x00:]{3,100}$", "description": "3 to 100 bytes in UTF-8"},
 )
 PUBLICKEY = ParamSpec[str](
     "publickey",
     values.public_key,
     "The admin key's public key (hex, optional 0x, raw or DER-encoded).",
+    schema=schemas.PUBLIC_KEY_QUERY,
     example="0x3c3d546321ff6f63d701d2ec5c277095874e19f4a235bee1e6bb19258bf362be",
 )
 TOKEN_ID = ParamSpec[EntityId](
