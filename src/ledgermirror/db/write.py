@@ -32,6 +32,7 @@ Every statement is composed here from model names only; values are always bound 
 
 from __future__ import annotations
 
+import hashlib
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ from asyncpg import Range
 from ledgermirror.db.schema import RANGE_COLUMN, Kind, SchemaError, Table, table
 
 DEFAULT_CHUNK_ROWS = 20_000
-_STAGE = "ledgermirror_write_stage"
+_STAGE_PREFIX = "ledgermirror_stage_"
 
 Row = Mapping[str, Any]
 Record = tuple[Any, ...]
@@ -242,6 +243,22 @@ def _key_match(model: Table) -> str:
     return " and ".join(f"t.{_quote(name)} = s.{_quote(name)}" for name in model.key)
 
 
+def stage_name(model: Table) -> str:
+    """The session's staging table of ``model``: one per table and column list (a changed model gets a new
+    one), created once per connection and emptied after every merge and at commit."""
+    digest = hashlib.sha256(",".join(model.column_names).encode()).hexdigest()[:8]
+    return f"{_STAGE_PREFIX}{model.name}_{digest}"
+
+
+def _stage_sql(model: Table) -> str:
+    """Create the staging table unless the session holds it: every column of the table, no constraints (a
+    partial update omits required columns), emptied at commit (``on commit delete rows``)."""
+    return (
+        f"create temporary table if not exists {stage_name(model)} on commit delete rows\n"
+        f"as select * from {_quote(model.name)} with no data"
+    )
+
+
 def _history_sql(model: Table) -> str:
     """Copy each current row an update supersedes into the twin, its range closed at the update."""
     columns = ", ".join(_quote(column.name) for column in model.columns)
@@ -253,7 +270,7 @@ def _history_sql(model: Table) -> str:
     )
     return (
         f"insert into {_quote(model.history_name)} ({columns})\n"
-        f"select {values}\nfrom {_quote(model.name)} t join {_STAGE} s on {_key_match(model)}\n"
+        f"select {values}\nfrom {_quote(model.name)} t join {stage_name(model)} s on {_key_match(model)}\n"
         "where lower(t.timestamp_range) < lower(s.timestamp_range)"
     )
 
@@ -275,7 +292,7 @@ def _update_sql(model: Table, columns: tuple[str, ...]) -> str | None:
     condition = _key_match(model)
     if RANGE_COLUMN in columns:
         condition += " and lower(t.timestamp_range) <= lower(s.timestamp_range)"
-    return f"update {_quote(model.name)} t set {assignments}\nfrom {_STAGE} s where {condition}"
+    return f"update {_quote(model.name)} t set {assignments}\nfrom {stage_name(model)} s where {condition}"
 
 
 def _insert_sql(model: Table, columns: tuple[str, ...]) -> str:
@@ -283,14 +300,23 @@ def _insert_sql(model: Table, columns: tuple[str, ...]) -> str:
     names = ", ".join(_quote(name) for name in columns)
     return (
         f"insert into {_quote(model.name)} ({names})\n"
-        f"select {names} from {_STAGE} s\n"
+        f"select {names} from {stage_name(model)} s\n"
         f"where not exists (select 1 from {_quote(model.name)} t where {_key_match(model)})"
     )
 
 
-def _stage_sql(model: Table, columns: tuple[str, ...]) -> str:
-    names = ", ".join(_quote(name) for name in columns)
-    return f"create temporary table {_STAGE} as select {names} from {_quote(model.name)} with no data"
+def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
+    """The statements that merge the staged rows (given ``columns``) into the table, then empty the stage:
+    one simple-protocol round trip."""
+    versioned = model.history and RANGE_COLUMN in columns
+    statements = [_history_sql(model)] if versioned else []
+    update = _update_sql(model, columns)
+    if update is not None:
+        statements.append(update)
+    if versioned or not model.history:
+        statements.append(_insert_sql(model, columns))
+    statements.append(f"delete from {stage_name(model)}")
+    return ";\n".join(statements)
 
 
 def _coalesced(model: Table, earlier: Row, later: Row) -> dict[str, Any]:
@@ -346,18 +372,9 @@ def _prepared_rows(model: Table, rows: Iterable[Row]) -> tuple[list[dict[str, An
 
 
 async def _apply(conn: asyncpg.Connection, model: Table, columns: tuple[str, ...], rows: list[Record]) -> None:
-    await conn.execute(f"drop table if exists {_STAGE}")
-    await conn.execute(_stage_sql(model, columns))
-    await conn.copy_records_to_table(_STAGE, records=rows, columns=list(columns))
-    versioned = model.history and RANGE_COLUMN in columns
-    if versioned:
-        await conn.execute(_history_sql(model))
-    update = _update_sql(model, columns)
-    if update is not None:
-        await conn.execute(update)
-    if versioned or not model.history:
-        await conn.execute(_insert_sql(model, columns))
-    await conn.execute(f"drop table {_STAGE}")
+    await conn.execute(_stage_sql(model))
+    await conn.copy_records_to_table(stage_name(model), records=rows, columns=list(columns))
+    await conn.execute(merge_sql(model, columns))
 
 
 async def upsert(conn: asyncpg.Connection, table_name: str, rows: Iterable[Row]) -> int:
