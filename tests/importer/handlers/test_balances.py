@@ -7,9 +7,19 @@ import gzip
 import importlib
 
 import asyncpg
-from tests.importer.handlers.items import PAYER, T0, account, crypto_transfer, fetch, import_items, timestamp
+from tests.importer.handlers.items import (
+    PAYER,
+    T0,
+    account,
+    crypto_transfer,
+    fetch,
+    import_items,
+    timestamp,
+    write,
+)
 from tests.support import Ledger
 
+from ledgermirror.importer.handlers import Batch
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, read_balance_snapshot, seed_balances
 
 stream = importlib.import_module("hiero_sdk_python.hapi.streams.account_balance_file_pb2")
@@ -51,3 +61,38 @@ def test_snapshot_then_transfers(ledger: Ledger) -> None:
     ]
     assert (rows[1]["timestamp_range"].lower, rows[1]["timestamp_range"].upper) == (0, None)
     assert fetch(ledger.url, "select count(*) from entity_history") == [{"count": 0}]
+
+
+def test_entity_balance_deltas_carried_to_the_end_of_the_batch_keep_segment_order(ledger: Ledger) -> None:
+    """Deltas of entities no later segment upserts are applied once per batch; the others with their segment,
+    before the upsert that creates the row (the delta is dropped) or closes its version into the history."""
+    ledger.execute(
+        "insert into entity (id, num, realm, shard, type, balance, balance_timestamp, timestamp_range) values"
+        " (1001, 1001, 0, 0, 'ACCOUNT', 100, 1, '[1,)'), (1002, 1002, 0, 0, 'ACCOUNT', 100, 1, '[1,)')"
+    )
+
+    async def step(conn: asyncpg.Connection) -> dict[str, int]:
+        return {}
+
+    batch = Batch()
+    batch.add_balance(1001, 5, T0)
+    batch.add_balance(1002, 7, T0)
+    batch.add_balance(1003, 9, T0)
+    batch.defer(step)
+    batch.add_balance(1001, 6, T0 + 1)
+    batch.upsert("entity", {"id": 1002, "memo": "updated", "timestamp_range": T0 + 1})
+    created = {"id": 1003, "num": 1003, "realm": 0, "shard": 0, "type": "ACCOUNT", "timestamp_range": T0 + 1}
+    batch.upsert("entity", created)
+    batch.defer(step)
+    batch.add_balance(1002, 3, T0 + 2)
+    write(ledger.url, batch)
+    rows = fetch(ledger.url, "select id, balance, balance_timestamp, memo from entity order by id")
+    assert [(row["id"], row["balance"], row["balance_timestamp"]) for row in rows] == [
+        (1001, 111, T0 + 1),
+        (1002, 110, T0 + 2),
+        (1003, None, None),
+    ]
+    assert rows[1]["memo"] == "updated"
+    history = fetch(ledger.url, "select id, balance, timestamp_range from entity_history")
+    assert [(row["id"], row["balance"]) for row in history] == [(1002, 107)]
+    assert (history[0]["timestamp_range"].lower, history[0]["timestamp_range"].upper) == (1, T0 + 1)

@@ -12,7 +12,8 @@ dicts by column name, checked against ``db/schema.py`` when written:
 * ``batch.add_balance`` / ``add_token_balance`` / ``add_allowance_debit``: running values (the reference's
   "partial" objects without range). Deltas are summed per key in memory and applied after the segment's upserts
   by ``db.running`` (``balance = balance + delta``), to existing rows only: a balance change for an account the
-  database does not hold is dropped, as in the reference;
+  database does not hold is dropped, as in the reference. Entity balance deltas are carried to the end of the
+  batch (one statement) unless a later segment upserts that entity (:func:`write_batch`);
 * ``batch.defer(step)``: an async step that needs the database state of everything gathered so far (address
   books of files 0.0.101/102 built from their ``file_data``, an NFT treasury change). It closes the current
   *segment*: :func:`write_batch` writes segment by segment (COPY, upserts, running values, then the step).
@@ -340,8 +341,13 @@ def _uniform(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-async def write_segment(conn: asyncpg.Connection, segment: Segment) -> dict[str, int]:
+async def write_segment(
+    conn: asyncpg.Connection, segment: Segment, entity_balances: dict[int, list[int]] | None = None
+) -> dict[str, int]:
+    """The segment's rows, upserts, running values and step; ``entity_balances`` (default: the segment's)
+    are the entity balance deltas to apply now."""
     counts: dict[str, int] = {}
+    balances = segment.entity_balances if entity_balances is None else entity_balances
     for name, rows in segment.inserts.items():
         _add(counts, await write.copy_rows(conn, name, rows))
     for name in _upsert_order(list(segment.upserts)):
@@ -353,10 +359,8 @@ async def write_segment(conn: asyncpg.Connection, segment: Segment) -> dict[str,
         elif name == "node":
             cleared = [row["node_id"] for row in rows if (row.get("grpc_proxy_endpoint") or {}).get("port") == -1]
             await running.clear_proxy_endpoint_sentinels(conn, cleared)
-    if segment.entity_balances:
-        await running.add_entity_balances(
-            conn, [(key, delta, stamp) for key, (delta, stamp) in segment.entity_balances.items()]
-        )
+    if balances:
+        await running.add_entity_balances(conn, [(key, delta, stamp) for key, (delta, stamp) in balances.items()])
     if segment.token_balances:
         await running.add_token_balances(
             conn,
@@ -378,10 +382,43 @@ async def write_segment(conn: asyncpg.Connection, segment: Segment) -> dict[str,
     return counts
 
 
+def _entities_upserted_after(segments: list[Segment]) -> list[set[int]]:
+    """For each segment, the entity ids that a later segment of the batch upserts."""
+    after: list[set[int]] = []
+    seen: set[int] = set()
+    for segment in reversed(segments):
+        after.append(set(seen))
+        seen.update(row["id"] for row in segment.upserts.get("entity", ()))
+    after.reverse()
+    return after
+
+
 async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
-    """Write the batch in one database transaction (the caller's, if one is open); rows written by table."""
+    """Write the batch in one database transaction (the caller's, if one is open); rows written by table.
+
+    Entity balance deltas are carried to the end of the batch and applied in one statement, except for an
+    entity that a later segment upserts (created, updated, or a running value such as its nonce): its deltas
+    are applied with their own segment, before that upsert (which may create the row, close its version into
+    ``entity_history`` or set ``balance_timestamp``). No deferred step reads ``entity``, so the result is the
+    same as applying every segment's deltas in turn, with one statement per batch instead of one per segment.
+    """
     counts: dict[str, int] = {}
+    upserted_after = _entities_upserted_after(batch.segments)
+    carried: dict[int, list[int]] = {}
     async with conn.transaction():
-        for segment in batch.segments:
-            _add(counts, await write_segment(conn, segment))
+        for segment, later in zip(batch.segments, upserted_after, strict=True):
+            now: dict[int, list[int]] = {}
+            for key, (delta, stamp) in segment.entity_balances.items():
+                if key in later:
+                    now[key] = [delta, stamp]
+                elif (held := carried.get(key)) is not None:
+                    held[0] += delta
+                    held[1] = stamp
+                else:
+                    carried[key] = [delta, stamp]
+            _add(counts, await write_segment(conn, segment, now))
+        if carried:
+            await running.add_entity_balances(
+                conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
+            )
     return counts
