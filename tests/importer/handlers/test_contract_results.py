@@ -79,9 +79,11 @@ def sidecar_records(at: int, *, bytecode: tuple[bytes, bytes] | None = None) -> 
     return records
 
 
-def import_with_sidecars(url: str, items: list[RecordItem], records: list[Any]) -> dict[str, int]:
+def import_with_sidecars(
+    url: str, items: list[RecordItem], records: list[Any], hapi: tuple[int, int, int] = (0, 60, 0)
+) -> dict[str, int]:
     batch = Batch()
-    rows_of_file(record_file(items), batch, [SidecarFile("s_01.rcd.gz", b"", tuple(records), 0)])
+    rows_of_file(record_file(items, hapi), batch, [SidecarFile("s_01.rcd.gz", b"", tuple(records), 0)])
     return write(url, batch)
 
 
@@ -270,3 +272,28 @@ def test_ethereum_transactions(ledger: Ledger) -> None:
         b"\xcb",
         encoded(PAYER),
     )
+
+
+def test_sender_nonce_before_hapi_47_is_the_rlp_nonce_plus_one(ledger: Ledger) -> None:
+    ledger.execute(
+        "insert into entity (id, num, realm, shard, type, timestamp_range)"
+        " values ($1, $1, 0, 0, 'ACCOUNT', '[1,)')",
+        encoded(1001),
+    )
+    ethereum = _module("ethereum_transaction_pb2").EthereumTransactionBody
+    result = function_result(contractID=contract(CONTRACT), sender_id=basic.AccountID(accountNum=1001))
+    items = [
+        record_item(
+            body("ethereumTransaction", ethereum(ethereum_data=_eip1559(4, b""))),
+            at=T0 + 1,
+            contractCallResult=result,
+        ),
+        record_item(  # INVALID_SIGNATURE: the nonce stays
+            body("ethereumTransaction", ethereum(ethereum_data=_eip1559(9, b""))),
+            at=T0 + 2,
+            status=7,
+            contractCallResult=result,
+        ),
+    ]
+    import_with_sidecars(ledger.url, items, [], hapi=(0, 46, 0))
+    assert fetch(ledger.url, "select ethereum_nonce from entity") == [{"ethereum_nonce": 5}]
