@@ -38,6 +38,34 @@ def _balances_match(url: str, truth: dict[str, Any]) -> None:
     assert {account: balances.get(account) for account in expected} == expected
 
 
+def _contracts_match(url: str, truth: dict[str, Any]) -> None:
+    """The contracts' runtime bytecode and storage (from the verified sidecars) and one result per create and
+    call, each call with its log and its actions."""
+    contracts = truth["contracts"]
+    assert contracts, "the simulated run deploys contracts"
+    bytecode = {row["id"]: row["runtime_bytecode"] for row in fetch(url, "select * from contract")}
+    storage: dict[int, dict[str, str]] = {}
+    for row in fetch(url, "select contract_id, slot, value from contract_state"):
+        storage.setdefault(row["contract_id"], {})[row["slot"].hex()] = row["value"].hex()
+    results = {row["contract_id"]: row["count"] for row in fetch(url, _PER_CONTRACT.format("contract_result"))}
+    logs = {row["contract_id"]: row["count"] for row in fetch(url, _PER_CONTRACT.format("contract_log"))}
+    for contract, state in contracts.items():
+        num = _num(contract)
+        assert bytecode[num].hex() == state["runtime_bytecode"], contract
+        assert storage.get(num, {}) == state["storage"], contract
+        assert results[num] == 1 + state["calls"], contract
+        assert logs.get(num, 0) == state["calls"], contract
+    calls = sum(state["calls"] for state in contracts.values())
+    assert fetch(url, "select count(*) from contract_action")[0][0] == calls
+    changes = fetch(url, "select count(distinct consensus_timestamp) from contract_state_change")[0][0]
+    assert changes == len(contracts) + calls
+    ethereum = fetch(url, "select count(*) from ethereum_transaction")[0][0]
+    assert ethereum == fetch(url, "select count(*) from transaction where type = 50")[0][0] > 0
+
+
+_PER_CONTRACT = "select contract_id, count(*) from {} group by contract_id"
+
+
 @pytest.mark.parametrize("layout", ["account", "node-id"])
 def test_a_simulated_network_imports_to_its_truth(
     database: Prepared, ledger: Ledger, networks: dict[str, Path], layout: str
@@ -55,6 +83,7 @@ def test_a_simulated_network_imports_to_its_truth(
     assert stats.files == len(files) == 6
     assert [row["index"] for row in files] == list(range(files[0]["index"], files[0]["index"] + 6))
     _balances_match(database.owner_url, truth)
+    _contracts_match(database.owner_url, truth)
     books = fetch(database.owner_url, "select start_consensus_timestamp from address_book where file_id = 102")
     assert len(books) >= 3  # the bootstrap book, then the stream's own (the first and the mid-run revision)
     assert fetch(database.owner_url, "select count(*) from node_stake")[0][0] == 2  # then weighted by stake

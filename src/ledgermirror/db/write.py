@@ -320,9 +320,12 @@ def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
 
 
 def _coalesced(model: Table, earlier: Row, later: Row) -> dict[str, Any]:
-    """Two versions with the same lower bound: the later one's values over the earlier one's."""
+    """Two versions with the same lower bound: the later one's values over the earlier one's (a ``keep_existing``
+    column keeps the earlier value once set)."""
     merged = dict(earlier)
     for name, value in later.items():
+        if name in model.keep_existing and merged.get(name) is not None:
+            continue
         if value is not None or name in model.replace_nulls or name not in merged:
             merged[name] = value
     return merged

@@ -383,7 +383,7 @@ class _Run:
             built = time.perf_counter()
             record = verified.record
             try:
-                rows_of_file(record, batch)
+                rows_of_file(record, batch, verified.sidecars)
             except ItemError as error:  # a verified file whose transaction we cannot read: the group rolls back
                 raise StreamParseError(record.name, str(error)) from error
             index = next_index(record, position.index)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from tests.importer.fixtures import FIRST, RECORDS, SECOND, record_bytes
+from tests.importer.fixtures import FIRST, RECORDS, SECOND, record_bytes, sidecar_bytes
 from tests.importer.handlers.items import fetch, write
 from tests.support import Ledger
 
 from ledgermirror.importer.handlers import Batch, item_of, rows_of_file
 from ledgermirror.importer.record_file import read_record_file
+from ledgermirror.importer.sidecar_file import read_sidecar_file
 
 pytestmark = pytest.mark.skipif(not RECORDS.is_dir(), reason="reference stream fixtures not present")
 
@@ -57,3 +58,30 @@ def test_fixture_files_write_their_rows(ledger: Ledger) -> None:
         {"id": 1003, "file_id": None, "initcode": None}
     ]
     assert fetch(ledger.url, "select count(*) from crypto_transfer") == [{"count": 2}]
+
+
+def test_fixture_sidecar_writes_contract_rows(ledger: Ledger) -> None:
+    """The second v6 file with its sidecar: a ContractCall of 0.0.1002 that creates 0.0.1003 (child create):
+    a result for both, the state changes of both contracts, the child's runtime bytecode."""
+    name = f"{SECOND}_01.rcd.gz"
+    batch = Batch()
+    record = read_record_file(f"{SECOND}.rcd.gz", record_bytes(SECOND))
+    rows_of_file(record, batch, [read_sidecar_file(name, sidecar_bytes(SECOND))])
+    write(ledger.url, batch)
+    call, create = (item.consensus_timestamp for item in record.items)
+    results = fetch(
+        ledger.url,
+        "select consensus_timestamp, contract_id, gas_used, created_contract_ids, transaction_index"
+        " from contract_result order by consensus_timestamp",
+    )
+    assert [(row["consensus_timestamp"], row["contract_id"], row["transaction_index"]) for row in results] == [
+        (call, 1002, 0),
+        (create, 1003, 1),
+    ]
+    assert results[0]["gas_used"] == 800_000 and 1003 in results[0]["created_contract_ids"]
+    changes = fetch(ledger.url, "select distinct consensus_timestamp, contract_id from contract_state_change")
+    assert {(row["consensus_timestamp"], row["contract_id"]) for row in changes} == {(call, 1002), (call, 1003)}
+    state = fetch(ledger.url, "select contract_id, length(slot) as size, created_timestamp from contract_state")
+    assert state and all(row["size"] == 32 and row["created_timestamp"] == call for row in state)
+    contracts = fetch(ledger.url, "select id, runtime_bytecode from contract where runtime_bytecode is not null")
+    assert [row["id"] for row in contracts] == [1003] and len(contracts[0]["runtime_bytecode"]) > 0

@@ -8,8 +8,9 @@ freshly migrated database in both directions, so the model and ``migrations/*.sq
 
 The package is laid out as: ``model.py`` (:class:`Column`, :class:`Table`, the column constructors), then one
 module of declarations per domain: ``entities.py``, ``balances.py``, ``tokens.py``, ``blocks.py``,
-``network.py``, ``transactions.py``, ``hooks.py``, ``topics_schedules.py``. This module collects them into
-:data:`BASE_TABLES` and :data:`TABLES`; import every name from here (``from ledgermirror.db.schema import ...``).
+``network.py``, ``transactions.py``, ``hooks.py``, ``topics_schedules.py``, ``contracts.py``. This module
+collects them into :data:`BASE_TABLES` and :data:`TABLES`; import every name from here
+(``from ledgermirror.db.schema import ...``).
 
 The status service's tables (schema ``status``) are not modelled: ``status/`` owns and writes them itself.
 The migration runner's own ``ledgermirror_schema_history`` table is not part of the mirror schema either.
@@ -25,6 +26,14 @@ from types import MappingProxyType
 
 from ledgermirror.db.schema.balances import ACCOUNT_BALANCE, ACCOUNT_BALANCE_FILE, TOKEN_BALANCE
 from ledgermirror.db.schema.blocks import RECORD_FILE
+from ledgermirror.db.schema.contracts import (
+    CONTRACT_ACTION,
+    CONTRACT_LOG,
+    CONTRACT_RESULT,
+    CONTRACT_STATE,
+    CONTRACT_STATE_CHANGE,
+    ETHEREUM_TRANSACTION,
+)
 from ledgermirror.db.schema.entities import (
     CONTRACT,
     CRYPTO_ALLOWANCE,
@@ -88,12 +97,18 @@ __all__ = [
     "ASSESSED_CUSTOM_FEE",
     "BASE_TABLES",
     "CONTRACT",
+    "CONTRACT_ACTION",
+    "CONTRACT_LOG",
+    "CONTRACT_RESULT",
+    "CONTRACT_STATE",
+    "CONTRACT_STATE_CHANGE",
     "CRYPTO_ALLOWANCE",
     "CRYPTO_TRANSFER",
     "CUSTOM_FEE",
     "ENTITY",
     "ENTITY_STAKE",
     "ENTITY_TRANSACTION",
+    "ETHEREUM_TRANSACTION",
     "FILE_DATA",
     "HISTORY_SUFFIX",
     "HOOK",
@@ -139,7 +154,8 @@ BASE_TABLES: tuple[Table, ...] = (
     RECORD_FILE, ADDRESS_BOOK, ADDRESS_BOOK_ENTRY, ADDRESS_BOOK_SERVICE_ENDPOINT, NODE, NODE_STAKE, NETWORK_STAKE,
     FILE_DATA, REGISTERED_NODE, TRANSACTION, CRYPTO_TRANSFER, TOKEN_TRANSFER, TRANSACTION_HASH, ENTITY_TRANSACTION,
     ASSESSED_CUSTOM_FEE, CONTRACT, NETWORK_FREEZE, PRNG, HOOK, HOOK_STORAGE, HOOK_STORAGE_CHANGE, TOPIC,
-    TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE, TRANSACTION_SIGNATURE,
+    TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE, TRANSACTION_SIGNATURE, CONTRACT_RESULT, CONTRACT_LOG,
+    CONTRACT_ACTION, CONTRACT_STATE, CONTRACT_STATE_CHANGE, ETHEREUM_TRANSACTION,
 )  # fmt: skip
 """Every declared table, in migration order (history twins are derived, see :data:`TABLES`)."""
 

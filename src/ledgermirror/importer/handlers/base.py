@@ -24,8 +24,8 @@ Which handler runs for an item is :data:`ledgermirror.importer.handlers.registry
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
@@ -40,6 +40,7 @@ from ledgermirror.ledger.transaction_codes import result_number
 
 if TYPE_CHECKING:
     from ledgermirror.importer.record_file import RecordFile, RecordItem
+    from ledgermirror.importer.sidecar_file import SidecarFile
 
 FAIL_INVALID = result_number("FAIL_INVALID")
 SUCCESS_CODES = frozenset(
@@ -86,6 +87,8 @@ class Item:
     """The record file's HAPI version (None for files before v5)."""
     record_bytes: bytes = b""
     """The ``TransactionRecord`` as stored (node transactions keep it in ``transaction_record_bytes``)."""
+    sidecar_records: tuple[Any, ...] = ()
+    """The ``TransactionSidecarRecord`` messages of the file's sidecars with this item's consensus timestamp."""
 
     @property
     def successful_or_fail_invalid(self) -> bool:
@@ -131,6 +134,8 @@ class Batch:
         """A successful file transaction on 0.0.101 or 0.0.102 is in the batch (the signers may change)."""
         self.atomic_batches: dict[int, dict[str, Any]] = {}
         """``transaction`` rows of atomic batches by consensus timestamp (their inner transactions list)."""
+        self.log_index = 0
+        """The next ``contract_log.index``: runs per record file (reset by :func:`rows_of_file`)."""
         self._latest: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
 
     # Rows ----------------------------------------------------------------------------------------------------
@@ -279,14 +284,23 @@ def _type_of(body: Any, body_name: str) -> int:
     return unknown[0] if len(unknown) == 1 else 0
 
 
-def rows_of_file(record_file: RecordFile, batch: Batch) -> None:
-    """Every item of the file: its common rows and its handler's rows, in file order."""
+def rows_of_file(record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()) -> None:
+    """Every item of the file: its common rows and its handler's rows, in file order. Each item gets the
+    records of the file's (verified) ``sidecars`` that carry its consensus timestamp."""
     from ledgermirror.importer.handlers.common import rows_of_item
 
     hapi = tuple(record_file.hapi_version) if record_file.hapi_version is not None else None
+    by_timestamp: dict[int, list[Any]] = {}
+    for sidecar in sidecars:
+        for sidecar_record in sidecar.records:
+            by_timestamp.setdefault(ids.nanos(sidecar_record.consensus_timestamp), []).append(sidecar_record)
     successes: dict[int, bool] = {}
+    batch.log_index = 0
     for index, record_item in enumerate(record_file.items):
         item = item_of(record_item, index, hapi_version=hapi)  # type: ignore[arg-type]
+        found = by_timestamp.get(item.consensus_timestamp)
+        if found:
+            item = replace(item, sidecar_records=tuple(found))
         parent = item.parent_consensus_timestamp
         if parent is not None and item.successful and not successes.get(parent, True):
             item = _failed(item)
@@ -295,8 +309,6 @@ def rows_of_file(record_file: RecordFile, batch: Batch) -> None:
 
 
 def _failed(item: Item) -> Item:
-    from dataclasses import replace
-
     return replace(item, successful=False)
 
 

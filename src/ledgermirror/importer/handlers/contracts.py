@@ -4,8 +4,12 @@ contract's ``entity`` row and its ``contract`` row (``file_id``, inline ``initco
 results (the Ethereum sender's ``signer_nonce`` from HAPI 0.47, ``contract_nonces``) into
 ``entity.ethereum_nonce``.
 
-Not done here: contract results, logs, state changes and actions (sidecars), ``ethereum_transaction``, sender
-nonces before HAPI 0.47 (RLP), ``runtime_bytecode``, child creates before HAPI 0.23 and EVM-address lookups (a
+Contract results, logs, sidecar records (state changes, actions, ``runtime_bytecode``) and
+``ethereum_transaction`` rows are the common step :func:`.contract_results.contract_results`.
+
+Before HAPI 0.47 the sender's nonce is the RLP nonce + 1 (success, revert or too many child records only).
+
+Not done here: child creates before HAPI 0.23 and EVM-address lookups (a
 contract given only by its EVM address has no entity id here).
 """
 
@@ -16,14 +20,21 @@ from types import MappingProxyType
 from typing import Any
 
 from ledgermirror.importer._proto import protos
+from ledgermirror.importer.ethereum_data import EthereumDataError, decode_ethereum_data
 from ledgermirror.importer.handlers import hooks, ids
 from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.contract_results import contract_results, function_result
 from ledgermirror.importer.handlers.crypto import staking_fields
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+from ledgermirror.ledger.transaction_codes import result_number
 
 CONTRACT = "CONTRACT"
 SIGNER_NONCE_MINOR = 47
 """From HAPI 0.47 the record's ``signer_nonce`` is the Ethereum sender's nonce after the transaction."""
+RLP_NONCE_RESULTS = frozenset(
+    result_number(name) for name in ("SUCCESS", "CONTRACT_REVERT_EXECUTED", "MAX_CHILD_RECORDS_EXCEEDED")
+)
+"""Before HAPI 0.47 the sender's nonce becomes the RLP nonce + 1 only with these statuses."""
 
 
 def _result_contract(record: Any) -> int:
@@ -145,25 +156,29 @@ def contract_call(item: Item, batch: Batch) -> None:
 
 def ethereum_transaction(item: Item, batch: Batch) -> None:
     batch.set_transaction(entity_id=ids.nullable(_result_contract(item.record)))
-    result = _function_result(item.record)
-    if result is None or not item.hapi_at_least(SIGNER_NONCE_MINOR) or not result.HasField("signer_nonce"):
-        return  # before HAPI 0.47 the nonce comes from the RLP (not decoded here)
-    sender = ids.account_id(result.sender_id) if result.HasField("sender_id") else ids.EMPTY
-    if sender:
-        batch.upsert("entity", {**ids.parts(sender), "ethereum_nonce": result.signer_nonce.value})
-
-
-def _function_result(record: Any) -> Any:
-    for name in ("contractCallResult", "contractCreateResult"):
-        if record.HasField(name):
-            return getattr(record, name)
-    return None
+    result = function_result(item.record)
+    if result is None or not result.HasField("sender_id"):
+        return
+    sender = ids.account_id(result.sender_id)
+    if not sender:
+        return
+    if item.hapi_at_least(SIGNER_NONCE_MINOR):
+        if result.HasField("signer_nonce"):
+            batch.upsert("entity", {**ids.parts(sender), "ethereum_nonce": result.signer_nonce.value})
+        return
+    if item.result not in RLP_NONCE_RESULTS:
+        return
+    try:  # before HAPI 0.47: the RLP nonce + 1
+        nonce = decode_ethereum_data(bytes(item.body.ethereumTransaction.ethereum_data))["nonce"]
+    except EthereumDataError:
+        return
+    batch.upsert("entity", {**ids.parts(sender), "ethereum_nonce": nonce + 1})
 
 
 def contract_nonces(item: Item, batch: Batch) -> None:
     """Every item with a function result: each ``contract_nonces`` entry sets that contract's nonce (a
     running value: no history, existing contracts only)."""
-    result = _function_result(item.record)
+    result = function_result(item.record)
     if result is None:
         return
     for entry in result.contract_nonces:
@@ -172,7 +187,7 @@ def contract_nonces(item: Item, batch: Batch) -> None:
             batch.upsert("entity", {**ids.parts(contract), "ethereum_nonce": entry.nonce})
 
 
-COMMON: tuple[Handler, ...] = (contract_nonces,)
+COMMON: tuple[Handler, ...] = (contract_nonces, contract_results)
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(
     {

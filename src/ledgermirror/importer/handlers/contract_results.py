@@ -1,0 +1,273 @@
+"""Contract results, logs, sidecar records and Ethereum transactions (reference §3.6, §5.2).
+
+Runs for every item (a ``COMMON`` step, after the type's handler has set ``transaction.entity_id``):
+
+* its sidecar records (matched to the item by consensus timestamp in ``rows_of_file``) first:
+  state changes to ``contract_state_change`` as given (slots and values without leading zeros) and, for each
+  written value or migration read, the current value in ``contract_state`` (slot and value left-padded to 32
+  bytes), actions to ``contract_action``, bytecode to ``contract.runtime_bytecode``
+  (``initcode`` too for a create, ``failed_initcode`` of the result for a failed one);
+* for a ContractCall or ContractCreate whatever the status, and for any item whose record has a function result
+  (EthereumTransaction, precompile children): one ``contract_result`` row and one ``contract_log`` row per
+  ``logInfo`` (``index`` runs per record file: :attr:`Batch.log_index`);
+* for an EthereumTransaction: the ``ethereum_transaction`` row from the decoded RLP (written whatever the
+  status; none when the payload does not decode), and a default ``contract_result`` for a failure without a
+  function result (not for DUPLICATE_TRANSACTION or WRONG_NONCE).
+
+Not done: ``gas_consumed`` before the reference's ``smartContractThrottlingVersion`` (we store ``gas_used``),
+``contract_transaction`` / ``contract_transaction_hash``, synthetic logs of token operations, EVM-address
+lookups (a contract given only by address counts as 0.0.0), hook storage changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledgermirror.importer.ethereum_data import EthereumDataError, decode_ethereum_data
+from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers.base import Batch, Item
+from ledgermirror.importer.handlers.evm import keccak256
+from ledgermirror.ledger.transaction_codes import result_number
+
+CONTRACT_CALL = "contractCall"
+CONTRACT_CREATE = "contractCreateInstance"
+ETHEREUM = "ethereumTransaction"
+NO_DEFAULT_RESULT = frozenset(result_number(name) for name in ("DUPLICATE_TRANSACTION", "WRONG_NONCE"))
+"""Failed Ethereum transactions that get no default ``contract_result``."""
+HASH_LENGTH = 32
+SLOT_LENGTH = 32
+RESULT_NOT_SET = 0
+
+
+def function_result(record: Any) -> Any:
+    """The record's ``contractCallResult`` or ``contractCreateResult``, None when it has neither."""
+    for name in ("contractCallResult", "contractCreateResult"):
+        if record.HasField(name):
+            return getattr(record, name)
+    return None
+
+
+def contract_results(item: Item, batch: Batch) -> None:
+    created_initcode = sidecar_rows(item, batch)
+    ethereum = _ethereum_row(item, batch) if item.body_name == ETHEREUM else None
+    result = function_result(item.record)
+    if item.body_name in (CONTRACT_CALL, CONTRACT_CREATE) or result is not None:
+        _result_rows(item, batch, result, ethereum, created_initcode)
+    elif item.body_name == ETHEREUM and ethereum is not None and item.result not in NO_DEFAULT_RESULT:
+        batch.insert(
+            "contract_result",
+            {
+                **_common(item, ethereum),
+                "contract_id": 0,
+                "gas_used": 0,
+                "gas_limit": ethereum["gas_limit"],
+                "function_parameters": ethereum.get("call_data") or b"",
+                "sender_id": item.payer_account_id,
+                "created_contract_ids": [],
+            },
+        )
+
+
+def _common(item: Item, ethereum: dict[str, Any] | None) -> dict[str, Any]:
+    if ethereum is not None:
+        transaction_hash = ethereum["hash"]
+    else:
+        transaction_hash = bytes(item.record.transactionHash[:HASH_LENGTH])
+    return {
+        "consensus_timestamp": item.consensus_timestamp,
+        "payer_account_id": item.payer_account_id,
+        "transaction_hash": transaction_hash,
+        "transaction_index": item.index,
+        "transaction_nonce": item.body.transactionID.nonce,
+        "transaction_result": item.result,
+    }
+
+
+def _result_rows(
+    item: Item, batch: Batch, result: Any, ethereum: dict[str, Any] | None, created_initcode: bytes | None
+) -> None:
+    body_name = item.body_name
+    failed_initcode = None
+    if body_name == CONTRACT_CREATE:
+        body = item.body.contractCreateInstance
+        contract = batch.transaction.get("entity_id") or 0
+        amount, gas_limit, parameters = body.initialBalance, body.gas, bytes(body.constructorParameters)
+        if not item.successful:
+            inline = bytes(body.initcode) if body.WhichOneof("initcodeSource") == "initcode" else None
+            failed_initcode = inline or created_initcode
+    elif body_name == CONTRACT_CALL:
+        body = item.body.contractCall
+        contract = batch.transaction.get("entity_id") or 0
+        amount, gas_limit, parameters = body.amount, body.gas, bytes(body.functionParameters)
+    else:
+        contract = ids.contract_id(result.contractID) if result.HasField("contractID") else 0
+        amount, gas_limit, parameters = result.amount, result.gas, bytes(result.functionParameters)
+        if ethereum is not None and not gas_limit:  # before HAPI 0.25 the result has no gas: the RLP's
+            amount = int.from_bytes(ethereum.get("value") or b"", "big")
+            gas_limit, parameters = ethereum["gas_limit"], ethereum.get("call_data") or b""
+    common = _common(item, ethereum)
+    row: dict[str, Any] = {
+        **common,
+        "contract_id": contract,
+        "amount": amount,
+        "gas_limit": gas_limit,
+        "function_parameters": parameters,
+        "sender_id": item.payer_account_id,
+        "failed_initcode": failed_initcode,
+        "created_contract_ids": [],
+    }
+    if result is not None:
+        if result.HasField("sender_id"):
+            row["sender_id"] = ids.account_id(result.sender_id)
+        row.update(
+            bloom=bytes(result.bloom),
+            call_result=bytes(result.contractCallResult),
+            error_message=result.errorMessage,
+            gas_used=result.gasUsed,
+            gas_consumed=result.gasUsed,
+            function_result=bytes(result.SerializeToString()),
+            created_contract_ids=[ids.contract_id(created) for created in result.createdContractIDs],
+        )
+        _log_rows(batch, result, contract, common)
+    batch.insert("contract_result", row)
+
+
+def _log_rows(batch: Batch, result: Any, root_contract: int, common: dict[str, Any]) -> None:
+    for log in result.logInfo:
+        topics: list[bytes | None] = [bytes(topic).lstrip(b"\0") for topic in log.topic[:4]]
+        topics += [None] * (4 - len(topics))
+        batch.insert(
+            "contract_log",
+            {
+                "consensus_timestamp": common["consensus_timestamp"],
+                "index": batch.log_index,
+                "contract_id": ids.contract_id(log.contractID),
+                "root_contract_id": root_contract,
+                "bloom": bytes(log.bloom),
+                "data": bytes(log.data),
+                "topic0": topics[0],
+                "topic1": topics[1],
+                "topic2": topics[2],
+                "topic3": topics[3],
+                "payer_account_id": common["payer_account_id"],
+                "transaction_hash": common["transaction_hash"],
+                "transaction_index": common["transaction_index"],
+            },
+        )
+        batch.log_index += 1
+
+
+def _ethereum_row(item: Item, batch: Batch) -> dict[str, Any] | None:
+    body = item.body.ethereumTransaction
+    data = bytes(body.ethereum_data)
+    try:
+        decoded = decode_ethereum_data(data)
+    except EthereumDataError:
+        return None  # the reference logs a recoverable error and writes no row
+    row = {
+        **decoded,
+        "consensus_timestamp": item.consensus_timestamp,
+        "data": data,
+        "call_data_id": ids.nullable(ids.file_id(body.call_data)) if body.HasField("call_data") else None,
+        "max_gas_allowance": body.max_gas_allowance,
+        "payer_account_id": item.payer_account_id,
+        "hash": bytes(item.record.ethereum_hash) or keccak256(data),
+    }
+    batch.insert("ethereum_transaction", row)
+    return row
+
+
+# Sidecars ----------------------------------------------------------------------------------------------------
+
+
+def sidecar_rows(item: Item, batch: Batch) -> bytes | None:
+    """The item's sidecar records as rows; returns the initcode of a bytecode record, if any."""
+    initcode = None
+    action_index = 0
+    for record in item.sidecar_records:
+        kind = record.WhichOneof("sidecar_records")
+        if kind == "state_changes":
+            _state_changes(item, batch, record)
+        elif kind == "actions":
+            for action in record.actions.contract_actions:
+                batch.insert("contract_action", _action_row(item, action, action_index))
+                action_index += 1
+        elif kind == "bytecode":
+            code = record.bytecode
+            contract = ids.contract_id(code.contract_id)
+            if not record.migration:
+                initcode = bytes(code.initcode) or initcode
+            if contract and code.runtime_bytecode:
+                row = {"id": contract, "runtime_bytecode": bytes(code.runtime_bytecode)}
+                if not record.migration and item.body_name == CONTRACT_CREATE and code.initcode:
+                    row["initcode"] = bytes(code.initcode)
+                batch.upsert("contract", row)
+    return initcode
+
+
+def _state_changes(item: Item, batch: Batch, record: Any) -> None:
+    timestamp = item.consensus_timestamp
+    for change in record.state_changes.contract_state_changes:
+        contract = ids.contract_id(change.contract_id)
+        for storage in change.storage_changes:
+            slot = bytes(storage.slot)
+            read = bytes(storage.value_read)
+            written = bytes(storage.value_written.value) if storage.HasField("value_written") else None
+            batch.insert(
+                "contract_state_change",
+                {
+                    "consensus_timestamp": timestamp,
+                    "contract_id": contract,
+                    "payer_account_id": item.payer_account_id,
+                    "slot": slot,
+                    "value_read": read,
+                    "value_written": written,
+                    "migration": record.migration,
+                },
+            )
+            if written is not None or record.migration:
+                batch.upsert(
+                    "contract_state",
+                    {
+                        "contract_id": contract,
+                        "slot": slot.rjust(SLOT_LENGTH, b"\0"),
+                        "value": (written if written is not None else read).rjust(SLOT_LENGTH, b"\0"),
+                        "created_timestamp": timestamp,
+                        "modified_timestamp": timestamp,
+                    },
+                )
+
+
+def _action_row(item: Item, action: Any, index: int) -> dict[str, Any]:
+    caller_case = action.WhichOneof("caller")
+    caller, caller_type = None, None
+    if caller_case == "calling_account":
+        caller, caller_type = ids.account_id(action.calling_account), "ACCOUNT"
+    elif caller_case == "calling_contract":
+        caller, caller_type = ids.contract_id(action.calling_contract), "CONTRACT"
+    recipient = action.WhichOneof("recipient")
+    result_case = action.WhichOneof("result_data")
+    result_type = action.DESCRIPTOR.fields_by_name[result_case].number if result_case else RESULT_NOT_SET
+    return {
+        "consensus_timestamp": item.consensus_timestamp,
+        "index": index,
+        "caller": caller,
+        "caller_type": caller_type,
+        "recipient_account": (
+            ids.account_id(action.recipient_account) if recipient == "recipient_account" else None
+        ),
+        "recipient_contract": (
+            ids.contract_id(action.recipient_contract) if recipient == "recipient_contract" else None
+        ),
+        "recipient_address": bytes(action.targeted_address) if recipient == "targeted_address" else None,
+        "call_depth": action.call_depth,
+        "call_type": action.call_type,
+        "call_operation_type": action.call_operation_type,
+        "gas": action.gas,
+        "gas_used": action.gas_used,
+        "input": bytes(action.input),
+        "value": action.value,
+        "result_data": bytes(getattr(action, result_case)) if result_case else None,
+        "result_data_type": result_type,
+        "payer_account_id": item.payer_account_id,
+    }
