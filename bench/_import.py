@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +49,7 @@ from ledgermirror.importer.handlers.base import Batch, rows_of_file
 from ledgermirror.importer.pipeline import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.record_file import RecordFile
+from ledgermirror.importer.sidecar_file import SidecarFile
 from ledgermirror.importer.sources import open_store
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
@@ -99,10 +100,10 @@ def timed_rows(clocks: Clocks) -> Iterator[None]:
     """Time ``rows_of_file`` as the pipeline calls it (its ``write_seconds`` holds row building and writing)."""
     original = rows_of_file
 
-    def timed(record_file: RecordFile, batch: Batch) -> None:
+    def timed(record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()) -> None:
         started = time.perf_counter()
         try:
-            original(record_file, batch)
+            original(record_file, batch, sidecars)
         finally:
             clocks.rows += time.perf_counter() - started
 
