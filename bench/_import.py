@@ -225,7 +225,10 @@ async def measure_import(
         with timed_rows(clocks):
             stats = await run_import(conn, open_store(str(stream)), options, stop=stop, progress=_Quiet())
         wall = time.perf_counter() - started
-        importer_cpu, peak, load_after = _cpu_self() - cpu_before, _peak_rss_bytes(), os.getloadavg()
+        # The kernel's high-water mark can lag the current RSS (it is updated lazily), so the peak is at least
+        # every RSS seen here.
+        peak = max(_peak_rss_bytes(), _current_rss(), rss_before)
+        importer_cpu, load_after = _cpu_self() - cpu_before, os.getloadavg()
         timer.cancel()
     finally:
         await conn.close()
