@@ -35,6 +35,26 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(payload, default=str).decode()
 
 
+class TextFormatter(logging.Formatter):
+    """For people: time, level, logger and message, then the record's structured fields as ``key=value``
+    (the same fields the JSON format carries, so nothing is lost on a terminal)."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        fields = [
+            f"{key}={value}"
+            for key, value in record.__dict__.items()
+            if key not in _RESERVED and not key.startswith("_")
+        ]
+        if not fields:
+            return text
+        head, newline, rest = text.partition("\n")  # a traceback stays below the fields
+        return head + " " + " ".join(fields) + newline + rest
+
+
 def resolve(fmt: str, stream: TextIO | None = None) -> str:
     """``json`` or ``text``: ``auto`` is ``text`` on a terminal, else ``json``; anything else but ``text`` is
     ``json``."""
@@ -52,7 +72,7 @@ def configure(level: str, fmt: str) -> str:
         formatter: logging.Formatter = JsonFormatter()
         formatter.converter = time.gmtime
     else:
-        formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        formatter = TextFormatter()
     handler.setFormatter(formatter)
     root = logging.getLogger()
     root.handlers[:] = [handler]
