@@ -2,7 +2,7 @@
 :func:`write_batch`, which writes a batch through ``db/`` in one go.
 
 A handler (``Handler``) looks at one item and adds rows to the batch; it never touches the database. Rows are
-dicts by column name, checked against ``db/schema.py`` when written:
+dicts by column name, checked against ``db/schema/`` when written:
 
 * ``batch.insert(table, row)``: append-only rows (``transaction``, transfers, ``file_data``...), written with
   binary COPY (``db.write.copy_rows``);
