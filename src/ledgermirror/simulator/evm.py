@@ -1,5 +1,5 @@
-"""EVM helpers: Keccak-256 (``pycryptodome``, a dependency of ``hiero-sdk-python``), RLP encoding and
-secp256k1 keys with their EVM addresses. Keys are real curve points derived from the PRNG with
+"""EVM helpers of the simulator: RLP encoding and secp256k1 keys (Keccak-256 and addresses come from
+``ledger/evm.py``) with their EVM addresses. Keys are real curve points derived from the PRNG with
 ``cryptography``, so an address is the one its key gives."""
 
 from __future__ import annotations
@@ -7,15 +7,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from Crypto.Hash import keccak
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from ledgermirror.ledger.evm import address_of_key, keccak256
+
+__all__ = ["RlpItem", "ecdsa_key", "keccak256", "rlp"]
+
 _SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-
-
-def keccak256(data: bytes) -> bytes:
-    return keccak.new(digest_bits=256, data=data).digest()
 
 
 RlpItem = bytes | int | Sequence["RlpItem"]
@@ -46,5 +45,4 @@ def ecdsa_key(rng: random.Random) -> tuple[bytes, bytes]:
     private = ec.derive_private_key(rng.randrange(1, _SECP256K1_ORDER), ec.SECP256K1())
     public = private.public_key()
     compressed = public.public_bytes(Encoding.X962, PublicFormat.CompressedPoint)
-    uncompressed = public.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
-    return compressed, keccak256(uncompressed[1:])[-20:]
+    return compressed, address_of_key(public)

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
 from ledgermirror.importer._proto import protos
+from ledgermirror.ledger.evm import ADDRESS_LENGTH, address_of_compressed_key, keccak256
 
-ADDRESS_LENGTH = 20
+__all__ = ["ADDRESS_LENGTH", "address_of_alias", "keccak256"]
+
 _COMPRESSED_KEY_LENGTH = 33
-
-
-def keccak256(data: bytes) -> bytes:
-    from Crypto.Hash import keccak  # pycryptodome
-
-    return bytes(keccak.new(digest_bits=256, data=data).digest())
 
 
 def address_of_alias(alias: bytes) -> bytes | None:
@@ -31,8 +24,6 @@ def address_of_alias(alias: bytes) -> bytes | None:
     if key.WhichOneof("key") != "ECDSA_secp256k1" or len(key.ECDSA_secp256k1) != _COMPRESSED_KEY_LENGTH:
         return None
     try:
-        point = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256K1(), bytes(key.ECDSA_secp256k1))
+        return address_of_compressed_key(bytes(key.ECDSA_secp256k1))
     except ValueError:
         return None
-    uncompressed = point.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
-    return keccak256(uncompressed[1:])[-ADDRESS_LENGTH:]
