@@ -67,27 +67,37 @@ def read_address_book(data: bytes, name: str = "address book") -> AddressBook:
     return AddressBook(tuple(nodes.values()))
 
 
+def node_account(address: Any) -> AccountId | None:
+    """A ``NodeAddress``'s account: ``nodeAccountId``, else its memo read as ``shard.realm.num``; ``None`` when
+    neither gives one."""
+    if address.HasField("nodeAccountId"):
+        account = address.nodeAccountId
+        return AccountId(account.shardNum, account.realmNum, account.accountNum)
+    parts = bytes(address.memo).decode("utf-8", "replace").strip().split(".")
+    if len(parts) != 3 or not all(part.isdigit() for part in parts):
+        return None
+    return AccountId(int(parts[0]), int(parts[1]), int(parts[2]))
+
+
+def node_id(address: Any, account: AccountId) -> int:
+    """A ``NodeAddress``'s node id; legacy books leave it 0 for every node, so it comes from the account
+    (0.0.3 is node 0, 0.0.4 node 1, ...)."""
+    if address.nodeId == 0 and account.num < _LEGACY_ACCOUNT_LIMIT and account.num != _FIRST_NODE_ACCOUNT:
+        return int(account.num - _FIRST_NODE_ACCOUNT)
+    return int(address.nodeId)
+
+
 def _entry(name: str, address: Any) -> NodeEntry:
-    account = _account(name, address)
-    node_id = address.nodeId
-    if node_id == 0 and account.num < _LEGACY_ACCOUNT_LIMIT and account.num != _FIRST_NODE_ACCOUNT:
-        node_id = account.num - _FIRST_NODE_ACCOUNT
+    account = node_account(address)
+    if account is None:
+        memo = bytes(address.memo).decode("utf-8", "replace").strip()
+        raise AddressBookError(name, f"Invalid NodeAddress.nodeAccountId: no account and memo {memo!r}")
+    number = node_id(address, account)
     key_hex = address.RSA_PubKey.strip()
     try:
         key = load_der_public_key(bytes.fromhex(key_hex.removeprefix("0x")))
     except ValueError as error:
-        raise AddressBookError(name, f"node {node_id}: bad RSA_PubKey ({error})") from error
+        raise AddressBookError(name, f"node {number}: bad RSA_PubKey ({error})") from error
     if not isinstance(key, RSAPublicKey):
-        raise AddressBookError(name, f"node {node_id}: RSA_PubKey is not an RSA key")
-    return NodeEntry(node_id, account, key_hex, key, address.stake or None)
-
-
-def _account(name: str, address: Any) -> AccountId:
-    if address.HasField("nodeAccountId"):
-        account = address.nodeAccountId
-        return AccountId(account.shardNum, account.realmNum, account.accountNum)
-    memo = bytes(address.memo).decode("utf-8", "replace").strip()
-    parts = memo.split(".")
-    if len(parts) != 3 or not all(part.isdigit() for part in parts):
-        raise AddressBookError(name, f"Invalid NodeAddress.nodeAccountId: no account and memo {memo!r}")
-    return AccountId(int(parts[0]), int(parts[1]), int(parts[2]))
+        raise AddressBookError(name, f"node {number}: RSA_PubKey is not an RSA key")
+    return NodeEntry(number, account, key_hex, key, address.stake or None)

@@ -15,12 +15,11 @@ import asyncpg
 
 from ledgermirror.db import address_books as stored
 from ledgermirror.importer._proto import protos
+from ledgermirror.importer.address_book import node_account, node_id
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.base import Step
 
 ADDRESS_BOOK_FILES = frozenset({101, 102})
-_LEGACY_ACCOUNT_LIMIT = 20
-_FIRST_NODE_ACCOUNT = 3
 
 
 class BookError(ValueError):
@@ -55,18 +54,19 @@ def book_rows(
     entries: dict[int, dict[str, Any]] = {}
     endpoints: dict[tuple[int, str, int, str], dict[str, Any]] = {}
     for address in book.nodeAddress:
-        account = _account(address, shard_realm["shard"], shard_realm["realm"])
-        node_id = address.nodeId
-        num = ids.parts(account)["num"]
-        if node_id == 0 and num < _LEGACY_ACCOUNT_LIMIT and num != _FIRST_NODE_ACCOUNT:
-            node_id = num - _FIRST_NODE_ACCOUNT
+        found = node_account(address)
+        if found is None:
+            raise BookError("Invalid NodeAddress.nodeAccountId")
+        if (found.shard, found.realm) != (shard_realm["shard"], shard_realm["realm"]):
+            raise BookError(f"Invalid NodeAddress.nodeAccountId: {found}")
+        account, number = ids.encoded(*found), node_id(address, found)
         entries.setdefault(
-            node_id,
+            number,
             {
                 "consensus_timestamp": start,
                 "memo": _text(bytes(address.memo)),
                 "public_key": address.RSA_PubKey,
-                "node_id": node_id,
+                "node_id": number,
                 "node_account_id": account,
                 "node_cert_hash": bytes(address.nodeCertHash),
                 "description": address.description,
@@ -75,8 +75,8 @@ def book_rows(
         )
         for ip, port, domain in _endpoints(address):
             endpoints.setdefault(
-                (node_id, ip, port, domain),
-                {"consensus_timestamp": start, "ip_address_v4": ip, "node_id": node_id, "port": port,
+                (number, ip, port, domain),
+                {"consensus_timestamp": start, "ip_address_v4": ip, "node_id": number, "port": port,
                  "domain_name": domain},
             )  # fmt: skip
     if not entries:
@@ -93,21 +93,6 @@ def book_rows(
 
 def _text(data: bytes) -> str:
     return data.decode("utf-8", "replace")
-
-
-def _account(address: Any, shard: int, realm: int) -> int:
-    """``nodeAccountId``, else the memo as ``shard.realm.num``; it must be in the file's shard and realm."""
-    if address.HasField("nodeAccountId"):
-        message = address.nodeAccountId
-        found = (message.shardNum, message.realmNum, message.accountNum)
-    else:
-        parts = _text(bytes(address.memo)).strip().split(".")
-        if len(parts) != 3 or not all(part.isdigit() for part in parts):
-            raise BookError("Invalid NodeAddress.nodeAccountId")
-        found = (int(parts[0]), int(parts[1]), int(parts[2]))
-    if found[:2] != (shard, realm):
-        raise BookError(f"Invalid NodeAddress.nodeAccountId: {'.'.join(map(str, found))}")
-    return ids.encoded(*found)
 
 
 def _endpoints(address: Any) -> list[tuple[str, int, str]]:
