@@ -2,7 +2,8 @@
 
 These are the reference's "partial" objects without a ``timestamp_range``: they change existing rows in place,
 make no history row, and a key the table does not hold is dropped (no row is created), as the reference's
-upsert does for rows without range. Deltas come summed per key; each statement takes them as arrays.
+upsert does for rows without range. Deltas come summed per key; each statement takes them as arrays and joins
+them to the table by index lookup (``db.write.execute_by_index``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import asyncpg
+
+from ledgermirror.db.write import execute_by_index
 
 _ENTITY_BALANCES = """
 update entity e set
@@ -57,7 +60,7 @@ async def add_entity_balances(conn: asyncpg.Connection, deltas: Sequence[tuple[i
     if not deltas:
         return 0
     ids, amounts, stamps = zip(*deltas, strict=True)
-    return _count(await conn.execute(_ENTITY_BALANCES, list(ids), list(amounts), list(stamps)))
+    return _count(await execute_by_index(conn, _ENTITY_BALANCES, list(ids), list(amounts), list(stamps)))
 
 
 async def add_token_balances(conn: asyncpg.Connection, deltas: Sequence[tuple[int, int, int, int]]) -> int:
@@ -65,7 +68,9 @@ async def add_token_balances(conn: asyncpg.Connection, deltas: Sequence[tuple[in
     if not deltas:
         return 0
     accounts, tokens, amounts, stamps = zip(*deltas, strict=True)
-    status = await conn.execute(_TOKEN_BALANCES, list(accounts), list(tokens), list(amounts), list(stamps))
+    status = await execute_by_index(
+        conn, _TOKEN_BALANCES, list(accounts), list(tokens), list(amounts), list(stamps)
+    )
     return _count(status)
 
 
@@ -80,12 +85,12 @@ async def add_allowance_debits(
     if hbar:
         owners, spenders, amounts = zip(*hbar, strict=True)
         changed += _count(
-            await conn.execute(_CRYPTO_ALLOWANCE_DEBITS, list(owners), list(spenders), list(amounts))
+            await execute_by_index(conn, _CRYPTO_ALLOWANCE_DEBITS, list(owners), list(spenders), list(amounts))
         )
     if tokens:
         owners, spenders, token_ids, amounts = zip(*tokens, strict=True)
-        status = await conn.execute(
-            _TOKEN_ALLOWANCE_DEBITS, list(owners), list(spenders), list(token_ids), list(amounts)
+        status = await execute_by_index(
+            conn, _TOKEN_ALLOWANCE_DEBITS, list(owners), list(spenders), list(token_ids), list(amounts)
         )
         changed += _count(status)
     return changed

@@ -313,6 +313,20 @@ rows). Without hash and merge joins each staged row is one probe of the key's in
 _DEFAULT_JOINS = ("set local enable_hashjoin to default", "set local enable_mergejoin to default")
 
 
+async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any) -> str:
+    """Run one statement that joins a few given rows (arrays, a staging table) to a large table with joins by
+    index lookup (``_INDEX_JOINS``), then restore the session's settings; its status. Planned with its
+    values, an ``unnest`` of a few thousand ids would otherwise hash the whole table (``entity`` at 44 k rows:
+    a sequential scan of 30 ms for 3,000 balance changes). Outside a transaction the call is one."""
+    if not conn.is_in_transaction():
+        async with conn.transaction():
+            return await execute_by_index(conn, statement, *args)
+    await conn.execute(";\n".join(_INDEX_JOINS))
+    status: str = await conn.execute(statement, *args)
+    await conn.execute(";\n".join(_DEFAULT_JOINS))
+    return status
+
+
 def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     """The statements that merge the staged rows (given ``columns``) into the table, then empty the stage:
     one simple-protocol round trip, with joins by index lookup (``_INDEX_JOINS``; the session's settings are
@@ -452,6 +466,7 @@ __all__ = [
     "copy_rows",
     "encode",
     "encode_records",
+    "execute_by_index",
     "insert_text",
     "insert_text_sql",
     "upsert",
