@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 import asyncpg
 from bench._procstat import postmaster_pids, usage
+from bench._windows import DEFAULT_WINDOW, Sample, Sampler, print_windows, windows
 
 import ledgermirror
 from ledgermirror.db import import_state, write
@@ -77,13 +78,16 @@ class CopyLimit:
 
 
 class _Quiet(LogProgress):
-    """Progress on stderr every ``every`` seconds (the pipeline's own records are not configured here)."""
+    """Progress on stderr every ``every`` seconds (the pipeline's own records are not configured here); a
+    sample for the windows at every commit."""
 
-    def __init__(self, every: float = 10.0) -> None:
+    def __init__(self, sampler: Sampler, every: float = 10.0) -> None:
+        self.sampler = sampler
         self.every = every
         self.last = time.monotonic()
 
     def committed(self, stats: ImportStats) -> None:
+        self.sampler.take(stats.items)
         now = time.monotonic()
         if now - self.last >= self.every:
             self.last = now
@@ -205,6 +209,7 @@ class Measured:
     completed: bool
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float]
+    samples: list[Sample]
 
 
 async def measure_import(
@@ -220,10 +225,12 @@ async def measure_import(
         stop = asyncio.Event()
         timer = asyncio.get_running_loop().call_later(timeout, stop.set)
         clocks = Clocks()
+        sampler = Sampler(lambda: usage(postgres).cpu_seconds)
         rss_before, load_before = _current_rss(), os.getloadavg()
+        sampler.take(0)
         pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(), time.perf_counter()
         with timed_rows(clocks):
-            stats = await run_import(conn, open_store(str(stream)), options, stop=stop, progress=_Quiet())
+            stats = await run_import(conn, open_store(str(stream)), options, stop=stop, progress=_Quiet(sampler))
         wall = time.perf_counter() - started
         # The kernel's high-water mark can lag the current RSS (it is updated lazily), so the peak is at least
         # every RSS seen here.
@@ -235,7 +242,17 @@ async def measure_import(
     postgres_cpu = usage(postgres).cpu_seconds - pg_before  # the closed backend is counted by its postmaster
     completed = not stop.is_set()
     return Measured(
-        stats, wall, importer_cpu, postgres_cpu, rss_before, peak, clocks.rows, completed, load_before, load_after
+        stats,
+        wall,
+        importer_cpu,
+        postgres_cpu,
+        rss_before,
+        peak,
+        clocks.rows,
+        completed,
+        load_before,
+        load_after,
+        sampler.samples,
     )
 
 
@@ -260,15 +277,29 @@ def _stream_facts(stream: Path) -> dict[str, Any]:
     }
 
 
+def tps_of(transactions: int, seconds: float) -> float:
+    return round(transactions / max(seconds, 1e-9), 1)
+
+
 def report(
     stream: Path,
     simulate_seconds: float | None,
     measured: Measured,
     counts: dict[str, int],
     copy: CopyLimit | None,
+    *,
+    window: int = DEFAULT_WINDOW,
 ) -> dict[str, Any]:
     stats, wall = measured.stats, measured.wall
     items = max(stats.items, 1)
+    by_window = windows(measured.samples, window)
+    last = by_window[-1] if by_window else None
+    last_tps = last["transactions_per_second"] if last else tps_of(stats.items, wall)
+    last_cpu_us = (
+        last["importer_us_per_transaction"] + last["postgres_us_per_transaction"]
+        if last
+        else (measured.importer_cpu + measured.postgres_cpu) / items * 1e6
+    )
     rows = sum(counts.values())
     cost = stats.cost
     rows_per_second = rows / wall
@@ -308,11 +339,18 @@ def report(
             "rows": round(measured.rows_seconds, 3),
             "database_writes": round(stats.write_seconds - measured.rows_seconds, 3),
         },
+        "windows": by_window,
         "targets": {
             "sustained_tps": TARGET_TPS,
             "sustained_tps_met": tps >= TARGET_TPS,
             "day_at_100_tps_hours": round(DAY_AT_100_TPS / max(tps, 1e-9) / 3600, 2),
             "day_at_100_tps_met": DAY_AT_100_TPS / max(tps, 1e-9) < 3600,
+            # the rate where the tables are largest: the last window's wall rate (moved by the load), and the
+            # rate its CPU per transaction allows when the importer and PostgreSQL take turns on a free machine
+            "last_window_tps": last_tps,
+            "last_window_tps_met": last_tps >= TARGET_TPS,
+            "last_window_cpu_bound_tps": round(1e6 / max(last_cpu_us, 1e-9), 1),
+            "day_at_100_tps_hours_at_last_window": round(DAY_AT_100_TPS / max(last_tps, 1e-9) / 3600, 2),
         },
     }
     if copy is not None:
@@ -346,6 +384,7 @@ def print_report(result: dict[str, Any]) -> None:
         f"  CPU per transaction: importer {cpu['importer_us_per_transaction']} µs, "
         f"PostgreSQL {cpu['postgres_us_per_transaction']} µs, total {cpu['total_us_per_transaction']} µs"
     )
+    print_windows(result["windows"])
     print(f"  importer peak RSS: {result['memory']['importer_peak_rss_bytes'] / 2**20:.0f} MB")
     print("  stages (s): " + ", ".join(f"{name} {seconds}" for name, seconds in stages.items()))
     for name, count in result["rows_by_table"].items():
@@ -359,7 +398,10 @@ def print_report(result: dict[str, Any]) -> None:
     print(
         f"targets: {targets['sustained_tps']:,} tx/s {'met' if targets['sustained_tps_met'] else 'missed'}; "
         f"a day at 100 TPS in {targets['day_at_100_tps_hours']} h "
-        f"({'met' if targets['day_at_100_tps_met'] else 'missed'}: under 1 h)"
+        f"({'met' if targets['day_at_100_tps_met'] else 'missed'}: under 1 h); last window "
+        f"{targets['last_window_tps']:,.0f} tx/s ({'met' if targets['last_window_tps_met'] else 'missed'}; "
+        f"{targets['last_window_cpu_bound_tps']:,.0f} tx/s by its CPU per transaction), a day at that rate in "
+        f"{targets['day_at_100_tps_hours_at_last_window']} h"
     )
 
 
@@ -376,6 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-copy-limit", action="store_true", help="skip the COPY comparison")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed to the simulator and the import")
     p.add_argument("--json", type=Path, help="also write the report as JSON")
+    p.add_argument(
+        "--window", type=int, default=DEFAULT_WINDOW, help="transactions per window of the rates by window"
+    )
     args = p.parse_args(argv)
     with contextlib.ExitStack() as cleanup:
         work = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="bench-import-")))
@@ -404,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_copy_limit:
             print("COPY of the same rows into a twin database ...", file=sys.stderr, flush=True)
             copy = asyncio.run(copy_limit(prepared.owner_url, counts))
-        result = report(stream, simulate_seconds, measured, counts, copy)
+        result = report(stream, simulate_seconds, measured, counts, copy, window=args.window)
     print_report(result)
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")

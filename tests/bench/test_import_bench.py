@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +16,7 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     report_file = tmp_path / "report.json"
     arguments = ["--seconds", "6", "--tps", "15", "--nodes", "1", "--seed", "3", "--no-fsync"]
     arguments += ["--data-dir", str(tmp_path / "db"), "--json", str(report_file), "--timeout", "300"]
+    arguments += ["--files-per-transaction", "1", "--window", "1"]
     assert _import.main(arguments) == 0
     report = json.loads(report_file.read_text())
 
@@ -60,6 +63,23 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     targets = report["targets"]
     assert targets["sustained_tps_met"] == (imported["transactions_per_second"] >= 3000)
     assert targets["day_at_100_tps_hours"] > 0
+
+    _check_windows(report)
+
+
+def _check_windows(report: dict[str, Any]) -> None:
+    """The rates by window cover the import, window after window, and the last one gives the targets' figures."""
+    targets, transactions = report["targets"], report["import"]["transactions"]
+    by_window = report["windows"]
+    assert len(by_window) == report["import"]["commits"]  # a commit per file, a window of one transaction
+    assert by_window[0]["from_transaction"] == 0 and by_window[-1]["to_transaction"] == transactions
+    for before, after in itertools.pairwise(by_window):
+        assert before["to_transaction"] == after["from_transaction"]
+    assert all(row["importer_us_per_transaction"] > 0 and row["seconds"] > 0 for row in by_window)
+    assert targets["last_window_tps"] == by_window[-1]["transactions_per_second"]
+    assert targets["last_window_tps_met"] == (targets["last_window_tps"] >= 3000)
+    last_cpu = by_window[-1]["importer_us_per_transaction"] + by_window[-1]["postgres_us_per_transaction"]
+    assert targets["last_window_cpu_bound_tps"] == pytest.approx(1e6 / last_cpu, rel=0.01)
 
 
 def test_an_existing_stream_and_a_database_that_is_not_fresh(tmp_path: Path) -> None:
