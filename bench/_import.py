@@ -47,7 +47,7 @@ from ledgermirror.db.schema import TABLES
 from ledgermirror.db.sql import quote_identifier
 from ledgermirror.importer import pipeline
 from ledgermirror.importer.handlers.base import Batch, rows_of_file
-from ledgermirror.importer.pipeline import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, run_import
+from ledgermirror.importer.pipeline import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date, run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.sidecar_file import SidecarFile
@@ -418,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-copy-limit", action="store_true", help="skip the COPY comparison")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed to the simulator and the import")
     p.add_argument("--json", type=Path, help="also write the report as JSON")
+    p.add_argument("--end-date", help="import the stream up to this time (as ledgermirror import --end-date)")
     p.add_argument(
         "--window", type=int, default=DEFAULT_WINDOW, help="transactions per window of the rates by window"
     )
@@ -440,6 +441,7 @@ def main(argv: list[str] | None = None) -> int:
             address_book=stream / "addressbook.bin",
             initial_balances=balances if balances.is_file() else None,
             files_per_transaction=max(args.files_per_transaction, 1),
+            end=parse_date(args.end_date) if args.end_date else None,
         )
         print("importing ...", file=sys.stderr, flush=True)
         pgdata = str(data_dir.resolve() / "pgdata")
