@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bench._driver import NextPath, Post, get_json
@@ -22,6 +22,8 @@ class Sample:
     tokens: list[str]
     blocks: list[str]
     block_hashes: list[str]
+    transactions: list[str] = field(default_factory=list)
+    """Transaction ids (``shard.realm.num-seconds-nanos``)."""
 
 
 async def sample(base_url: str) -> Sample:
@@ -32,6 +34,7 @@ async def sample(base_url: str) -> Sample:
         )
         tokens: Any = await get_json(base_url, "/api/v1/tokens?limit=100")
         blocks: Any = await get_json(base_url, "/api/v1/blocks?limit=25&order=desc")
+        transactions: Any = await get_json(base_url, "/api/v1/transactions?limit=100")
     except RuntimeError:
         return Sample([], [], [], [], [], [])
     rows = accounts["accounts"]
@@ -42,6 +45,7 @@ async def sample(base_url: str) -> Sample:
         tokens=[row["token_id"] for row in tokens["tokens"]],
         blocks=[str(row["number"]) for row in blocks["blocks"]],
         block_hashes=[row["hash"] for row in blocks["blocks"]],
+        transactions=[row["transaction_id"] for row in transactions["transactions"]],
     )
 
 
@@ -59,6 +63,7 @@ def _mix(*templates: str) -> Builder:
             "token": data.tokens,
             "block": data.blocks,
             "hash": data.block_hashes,
+            "transaction": data.transactions,
         }
 
         def next_path(_: str | None) -> str:
@@ -170,6 +175,22 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/blocks/{block}",
         "/api/v1/blocks/{hash}",
     ),
+    "transactions-first-page": _mix(
+        "/api/v1/transactions", "/api/v1/transactions?limit=100", "/api/v1/transactions?order=asc"
+    ),
+    "transactions-by-account": _mix(
+        "/api/v1/transactions?account.id={account}",
+        "/api/v1/transactions?account.id={account}&type=credit",
+        "/api/v1/transactions?account.id={account}&transactiontype=CRYPTOTRANSFER&limit=10",
+    ),
+    "transactions-by-type": _mix(
+        "/api/v1/transactions?transactiontype=CRYPTOTRANSFER",
+        "/api/v1/transactions?transactiontype=TOKENMINT",
+        "/api/v1/transactions?result=fail",
+        "/api/v1/transactions?type=debit",
+    ),
+    "transactions-deep": _deep("/api/v1/transactions?limit=25"),
+    "transaction-lookups": _mix("/api/v1/transactions/{transaction}"),
 }
 
 SEPARATE_SERVICES = frozenset({"status-service"})

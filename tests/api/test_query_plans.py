@@ -36,7 +36,15 @@ async def _load(url: str) -> dict[str, str]:
             "select index, hash, consensus_end from record_file order by index desc limit 1"
         )
         assert row is not None and token is not None and block is not None
+        transaction = await conn.fetchrow(
+            "select payer_account_id, valid_start_ns, encode(transaction_hash, 'hex') as hash from transaction "
+            "where type = 14 order by consensus_timestamp desc limit 1"
+        )
+        assert transaction is not None
+        seconds, nanos = divmod(transaction["valid_start_ns"], 10**9)
         return {
+            "txid": f"0.0.{transaction['payer_account_id']}-{seconds}-{nanos:09d}",
+            "txhash": transaction["hash"],
             "account": f"0.0.{row['id']}",
             "evm": row["evm"],
             "key": row["public_key"],
@@ -78,6 +86,20 @@ URLS = [
     "/api/v1/blocks?block.number=gt:5&limit=2",
     "/api/v1/blocks/{block}",
     "/api/v1/blocks/0x{hash}",
+    "/api/v1/transactions",
+    "/api/v1/transactions?order=asc&limit=5",
+    "/api/v1/transactions?timestamp=lte:{ts}&timestamp=ne:{ts}",
+    "/api/v1/transactions?transactiontype=TOKENMINT",
+    "/api/v1/transactions?result=fail",
+    "/api/v1/transactions?type=credit",
+    "/api/v1/transactions?account.id={account}",
+    "/api/v1/transactions?account.id={account}&type=debit&result=success",
+    "/api/v1/transactions?account.id={account}&transactiontype=CRYPTOTRANSFER",
+    "/api/v1/transactions?account.id=gte:{account}&account.id=lt:0.0.1100",
+    "/api/v1/transactions?account.id=0.0.98&limit=3",
+    "/api/v1/transactions/{txid}",
+    "/api/v1/transactions/{txid}?nonce=0&scheduled=false",
+    "/api/v1/transactions/{txhash}",
 ]
 
 
