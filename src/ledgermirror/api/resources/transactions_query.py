@@ -15,7 +15,6 @@ from typing import Any
 
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.db.sql import Column, Op, Select, Statement, condition, template
-from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
 from ledgermirror.ledger.transaction_codes import CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT
 
 PRECEDING_TYPES = [CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT]
@@ -110,10 +109,9 @@ _BRANCH = (
 _UNION = (
     "select consensus_timestamp from (\n{branches}\n) found\norder by consensus_timestamp {order}\nlimit {{limit}}"
 )
-_WINDOW = (
-    "{p}consensus_timestamp >= {{lower}} and {p}consensus_timestamp <= {{upper}}"
-    " and {p}consensus_timestamp <> all({{excluded}}::bigint[])"
-)
+_LOWER = "{p}consensus_timestamp >= {{lower}}"
+_UPPER = "{p}consensus_timestamp <= {{upper}}"
+_EXCLUDED = "{p}consensus_timestamp <> all({{excluded}}::bigint[])"
 _TYPES = "{p}type = any({{types}}::smallint[])"
 _RESULTS_IN = "{p}result = any({{results}}::smallint[])"
 _RESULTS_OUT = "{p}result <> all({{results}}::smallint[])"
@@ -124,9 +122,25 @@ _TRANSACTION_EXISTS = (
 _SIGN = {"credit": "{p}amount > 0", "debit": "{p}amount < 0"}
 
 
+def _window(found: TransactionsFilter, p: str) -> list[str]:
+    """Only the bounds that were given: PostgreSQL's generic plan for a bound it cannot see guesses it selective
+    and walks the timestamp index instead of the account's."""
+    conditions = []
+    if found.lower is not None:
+        conditions.append(_LOWER.format(p=p))
+    if found.upper is not None:
+        conditions.append(_UPPER.format(p=p))
+    if found.excluded:
+        conditions.append(_EXCLUDED.format(p=p))
+    return conditions
+
+
 def _account_conditions(found: TransactionsFilter, column: str) -> list[str]:
     conditions = []
-    if found.accounts_in:
+    if len(found.accounts_in) == 1:
+        # a scalar: PostgreSQL's generic plan for "= any($n)" guesses many rows and leaves the account's index
+        conditions.append(f"{column} = {{account}}")
+    elif found.accounts_in:
         conditions.append(f"{column} = any({{accounts}}::bigint[])")
     for index, item in enumerate(found.account_conditions):
         conditions.append(condition(Column(column), item.op, f"account_{index}"))
@@ -153,7 +167,7 @@ def _branch(source: str, p: str, conditions: list[str], order: Order, *, distinc
 
 
 def _transfer_branch(found: TransactionsFilter, source: str, p: str, account: str, order: Order) -> str:
-    conditions = [_WINDOW.format(p=p), *_account_conditions(found, f"{p}{account}")]
+    conditions = [*_window(found, p), *_account_conditions(found, f"{p}{account}")]
     if source.startswith("crypto_transfer") and not found.may_match(FEE_COLLECTOR):
         conditions.append(f"{p}entity_id <> {FEE_COLLECTOR}")  # lets the partial index serve the branch
     if found.sign is not None:
@@ -168,26 +182,29 @@ def _union(found: TransactionsFilter, *, order: Order, limit: int) -> Statement:
     branches = []
     if found.sign is None:
         payer = [
-            _WINDOW.format(p=""),
+            *_window(found, ""),
             *_account_conditions(found, "payer_account_id"),
             _NOT_CHILD,
             *_type_result(found, ""),
         ]
         branches.append(_branch("transaction", "", payer, order))
-        entity = [_WINDOW.format(p=""), *_account_conditions(found, "entity_id"), *_type_result(found, "")]
+        entity = [*_window(found, ""), *_account_conditions(found, "entity_id"), *_type_result(found, "")]
         branches.append(_branch("entity_transaction", "", entity, order))
     branches.append(_transfer_branch(found, "crypto_transfer ct", "ct.", "entity_id", order))
     branches.append(_transfer_branch(found, "token_transfer tt", "tt.", "account_id", order))
     text = _UNION.format(branches="\n    union\n".join(branches), order=order.value)
-    values: dict[str, Any] = {
-        "lower": INT64_MIN if found.lower is None else found.lower,
-        "upper": INT64_MAX if found.upper is None else found.upper,
-        "excluded": list(found.excluded),
-        "limit": limit,
-    }
+    values: dict[str, Any] = {"limit": limit}
+    if found.lower is not None:
+        values["lower"] = found.lower
+    if found.upper is not None:
+        values["upper"] = found.upper
+    if found.excluded:
+        values["excluded"] = list(found.excluded)
     if found.sign is None:
         values["preceding"] = PRECEDING_TYPES
-    if found.accounts_in:
+    if len(found.accounts_in) == 1:
+        values["account"] = found.accounts_in[0]
+    elif found.accounts_in:
         values["accounts"] = list(found.accounts_in)
     for index, item in enumerate(found.account_conditions):
         values[f"account_{index}"] = item.value
