@@ -4,7 +4,9 @@ The reference's first phase. Without ``account.id`` or ``type`` the page is read
 (its primary key, or ``(type, consensus_timestamp)`` with ``transactiontype``). With ``account.id`` the page is
 the union of four sources, each read in consensus order up to the page size through its own index: transactions
 the account paid for (synthetic child records excepted), ``entity_transaction``, and the account's hbar and
-token transfers. With ``type`` (credit or debit) only the two transfer sources count, with the amount's sign.
+token transfers (each of several ``account.id`` equalities gets its own branches, and only the timestamp bounds
+that were given are written: PostgreSQL's generic plans then still read the account's indexes). With ``type``
+(credit or debit) only the two transfer sources count, with the amount's sign.
 The details of the page's transactions are loaded by ``account_transactions_query.DETAILS_SQL``.
 """
 
@@ -57,12 +59,6 @@ class TransactionsFilter:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_account", bool(self.accounts_in or self.account_conditions))
-
-    def may_match(self, account: int) -> bool:
-        """Whether the account conditions can hold for this encoded id."""
-        if self.accounts_in and account not in self.accounts_in:
-            return False
-        return all(_holds(item.op, account, item.value) for item in self.account_conditions)
 
 
 def _holds(op: Op, left: int, right: int) -> bool:
@@ -135,16 +131,19 @@ def _window(found: TransactionsFilter, p: str) -> list[str]:
     return conditions
 
 
-def _account_conditions(found: TransactionsFilter, column: str) -> list[str]:
-    conditions = []
-    if len(found.accounts_in) == 1:
-        # a scalar: PostgreSQL's generic plan for "= any($n)" guesses many rows and leaves the account's index
-        conditions.append(f"{column} = {{account}}")
-    elif found.accounts_in:
-        conditions.append(f"{column} = any({{accounts}}::bigint[])")
+def _account_conditions(found: TransactionsFilter, column: str, equal: int | None) -> list[str]:
+    """The account conditions of one branch: ``equal`` is the index of its equality (one branch per account:
+    PostgreSQL's generic plan for a list of accounts guesses many rows and walks the timestamp index instead)."""
+    conditions = [] if equal is None else [f"{column} = {{account_in_{equal}}}"]
     for index, item in enumerate(found.account_conditions):
         conditions.append(condition(Column(column), item.op, f"account_{index}"))
     return conditions
+
+
+def _may_match(found: TransactionsFilter, equal: int | None, account: int) -> bool:
+    if equal is not None and found.accounts_in[equal] != account:
+        return False
+    return all(_holds(item.op, account, item.value) for item in found.account_conditions)
 
 
 def _type_result(found: TransactionsFilter, p: str) -> list[str]:
@@ -166,9 +165,11 @@ def _branch(source: str, p: str, conditions: list[str], order: Order, *, distinc
     )
 
 
-def _transfer_branch(found: TransactionsFilter, source: str, p: str, account: str, order: Order) -> str:
-    conditions = [*_window(found, p), *_account_conditions(found, f"{p}{account}")]
-    if source.startswith("crypto_transfer") and not found.may_match(FEE_COLLECTOR):
+def _transfer_branch(
+    found: TransactionsFilter, source: str, p: str, account: str, *, order: Order, equal: int | None
+) -> str:
+    conditions = [*_window(found, p), *_account_conditions(found, f"{p}{account}", equal)]
+    if source.startswith("crypto_transfer") and not _may_match(found, equal, FEE_COLLECTOR):
         conditions.append(f"{p}entity_id <> {FEE_COLLECTOR}")  # lets the partial index serve the branch
     if found.sign is not None:
         conditions.append(_SIGN[found.sign].format(p=p))
@@ -180,18 +181,28 @@ def _transfer_branch(found: TransactionsFilter, source: str, p: str, account: st
 
 def _union(found: TransactionsFilter, *, order: Order, limit: int) -> Statement:
     branches = []
-    if found.sign is None:
-        payer = [
-            *_window(found, ""),
-            *_account_conditions(found, "payer_account_id"),
-            _NOT_CHILD,
-            *_type_result(found, ""),
-        ]
-        branches.append(_branch("transaction", "", payer, order))
-        entity = [*_window(found, ""), *_account_conditions(found, "entity_id"), *_type_result(found, "")]
-        branches.append(_branch("entity_transaction", "", entity, order))
-    branches.append(_transfer_branch(found, "crypto_transfer ct", "ct.", "entity_id", order))
-    branches.append(_transfer_branch(found, "token_transfer tt", "tt.", "account_id", order))
+    equals: list[int | None] = list(range(len(found.accounts_in))) or [None]
+    for equal in equals:
+        if found.sign is None:
+            payer = [
+                *_window(found, ""),
+                *_account_conditions(found, "payer_account_id", equal),
+                _NOT_CHILD,
+                *_type_result(found, ""),
+            ]
+            branches.append(_branch("transaction", "", payer, order))
+            entity = [
+                *_window(found, ""),
+                *_account_conditions(found, "entity_id", equal),
+                *_type_result(found, ""),
+            ]
+            branches.append(_branch("entity_transaction", "", entity, order))
+        branches.append(
+            _transfer_branch(found, "crypto_transfer ct", "ct.", "entity_id", order=order, equal=equal)
+        )
+        branches.append(
+            _transfer_branch(found, "token_transfer tt", "tt.", "account_id", order=order, equal=equal)
+        )
     text = _UNION.format(branches="\n    union\n".join(branches), order=order.value)
     values: dict[str, Any] = {"limit": limit}
     if found.lower is not None:
@@ -202,10 +213,8 @@ def _union(found: TransactionsFilter, *, order: Order, limit: int) -> Statement:
         values["excluded"] = list(found.excluded)
     if found.sign is None:
         values["preceding"] = PRECEDING_TYPES
-    if len(found.accounts_in) == 1:
-        values["account"] = found.accounts_in[0]
-    elif found.accounts_in:
-        values["accounts"] = list(found.accounts_in)
+    for index, account in enumerate(found.accounts_in):
+        values[f"account_in_{index}"] = account
     for index, item in enumerate(found.account_conditions):
         values[f"account_{index}"] = item.value
     if found.types is not None:
