@@ -57,7 +57,8 @@ from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, S
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, read_balance_snapshot, seed_balances
-from ledgermirror.importer.handlers.base import Batch, ItemError, rows_of_file, write_batch
+from ledgermirror.importer.handlers.base import Batch, ItemError, write_batch
+from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
@@ -383,7 +384,7 @@ class _Run:
             built = time.perf_counter()
             record = verified.record
             try:
-                rows_of_file(record, batch, verified.sidecars)
+                await rows_of_file_with_lookups(self.conn, record, batch, verified.sidecars)
             except ItemError as error:  # a verified file whose transaction we cannot read: the group rolls back
                 raise StreamParseError(record.name, str(error)) from error
             index = next_index(record, position.index)

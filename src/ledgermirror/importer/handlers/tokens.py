@@ -227,7 +227,7 @@ def fee_schedule_update(item: Item, batch: Batch) -> None:
 def token_reject(item: Item, batch: Batch) -> None:
     """The owner (else the payer); the record's transfers back to the treasuries do the rest."""
     body = item.body.tokenReject
-    owner = ids.account_id(body.owner) if body.HasField("owner") else ids.EMPTY
+    owner = batch.account_of(body.owner) if body.HasField("owner") else ids.EMPTY
     batch.set_transaction(entity_id=ids.nullable(owner or item.payer_account_id))
 
 
