@@ -222,7 +222,9 @@ def test_gas_consumed_is_gas_used_from_hapi_0_69(ledger: Ledger) -> None:
 def test_gas_consumed_is_null_before_0_69_without_actions(ledger: Ledger) -> None:
     call = _module("contract_call_pb2").ContractCallTransactionBody(contractID=contract(CONTRACT), gas=9)
     called = function_result(contractID=contract(CONTRACT), gasUsed=12_345)
-    import_with_sidecars(ledger.url, [record_item(body("contractCall", call), at=T0, contractCallResult=called)], [])
+    import_with_sidecars(
+        ledger.url, [record_item(body("contractCall", call), at=T0, contractCallResult=called)], []
+    )
     assert fetch(ledger.url, "select gas_consumed from contract_result") == [{"gas_consumed": None}]
 
 
