@@ -204,6 +204,11 @@ def _result_rows(
         )
     involved: dict[int, None] = {contract: None, item.payer_account_id: None}
     if result is not None:
+        batch.contract_parents[item.consensus_timestamp] = (
+            item.consensus_timestamp,
+            item.index,
+            common["transaction_hash"],
+        )
         involved.update(_log_rows(batch, result, contract, common))
     _insert_result(batch, row)
     return involved
@@ -231,6 +236,7 @@ def _log_rows(batch: Batch, result: Any, root_contract: int, common: dict[str, A
                 "payer_account_id": common["payer_account_id"],
                 "transaction_hash": common["transaction_hash"],
                 "transaction_index": common["transaction_index"],
+                "synthetic": False,
             },
         )
         batch.log_index += 1

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ledgermirror.importer.handlers import evm, hooks, ids
+from ledgermirror.importer.handlers import evm, hooks, ids, synthetic_logs
 from ledgermirror.importer.handlers.base import Batch, Handler, Item
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
 
@@ -196,6 +196,8 @@ def crypto_approve_allowance(item: Item, batch: Batch) -> None:
                 "timestamp_range": stamp,
             },
         )
+        parties = (owner, ids.account_id(entry.spender))
+        synthetic_logs.approval(item, batch, ids.token_id(entry.tokenId), parties, entry.amount)
     _nft_allowances(item, batch, body.nftAllowances)
 
 
@@ -221,6 +223,9 @@ def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
                 "timestamp_range": stamp,
             },
         )
+        parties = (owner, ids.account_id(entry.spender))
+        approved = entry.approved_for_all.value
+        synthetic_logs.approval_for_all(item, batch, ids.token_id(entry.tokenId), parties, approved)
     for entry in reversed(list(entries)):
         owner = _owner(item, batch, entry.owner)
         if owner is None:
@@ -242,6 +247,7 @@ def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
                     "timestamp_range": stamp,
                 },
             )
+            synthetic_logs.nft_approval(item, batch, token, (owner, ids.account_id(entry.spender)), serial)
 
 
 def crypto_delete_allowance(item: Item, batch: Batch) -> None:
@@ -251,10 +257,12 @@ def crypto_delete_allowance(item: Item, batch: Batch) -> None:
         return
     for entry in item.body.cryptoDeleteAllowance.nftAllowances:
         token = ids.token_id(entry.token_id)
+        owner = _owner(item, batch, entry.owner) or ids.EMPTY
         for serial in entry.serial_numbers:
             batch.upsert(
                 "nft", {"token_id": token, "serial_number": serial, "timestamp_range": item.consensus_timestamp}
             )
+            synthetic_logs.nft_approval(item, batch, token, (owner, ids.EMPTY), serial)
 
 
 def live_hash(item: Item, batch: Batch) -> None:
