@@ -465,6 +465,9 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     are applied with their own segment, before that upsert (which may create the row, close its version into
     ``entity_history`` or set ``balance_timestamp``). No deferred step reads ``entity``, so the result is the
     same as applying every segment's deltas in turn, with one statement per batch instead of one per segment.
+
+    A batch holding a NodeStakeUpdate ends with the pending rewards of the period it ended (``entity_stakes``),
+    read from the balances and entity versions written before.
     """
     counts: dict[str, int] = {}
     upserted_after = _entities_upserted_after(batch.segments)
@@ -485,4 +488,8 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
             await running.add_entity_balances(
                 conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
             )
+        if any("node_stake" in segment.inserts for segment in batch.segments):
+            from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
+
+            _add(counts, await update_entity_stakes(conn))
     return counts
