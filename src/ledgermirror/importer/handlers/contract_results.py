@@ -272,7 +272,7 @@ def sidecar_rows(item: Item, batch: Batch) -> _Sidecars:
     contract, the top-level action's gas used and the contracts whose state changed."""
     found = _Sidecars()
     action_index = 0
-    hook_execution = is_hook_execution(item)
+    hook_execution = is_hook_execution(item, batch)
     for record in item.sidecar_records:
         kind = record.WhichOneof("sidecar_records")
         if kind == "state_changes":
@@ -298,12 +298,12 @@ def sidecar_rows(item: Item, batch: Batch) -> _Sidecars:
     return found
 
 
-def is_hook_execution(item: Item) -> bool:
+def is_hook_execution(item: Item, batch: Batch) -> bool:
     """A hook execution: a child ContractCall to the hook system contract 0.0.365."""
     return (
         item.body_name == CONTRACT_CALL
         and item.parent_consensus_timestamp is not None
-        and ids.parts(ids.contract_id(item.body.contractCall.contractID))["num"] == HOOK_CONTRACT_NUM
+        and ids.parts(batch.contract_of(item.body.contractCall.contractID))["num"] == HOOK_CONTRACT_NUM
     )
 
 
