@@ -176,3 +176,27 @@ def test_hook_execution_storage_changes(ledger: Ledger) -> None:
     ]
     assert fetch(ledger.url, "select count(*) from contract_state_change") == [{"count": 0}]
     assert fetch(ledger.url, "select count(*) from contract_state") == [{"count": 0}]
+
+
+def test_auto_renew_account_by_evm_address(ledger: Ledger) -> None:
+    """A topic's auto-renew account given by the EVM address of an ECDSA account created earlier."""
+    address = bytes.fromhex("b794f5ea0ba39494ce839613fffba74279579268")
+    create = module("crypto_create_pb2").CryptoCreateTransactionBody(key=basic.Key(ed25519=b"\x06" * 32))
+    created = record_item(
+        body("cryptoCreateAccount", create), at=T0, receipt={"accountID": account(1600)}, evm_address=address
+    )
+    import_looked_up(ledger.url, [created])
+    topic = module("consensus_create_topic_pb2").ConsensusCreateTopicTransactionBody(
+        autoRenewAccount=by_alias(address)
+    )
+    import_looked_up(
+        ledger.url,
+        [
+            record_item(
+                body("consensusCreateTopic", topic), at=T0 + 1, receipt={"topicID": basic.TopicID(topicNum=1700)}
+            )
+        ],
+    )
+    assert fetch(ledger.url, "select auto_renew_account_id from entity where id = $1", encoded(1700)) == [
+        {"auto_renew_account_id": encoded(1600)}
+    ]

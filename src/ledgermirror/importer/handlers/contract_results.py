@@ -200,7 +200,7 @@ def _result_rows(
             gas_used=result.gasUsed,
             gas_consumed=gas_consumed(item, result.gasUsed, parameters, sidecars),
             function_result=bytes(result.SerializeToString()),
-            created_contract_ids=[ids.contract_id(created) for created in result.createdContractIDs],
+            created_contract_ids=[batch.contract_of(created) for created in result.createdContractIDs],
         )
     involved: dict[int, None] = {contract: None, item.payer_account_id: None}
     if result is not None:

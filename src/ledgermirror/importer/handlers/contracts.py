@@ -74,7 +74,7 @@ def contract_create(item: Item, batch: Batch) -> None:
         balance=0,
         balance_timestamp=item.consensus_timestamp,
         auto_renew_account_id=(
-            ids.account_id(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
+            batch.account_of(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
         ),
         auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
         evm_address=evm_address or None,
@@ -112,7 +112,7 @@ def contract_update(item: Item, batch: Batch) -> None:
         CONTRACT,
         expiration_timestamp=ids.nanos(body.expirationTime) if body.HasField("expirationTime") else None,
         auto_renew_account_id=(
-            ids.account_id(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
+            batch.account_of(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
         ),
         auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
         key=key_or_none(body, "adminKey"),
@@ -136,7 +136,7 @@ def contract_delete(item: Item, batch: Batch) -> None:
     case = body.WhichOneof("obtainers")
     obtainer = 0
     if case == "transferAccountID":
-        obtainer = batch.account_of(body.transferAccountID)
+        obtainer = ids.account_id(body.transferAccountID)  # the reference looks up only a contract obtainer
     elif case == "transferContractID":
         obtainer = batch.contract_of(body.transferContractID)
     upsert_entity(

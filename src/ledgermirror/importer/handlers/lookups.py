@@ -1,13 +1,14 @@
 """Accounts given by alias and contracts given by EVM address (the reference's ``EntityIdService.lookup``).
 
 An ``AccountID`` may name an account by its alias (a serialized key, or a 20-byte EVM address) and a
-``ContractID`` a contract by its EVM address (a create2 address, or a lazily created account's). The reference
-resolves them where a handler needs the entity (CryptoUpdate, CryptoDelete and its obtainer, allowance owners,
-airdrop senders and receivers, TokenReject, node accounts, ContractCall/Update/Delete, hook contracts, function
-results), from what it has seen: entities created earlier in the stream (``entity.alias``, ``entity.evm_address``)
-and those created in the same file (a CryptoCreate's receipt account and record alias, a ContractCreate's
-``evm_address``). A long-zero address (twelve zero bytes, then the num) needs no lookup. What is not found
-stays 0.0.0, as in the reference (a recoverable error there).
+``ContractID`` a contract by its EVM address (a create2 address, or a lazily created account's). The
+reference resolves them where a handler needs the entity: CryptoUpdate, CryptoDelete and its obtainer,
+allowance owners, airdrop senders and receivers, TokenReject, node accounts, auto-renew accounts of topics,
+tokens and contracts, ContractCall/Update/Delete and a contract obtainer, hook contracts, function results and
+their created contracts. It resolves them from what it has seen: entities created earlier in the stream
+(``entity.alias``, ``entity.evm_address``) and those created in the same file (a CryptoCreate's receipt
+account and record alias, a ContractCreate's ``evm_address``). A long-zero address (twelve zero bytes, then
+the num) needs no lookup. What is not found stays 0.0.0, as in the reference (a recoverable error there).
 
 :class:`Aliases` is the batch's table; handlers stay free of the database: :func:`rows_of_file_with_lookups`
 reads the keys a file needs from ``entity`` (``db.aliases``) before its rows are built.
@@ -51,6 +52,10 @@ LOOKUP_BODIES = frozenset(
         "nodeCreate",
         "nodeUpdate",
         "hook_store",
+        "consensusCreateTopic",
+        "consensusUpdateTopic",
+        "tokenCreation",
+        "tokenUpdate",
     }
 )
 """Bodies whose ids the handlers look up (the others never name an entity by alias where it matters)."""
