@@ -13,7 +13,7 @@ details; rendering is ``account_transactions.render`` (one transaction in the re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +59,9 @@ SUCCESS_RESULTS = (
 """The results ``result=success`` means (``fail``: any other)."""
 
 
-def _lower(*allowed: str) -> Any:
+def _lower(*allowed: str) -> Callable[[str, ParseContext], str]:
+    """One of ``allowed``, case-insensitive; the value comes back lower-cased."""
+
     def parse(text: str, ctx: ParseContext) -> str:
         value = text.lower()
         if value not in allowed:
