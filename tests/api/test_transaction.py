@@ -148,7 +148,14 @@ def test_by_hash_without_stored_payers(loaded: TestClient, ledger: Ledger) -> No
 
 
 def test_not_found(loaded: TestClient) -> None:
-    for path in ("0.0.1001-1700000001-000000000", "0.0.4242-1700000000-000000000", "ab" * 48, "A" * 64):
+    for path in (
+        "0.0.1001-1700000001-000000000",
+        "0.0.4242-1700000000-000000000",
+        "ab" * 48,
+        "A" * 64,
+        "0.0.1-9223372036-854775807",  # the last valid start a bigint holds: its window ends there too
+        "1023.65535.274877906943-1-1",
+    ):
         assert messages(loaded.get(f"{URL}/{path}"), 404) == ["Not found"]
 
 

@@ -249,6 +249,10 @@ def test_the_transaction_object(loaded: TestClient) -> None:
         (f"timestamp=gte:{ts(T + 2)}&timestamp={ts(T + 1)}", []),
         (f"timestamp=lte:{ts(T + 4)}&account.id=0.0.1001", [4, 2, 1]),
         (f"timestamp={(T + 2) // SECOND}", []),
+        ("timestamp=gt:9223372036.854775807", []),
+        ("timestamp=9223372036.854775807", []),
+        ("timestamp=lt:0", []),
+        ("account.id=0.0.1&account.id=ne:0.0.1&account.id=gt:0.0.5", []),
     ],
 )
 def test_filters(loaded: TestClient, query: str, expected: list[int]) -> None:

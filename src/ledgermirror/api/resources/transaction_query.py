@@ -15,6 +15,7 @@ from typing import Any
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.resources.account_transactions_query import DETAILS_COLUMNS
 from ledgermirror.db.sql import Column, Op, Order, Select, template
+from ledgermirror.ledger.int64 import INT64_MAX
 
 ID_WINDOW_NS = 35 * 60 * 1_000_000_000
 """How long after its valid start a transaction may reach consensus (``maxTransactionConsensusTimestampRange``)."""
@@ -83,7 +84,7 @@ def id_statement(target: IdLookup, narrowing: Narrowing, *, window: int) -> Sele
     select = Select(HEAD)
     select.compare(_PAYER, Op.EQ, target.payer).compare(_VALID_START, Op.EQ, target.valid_start)
     select.compare(_TIMESTAMP, Op.GTE, target.valid_start - VALID_START_DRIFT_NS)
-    select.compare(_TIMESTAMP, Op.LTE, target.valid_start + window)
+    select.compare(_TIMESTAMP, Op.LTE, min(target.valid_start + window, INT64_MAX))
     return _narrow(select, narrowing)
 
 

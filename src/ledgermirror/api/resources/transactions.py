@@ -48,6 +48,7 @@ from ledgermirror.api.resources.transactions_query import AccountCondition, Tran
 from ledgermirror.db.sql import Statement, template
 from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
+from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.ledger.transaction_codes import TYPE_NUMBERS, result_number
 
@@ -142,8 +143,8 @@ def timestamp_window(filters: Sequence[Filter[int]]) -> TransactionWindow:
         (only,) = equal
         lower = only if lower is None else max(lower, only)
         upper = only if upper is None else min(upper, only)
-    if lower is not None and upper is not None and upper < lower:
-        raise NothingMatches
+    if (lower is not None and upper is not None and upper < lower) or (lower is not None and lower > INT64_MAX):
+        raise NothingMatches  # an empty range, or above the last nanosecond a bigint holds (gt:<the maximum>)
     return TransactionWindow(lower, upper, tuple(excluded))
 
 
