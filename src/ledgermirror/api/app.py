@@ -32,8 +32,10 @@ from ledgermirror.api.resources import (
     network_supply,
     nft_allowances,
     rewards,
+    schedules,
     token_allowances,
     tokens,
+    topic_messages,
 )
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
@@ -61,6 +63,12 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
+    # topics, schedules, balances (issue 14)
+    topic_messages.LIST_ENDPOINT,
+    topic_messages.BY_SEQUENCE_ENDPOINT,
+    topic_messages.BY_TIMESTAMP_ENDPOINT,
+    schedules.LIST_ENDPOINT,
+    schedules.ONE_ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
