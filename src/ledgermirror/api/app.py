@@ -21,6 +21,7 @@ from ledgermirror.api.resources import (
     account_nfts,
     accounts,
     airdrops,
+    balances,
     blocks,
     crypto_allowances,
     health,
@@ -69,6 +70,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     topic_messages.BY_TIMESTAMP_ENDPOINT,
     schedules.LIST_ENDPOINT,
     schedules.ONE_ENDPOINT,
+    balances.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {

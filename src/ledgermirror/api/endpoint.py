@@ -108,6 +108,8 @@ class Endpoint:
             if page.text is not None:
                 rendered = Rendered(page.text.encode(), cache_control, max_age, content_type=TEXT_TYPE)
             else:
-                rendered = render_json(page.payload, cache_control=cache_control, max_age=max_age, link=page.next_link)
+                rendered = render_json(
+                    page.payload, cache_control=cache_control, max_age=max_age, link=page.next_link
+                )
             ctx.cache.put(key, rendered, max_age)
         return rendered.respond(request)

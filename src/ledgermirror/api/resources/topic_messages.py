@@ -22,7 +22,7 @@ from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
-from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParsedQuery, ParseContext
+from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
 from ledgermirror.api.resources import schemas, topic_message_lookup
 from ledgermirror.api.resources import topic_message_render as message
 from ledgermirror.db.sql import Column, Select
@@ -238,8 +238,7 @@ BY_SEQUENCE_ENDPOINT = Endpoint(
     params=NO_PARAMS,
     max_age=600,
     summary="Get a topic message by sequence number",
-    description="One message of a topic by its sequence number (from 1); 404 when the topic has no such "
-    "message.",
+    description="One message of a topic by its sequence number (from 1); 404 when the topic has no such message.",
     response_schema=message.MESSAGE_SCHEMA,
     tag="topics",
     path_params=(
