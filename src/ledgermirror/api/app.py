@@ -37,6 +37,7 @@ from ledgermirror.api.resources import (
     token_allowances,
     tokens,
     topic_messages,
+    topics,
 )
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
@@ -65,6 +66,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
     # topics, schedules, balances (issue 14)
+    topics.ENDPOINT,
     topic_messages.LIST_ENDPOINT,
     topic_messages.BY_SEQUENCE_ENDPOINT,
     topic_messages.BY_TIMESTAMP_ENDPOINT,

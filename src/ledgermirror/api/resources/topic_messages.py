@@ -1,5 +1,5 @@
 """The topic message routes: ``GET /api/v1/topics/{topicId}/messages`` (a list),
-``/topics/{topicId}/messages/{sequenceNumber}`` and ``/topics/messages/{consensusTimestamp}``.
+``/topics/{topicId}/messages/{sequenceNumber}`` and ``/topics/messages/{timestamp}``.
 
 The list is ordered by consensus timestamp, oldest first by default, and pages on ``timestamp``. The topic's
 existence is not checked (an unknown topic has no messages). With ``topic_message_lookup`` on, the filters
@@ -65,7 +65,7 @@ NO_PARAMS = ParamSet([])
 
 TOPIC_ID_PATH = "topicId"
 SEQUENCE_PATH = "sequenceNumber"
-TIMESTAMP_PATH = "consensusTimestamp"
+TIMESTAMP_PATH = "timestamp"
 INVALID_TOPIC = "Invalid parameter: topic.id"
 INVALID_SEQUENCE = "Invalid parameter: sequencenumber"
 INVALID_TIMESTAMP = "Invalid parameter: consensus_timestamp"
@@ -255,7 +255,7 @@ BY_SEQUENCE_ENDPOINT = Endpoint(
 )
 
 BY_TIMESTAMP_ENDPOINT = Endpoint(
-    path="/api/v1/topics/messages/{consensusTimestamp}",
+    path="/api/v1/topics/messages/{timestamp}",
     handler=get_by_timestamp,
     params=NO_PARAMS,
     max_age=600,
