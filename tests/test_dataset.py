@@ -258,7 +258,8 @@ INVARIANTS = {
     ),
     "every schedule has its entity and a signature": (
         "select count(*) from schedule s left join entity e on e.id = s.schedule_id and e.type = 'SCHEDULE' "
-        "where e.id is null or not exists (select 1 from transaction_signature g where g.entity_id = s.schedule_id)"
+        "where e.id is null "
+        "or not exists (select 1 from transaction_signature g where g.entity_id = s.schedule_id)"
     ),
     "every token has its default custom fee": (
         "select count(*) from token t left join custom_fee f on f.entity_id = t.token_id "

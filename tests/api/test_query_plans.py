@@ -19,6 +19,7 @@ from tests.support import Ledger
 
 from ledgermirror import dataset
 from ledgermirror.db.sql import Statement
+from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.runtime import Prepared
 
 
@@ -43,7 +44,7 @@ async def _load(url: str) -> dict[str, str]:
         assert message is not None and schedule is not None
         return {
             "topic": f"0.0.{message['topic_id']}",
-            "message_ts": f"{message['consensus_timestamp'] // 10**9}.{message['consensus_timestamp'] % 10**9:09d}",
+            "message_ts": format_ns(message["consensus_timestamp"]),
             "schedule": f"0.0.{schedule['schedule_id']}",
             "creator": f"0.0.{schedule['creator_account_id']}",
             "account": f"0.0.{row['id']}",
