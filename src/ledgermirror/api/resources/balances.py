@@ -76,7 +76,13 @@ ACCOUNT_ID = ParamSpec[EntityId | str](
     account_ref_value,
     "Account id with an optional operator (repeat for ranges; equalities form one list), or one EVM address "
     "or base32 alias (eq only).",
-    schema=schemas.ENTITY_ID_OR_EVM_QUERY,
+    schema={
+        "type": "string",
+        "anyOf": [
+            {"pattern": f"^((eq|gt|gte|lt|lte|ne):)?({schemas.ENTITY_ID_VALUE})$"},
+            {"pattern": f"^(eq:)?({schemas.EVM_ADDRESS_VALUE}|{account_ref.ALIAS_TEXT})$"},
+        ],
+    },
     example="gte:0.0.1000",
 )
 ACCOUNT_BALANCE = ParamSpec[int](
