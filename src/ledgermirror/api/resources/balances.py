@@ -125,7 +125,7 @@ _SNAPSHOT_TEXT = """select ab.account_id as id, ab.balance, {snapshot}::bigint a
 from (select distinct on (account_id) account_id, balance
       from account_balance
       where consensus_timestamp >= {window_start} and consensus_timestamp <= {snapshot}
-      order by account_id, consensus_timestamp desc) ab
+      order by account_id ORDER, consensus_timestamp desc) ab
 left join lateral (
     select array_agg(t.token_id order by t.token_id ORDER) as token_ids,
            array_agg(t.balance order by t.token_id ORDER) as token_balances
