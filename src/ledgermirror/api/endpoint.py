@@ -41,7 +41,8 @@ class Page:
     headers: dict[str, str] = field(default_factory=dict)
     """Extra response headers (e.g. ``X-Fee-Schedule``)."""
     max_age: int | None = None
-    """This answer's max-age when it differs from the endpoint's (a transaction whose schedule may still run)."""
+    """This answer's cache max-age when it differs from the endpoint's (a schedule in its final state, a
+    transaction whose schedule may still run)."""
 
 
 Handler = Callable[[Request, AppContext], Awaitable[Page]]
@@ -107,7 +108,7 @@ class Endpoint:
             if isinstance(page, Response):
                 return page
             max_age = self.max_age if page.max_age is None else page.max_age
-            cache_control = self.cache_control if page.max_age is None else f"public, max-age={max_age}"
+            cache_control = f"public, max-age={max_age}"
             if page.text is not None:
                 rendered = Rendered(page.text.encode(), cache_control, max_age, content_type=TEXT_TYPE)
             else:

@@ -78,6 +78,10 @@ class ListSpec(Generic[C]):
     path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     load: Load[C] | None = None
     continues: Continues[C] | None = None
+    header: Callable[[Sequence[Row]], dict[str, Any]] | None = None
+    """Keys the body carries before the list, from the page's rows (``/balances``: ``timestamp``)."""
+    header_schema: dict[str, Any] = field(default_factory=dict)
+    """The OpenAPI schemas of the ``header`` keys."""
 
     def endpoint(self) -> Endpoint:
         async def handler(request: Request, ctx: AppContext) -> Page:
@@ -90,7 +94,7 @@ class ListSpec(Generic[C]):
             max_age=self.max_age,
             summary=self.summary,
             description=self.description,
-            response_schema=schemas.list_response(self.items, self.item_schema),
+            response_schema=schemas.list_response(self.items, self.item_schema, self.header_schema),
             tag=self.tag,
             path_params=self.path_params,
         )
@@ -106,8 +110,8 @@ def has_more(found: int, limit: int, *, probe: bool) -> bool:
     return found > limit if probe else found == limit
 
 
-def empty_page(items: str) -> Page:
-    return Page({items: [], "links": {"next": None}})
+def empty_page(items: str, header: dict[str, Any] | None = None) -> Page:
+    return Page({**(header or {}), items: [], "links": {"next": None}})
 
 
 async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Page:
@@ -120,7 +124,7 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         probe = ctx.settings.pagination_probe
         select = spec.plan(context, query, probe_limit(limit, probe=probe), order)
     except NothingMatches:
-        return empty_page(spec.items)
+        return empty_page(spec.items, spec.header([]) if spec.header else None)
     rows = await ctx.database.fetch(select.build() if isinstance(select, Select) else select)
     more = has_more(len(rows), limit, probe=probe)
     rows = rows[:limit]
@@ -134,4 +138,5 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         link = next_link(request.scope["path"], query.given, anchors, order)
     if spec.load is not None and rows:
         rows = await spec.load(context, rows, ctx)
-    return Page({spec.items: [spec.render(context, row) for row in rows], "links": {"next": link}}, link)
+    header = spec.header(rows) if spec.header else {}
+    return Page({**header, spec.items: [spec.render(context, row) for row in rows], "links": {"next": link}}, link)
