@@ -45,7 +45,7 @@ from ledgermirror.api.resources.account_transactions_query import (
 )
 from ledgermirror.api.resources.transaction_schema import TRANSACTION
 from ledgermirror.api.resources.transactions_query import AccountCondition, TransactionsFilter, page_statement
-from ledgermirror.db.sql import Statement, template
+from ledgermirror.db.sql import Select, Statement, template
 from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
 from ledgermirror.ledger.int64 import INT64_MAX
@@ -207,7 +207,7 @@ async def prepare(request: Request, ctx: AppContext) -> Prepared[Context]:
     return Prepared(query, Context(found, edge, staking))
 
 
-def plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Any:
+def plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Select | Statement:
     return page_statement(context.found, order=order, limit=row_limit)
 
 
