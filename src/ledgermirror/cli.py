@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncpg
 
 from ledgermirror import __version__, log
+from ledgermirror.blocknode import command as blocknode_command
 from ledgermirror.db.embedded import mask_password
 from ledgermirror.importer import command as import_command
 from ledgermirror.runtime import (
@@ -123,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     status_cli.register(commands)
     import_command.register(commands)
+    blocknode_command.register(commands)
     return parser
 
 
@@ -177,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _import(args, settings)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "blocknode":
+            return blocknode_command.run(args)
         return _serve(settings, log_format)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)

@@ -92,8 +92,21 @@ class _Node:
 
 @dataclass(slots=True)
 class BlockNodeClient:
+    """Node health (failures, backoff) lasts as long as the client, across calls of :meth:`blocks`."""
+
     endpoints: list[str]
     options: ClientOptions = field(default_factory=ClientOptions)
+    _nodes: list[_Node] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._nodes = [_Node(address) for address in self.endpoints]
+
+    def penalize(self, address: str, reason: str) -> None:
+        """Count a failure against a node from outside (its block was refused by the importer's checks), so
+        the next call starts elsewhere."""
+        for node in self._nodes:
+            if node.address == address:
+                self._failed(node, _NodeFailure(reason), None)
 
     async def blocks(
         self, start: int | None, *, follow: bool, stop: asyncio.Event | None = None
@@ -103,18 +116,18 @@ class BlockNodeClient:
         raises ``BlockNodeError`` if none answered); ``follow=True`` ends only when ``stop`` is set."""
         if not self.endpoints:
             raise BlockNodeError("no block node configured")
-        nodes = [_Node(address) for address in self.endpoints]
+        nodes = self._nodes
         stop = stop or asyncio.Event()
         wanted = start
-        exhausted: set[int] = set()
-        """Nodes that answered, since the last block, that they hold nothing more."""
+        settled = _Round(len(nodes))
         current = 0
+        self._another_chance(follow)
         while not stop.is_set():
-            if not follow and self._finished(nodes, exhausted, wanted):
+            if not follow and self._finished(settled, wanted):
                 return
-            ready = _next_ready(nodes, current, skip=exhausted if not follow else set())
+            ready = _next_ready(nodes, current, skip=settled.skipped(follow))
             if ready is None:
-                waiting = [node.ready_at for i, node in enumerate(nodes) if follow or i not in exhausted]
+                waiting = [node.ready_at for i, node in enumerate(nodes) if i not in settled.skipped(follow)]
                 await _sleep(stop, min(waiting) - time.monotonic())
                 continue
             current = ready
@@ -130,26 +143,34 @@ class BlockNodeClient:
                         return
             except _NodeFailure as failure:
                 self._failed(node, failure, wanted)
-                if progressed:
-                    exhausted.clear()
+                settled.failed_at(current, progressed)
             else:
-                exhausted = {current} if progressed else exhausted | {current}
+                settled.ended_at(current, progressed)
                 if follow and not progressed:
                     await _sleep(stop, self.options.backoff_seconds)
             current = (current + 1) % len(nodes)
 
-    def _finished(self, nodes: list[_Node], exhausted: set[int], wanted: int | None) -> bool:
-        """``follow=False``: true when every node has nothing more or was given up, and one answered; an error
-        when none did."""
-        given_up = {i for i, node in enumerate(nodes) if node.failures >= ONCE_ATTEMPTS}
-        if exhausted | given_up != set(range(len(nodes))):
+    def _another_chance(self, follow: bool) -> None:
+        """``follow=False``: every node given up in an earlier call gets one more attempt in this one."""
+        if not follow:
+            for node in self._nodes:
+                node.failures = min(node.failures, ONCE_ATTEMPTS - 1)
+
+    def _finished(self, settled: _Round, wanted: int | None) -> bool:
+        """``follow=False``: true once every node, since the last block, said it has nothing more or failed,
+        and one of them answered. When all failed: another round after their backoff, until each failed
+        ``ONCE_ATTEMPTS`` times in a row, then ``BlockNodeError``."""
+        if not settled.complete():
             return False
-        if exhausted:
+        if settled.exhausted:
             return True
-        raise BlockNodeError(
-            f"no block node could serve block {'the first' if wanted is None else wanted}: "
-            + ", ".join(self.endpoints)
-        )
+        if all(node.failures >= ONCE_ATTEMPTS for node in self._nodes):
+            raise BlockNodeError(
+                f"no block node could serve block {'the first' if wanted is None else wanted}: "
+                + ", ".join(self.endpoints)
+            )
+        settled.failed.clear()
+        return False
 
     def _failed(self, node: _Node, failure: _NodeFailure, wanted: int | None) -> None:
         node.failures += 1
@@ -251,6 +272,35 @@ class BlockNodeClient:
 
 def _identity(data: bytes) -> bytes:
     return data
+
+
+@dataclass(slots=True)
+class _Round:
+    """Which nodes are settled for this call: said, since the last block, that they hold nothing more, or
+    failed (a node that failed is not waited for again in this call unless every node failed)."""
+
+    size: int
+    exhausted: set[int] = field(default_factory=set)
+    """Answered that it holds nothing more."""
+    failed: set[int] = field(default_factory=set)
+
+    def ended_at(self, node: int, progressed: bool) -> None:
+        if progressed:
+            self.exhausted = {node}
+        else:
+            self.exhausted.add(node)
+
+    def failed_at(self, node: int, progressed: bool) -> None:
+        if progressed:
+            self.exhausted = set()
+        self.failed.add(node)
+
+    def complete(self) -> bool:
+        return len(self.exhausted | self.failed) == self.size
+
+    def skipped(self, follow: bool) -> set[int]:
+        """Nodes not to ask again in this round: none when following (a live stream retries every node)."""
+        return set() if follow else self.exhausted | self.failed
 
 
 def _next_ready(nodes: list[_Node], current: int, skip: set[int]) -> int | None:
