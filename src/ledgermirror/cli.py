@@ -122,6 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="account",
         help="node folders: recordstreams/record0.0.N/ (account, default) or HIP-679 simulated/0/<node>/record/",
     )
+    simulate.add_argument(
+        "--format",
+        choices=("records", "blocks", "cutover"),
+        default="records",
+        help="record files (default), wrapped record blocks under block/ (HIP-1056, signed record file proofs), "
+        "or cutover: the first half as record files, the rest as blocks",
+    )
     status_cli.register(commands)
     import_command.register(commands)
     blocknode_command.register(commands)
@@ -302,10 +309,16 @@ def _simulate(args: argparse.Namespace) -> int:
     from ledgermirror.simulator.run import simulate
 
     summary = simulate(
-        args.out, nodes=args.nodes, seconds=args.seconds, tps=args.tps, seed=args.seed, layout=args.layout
+        args.out,
+        nodes=args.nodes,
+        seconds=args.seconds,
+        tps=args.tps,
+        seed=args.seed,
+        layout=args.layout,
+        fmt=args.format,
     )
     print(
-        f"simulated {summary.transactions} transactions in {summary.record_files} record files "
+        f"simulated {summary.transactions} transactions in {summary.record_files} files ({args.format}) "
         f"({summary.sidecar_files} with a sidecar, {summary.bytes_written} bytes) into {summary.out} "
         f"in {summary.seconds_total:.1f} s (node keys {summary.seconds_keys:.1f} s)"
     )

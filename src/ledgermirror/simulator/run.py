@@ -8,9 +8,13 @@ Layout of ``out``::
     recordstreams/record0.0.<3+i>/<ts>.rcd.gz     the record files, byte-identical in every node folder
     recordstreams/record0.0.<3+i>/<ts>.rcd_sig    node i's signature file of each record file
     recordstreams/record0.0.<3+i>/sidecar/<ts>_01.rcd.gz   the sidecar of a record file with contract items
+    block/0000/0000/0000/0000/NNN.blk.zstd        ``--format blocks|cutover``: wrapped record blocks
     truth.json                                    what the network holds at the end (see truth.py)
 
-With ``layout="node-id"`` the node folders are HIP-679's ``simulated/0/<i>/record/`` instead.
+With ``layout="node-id"`` the node folders are HIP-679's ``simulated/0/<i>/record/`` instead. ``fmt`` chooses
+the streams: ``records`` (every file as a record file), ``blocks`` (every file as a wrapped record block,
+:mod:`.block_files`) or ``cutover`` (the first half as record files, the rest as blocks: the network moves
+from record streams to block streams mid-run).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
-from ledgermirror.simulator import crypto, hapi, keys, stream_files, system, truth
+from ledgermirror.simulator import block_files, crypto, hapi, keys, stream_files, system, truth
 from ledgermirror.simulator.emitter import Emitter
 from ledgermirror.simulator.ledger_state import TREASURY, Ledger, genesis_balances
 from ledgermirror.simulator.mix import Mix
@@ -44,6 +48,7 @@ ACCOUNT_LAYOUT = "account"
 NODE_ID_LAYOUT = "node-id"
 LAYOUTS = (ACCOUNT_LAYOUT, NODE_ID_LAYOUT)
 INITIAL_BALANCES = "initial-balances.pb.gz"
+FORMATS = ("records", "blocks", "cutover")
 NETWORK_NAME = "simulated"
 """The network folder of the HIP-679 layout."""
 
@@ -68,6 +73,7 @@ def simulate(
     seed: int = 0,
     start: int = DEFAULT_START,
     layout: str = ACCOUNT_LAYOUT,
+    fmt: str = "records",
 ) -> Summary:
     """Write ``seconds // 2`` record files (at least one) of about ``2 * tps`` transactions each, in the
     ``recordstreams/record0.0.N/`` layout or (``layout="node-id"``) HIP-679's ``<network>/0/<node>/record/``."""
@@ -75,6 +81,8 @@ def simulate(
         raise ValueError("nodes, seconds and tps must be positive")
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}")
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     began = time.perf_counter()
     node_keys = [keys.node_private_key(seed, node_id) for node_id in range(nodes)]
     seconds_keys = time.perf_counter() - began
@@ -88,6 +96,8 @@ def simulate(
     folders = _prepare(out, node_accounts, node_keys, book, layout)
     (out / INITIAL_BALANCES).write_bytes(_balance_snapshot(protos, genesis, start - 1))
     file_count = max(1, seconds // FILE_SECONDS)
+    first_block = {"records": file_count, "blocks": 0, "cutover": max(1, file_count // 2)}[fmt]
+    output = _Output(out, folders, node_keys, seed, first_block, wrap=fmt != "records")
     mix = Mix(em)
     _bootstrap(mix, book, nodes)
     running = hashlib.sha384(f"ledgermirror-simulator:genesis:{seed}".encode()).digest()
@@ -110,7 +120,7 @@ def simulate(
         sidecar = stream_files.sidecar_file(protos, items)
         data = stream_files.record_file(items, running, index, HAPI_VERSION, sidecar)
         running = data.end_running_hash
-        written += _write(folders, node_keys, data)
+        written += output.write(index, data, items[0].consensus_timestamp)
         sidecars += sidecar is not None
         names.append(data.stem + ".rcd.gz")
         listed.append(
@@ -141,6 +151,7 @@ def simulate(
         "initial_balances": INITIAL_BALANCES,
         "layout": layout,
         "folders": [str(folder.relative_to(out)) for folder in folders],
+        "format": fmt,
     }
     files = {
         "count": len(names),
@@ -149,10 +160,45 @@ def simulate(
         "first_block": 0,
         "sidecars": sidecars,
         "files": listed,
+        "first_wrapped_block": first_block if first_block < file_count else None,
     }
     document = truth.truth(em, network, files, genesis)
     (out / "truth.json").write_text(json.dumps(document, indent=1, sort_keys=False) + "\n")
     return Summary(out, len(names), em.transactions, sidecars, written, seconds_keys, time.perf_counter() - began)
+
+
+class _Output:
+    """Writes each file as a record file (with its signature files) or as a wrapped record block."""
+
+    def __init__(  # noqa: PLR0917
+        self,
+        out: Path,
+        folders: list[Path],
+        node_keys: list[rsa.RSAPrivateKey],
+        seed: int,
+        first_block: int,
+        wrap: bool,
+    ) -> None:
+        self.out, self.folders, self.node_keys, self.seed = out, folders, node_keys, seed
+        self.first_block = first_block
+        self.wrap = wrap
+        self.previous_root = bytes(block_files.HASH_LENGTH)
+
+    def write(self, index: int, data: stream_files.RecordFileBytes, first_timestamp: int) -> int:
+        block = None
+        if self.wrap:  # every file's block, so the chain of root hashes starts at the first file
+            block = block_files.wrapped_block(
+                data,
+                first_timestamp,
+                previous_root=self.previous_root,
+                node_keys=self.node_keys,
+                hapi_version=HAPI_VERSION,
+                seed=self.seed,
+            )
+            self.previous_root = block.root_hash
+        if block is None or index < self.first_block:
+            return _write(self.folders, self.node_keys, data)
+        return block_files.write_block(self.out, block)
 
 
 def _balance_snapshot(protos: Any, genesis: dict[int, int], consensus_timestamp: int) -> bytes:
