@@ -26,16 +26,9 @@ from ledgermirror.importer.cutover import run_stream
 from ledgermirror.importer.pipeline import ImportOptions
 from ledgermirror.importer.progress import ImportStats
 from ledgermirror.runtime import Prepared
-from ledgermirror.simulator.run import INITIAL_BALANCES, simulate
+from ledgermirror.simulator.run import INITIAL_BALANCES
 
 pytestmark = pytest.mark.usefixtures("ledger")
-
-
-@pytest.fixture(scope="module")
-def network(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("blocks")
-    simulate(out, nodes=2, seconds=16, tps=30, seed=5, fmt="blocks")
-    return out
 
 
 def _truth(network: Path) -> dict[str, Any]:
