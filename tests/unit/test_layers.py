@@ -1,7 +1,7 @@
 """The layers' rules (ARCHITECTURE.md), read from the source: ``ledger/`` imports nothing else of ours;
-``db/``, ``dataset/``, ``fees/``, ``importer/`` and ``blocknode/`` never import ``ledgermirror.api``; and outside ``db/`` no
-module numbers a SQL placeholder (``$1``): statements are composed by ``db/sql.py`` (``Select``, ``template``,
-``update``) or ``db/write.py``."""
+``db/``, ``dataset/``, ``fees/``, ``importer/`` and ``blocknode/`` never import ``ledgermirror.api``; and
+outside ``db/`` no module numbers a SQL placeholder (``$1``): statements are composed by ``db/sql.py``
+(``Select``, ``template``, ``update``) or ``db/write.py``."""
 
 from __future__ import annotations
 
