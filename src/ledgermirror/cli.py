@@ -318,9 +318,12 @@ def _simulate(args: argparse.Namespace) -> int:
         fmt=args.format,
     )
     print(
-        f"simulated {summary.transactions} transactions in {summary.record_files} files ({args.format}) "
+        f"simulated {summary.transactions} transactions in {summary.record_files} record files "
         f"({summary.sidecar_files} with a sidecar, {summary.bytes_written} bytes) into {summary.out} "
         f"in {summary.seconds_total:.1f} s (node keys {summary.seconds_keys:.1f} s)"
+        + {"records": "", "blocks": "; written as wrapped record blocks under block/"}.get(
+            args.format, "; the second half written as wrapped record blocks under block/"
+        )
     )
     return 0
 

@@ -78,33 +78,33 @@ async def run_auto(
     stop: asyncio.Event,
     progress: Progress,
 ) -> ImportStats:
-    """Records until their stream stops, then blocks from the block after the last file (module text)."""
+    """Records until their stream stops, then blocks from the block after the last file (module text). While
+    following, each round imports what the record stream has (``once``), then looks for the next block; so a
+    record stream is polled with the block source, at the record pipeline's backoff."""
     blocks = FileBlockSource(store)
-    if await blocks.root() is None:
-        return await run_import(conn, store, options, stop=stop, progress=progress)
-    records = await _has_record_folders(store)
     once = dataclasses.replace(options, once=True)
     total = ImportStats()
     backoff = options.poll_seconds
+    records = False
     while not stop.is_set():
         imported = 0
+        records = records or await _has_record_folders(store)
         if records and not await cutover_complete(conn):
             try:
                 imported += _add(total, await run_import(conn, store, once, stop=stop, progress=progress))
-            except StreamFileError as error:
+            except (StreamFileError, SourceError) as error:
                 if options.once:
                     raise
                 progress.refused(error, retrying=True)
-        if stop.is_set():
-            break
-        before = await cutover_complete(conn)
-        block_stats = await run_block_import(conn, blocks, once, stop=stop, progress=progress)
-        imported += _add(total, block_stats)
-        if block_stats.files and not before:
-            _log.info("cutover: importing blocks from %s on", block_stats.last_name)
-        if await cutover_complete(conn) and not options.once:
-            _add(total, await run_block_import(conn, blocks, options, stop=stop, progress=progress))
-            break
+        if not stop.is_set() and await blocks.root() is not None:
+            before = await cutover_complete(conn)
+            block_stats = await run_block_import(conn, blocks, once, stop=stop, progress=progress)
+            imported += _add(total, block_stats)
+            if block_stats.files and not before:
+                _log.info("cutover: the stream continues in blocks", extra={"last_file": block_stats.last_name})
+            if await cutover_complete(conn) and not options.once:
+                _add(total, await run_block_import(conn, blocks, options, stop=stop, progress=progress))
+                break
         if options.once:
             if imported == 0:
                 break
