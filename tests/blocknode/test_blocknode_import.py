@@ -13,8 +13,8 @@ from typing import Any
 import asyncpg
 import pytest
 from starlette.testclient import TestClient
-from tests.blocknode.blocks import TrippingFolder
-from tests.blocknode.test_stream import GUARD_SECONDS, free_port
+from tests.blocknode.serving import TrippingFolder
+from tests.blocknode.test_blocknode_stream import GUARD_SECONDS, free_port
 from tests.importer.importing import fetch
 
 from ledgermirror.blocknode.client import ClientOptions

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.blocknode.test_stream import free_port
+from tests.blocknode.test_blocknode_stream import free_port
 from tests.importer.importing import fetch
 
 from ledgermirror.runtime import Prepared

@@ -15,7 +15,7 @@ import pytest
 import zstandard
 from grpc import aio
 from hiero_sdk_python.hapi.block.stream import block_pb2
-from tests.blocknode.blocks import FIXTURES, TrippingFolder, synthetic_block, write_blocks
+from tests.blocknode.serving import FIXTURES, TrippingFolder, synthetic_block, write_blocks
 
 from ledgermirror.blocknode import subscribe_pb2, subscribe_pb2_grpc, wire
 from ledgermirror.blocknode.client import (
