@@ -13,13 +13,15 @@ from typing import Any
 import asyncpg
 import pytest
 from starlette.testclient import TestClient
-from tests.blocknode.serving import TrippingFolder
+from tests.blocknode.serving import FIXTURES, TrippingFolder
 from tests.blocknode.test_blocknode_stream import GUARD_SECONDS, free_port
+from tests.importer.fixtures import SIGNING_BOOK
 from tests.importer.importing import fetch
 
 from ledgermirror.blocknode.client import ClientOptions
 from ledgermirror.blocknode.folder import BlockFolder
 from ledgermirror.blocknode.server import BlockNodeServer
+from ledgermirror.db.reset import reset
 from ledgermirror.importer import block_node
 from ledgermirror.importer.block_pipeline import run_block_import
 from ledgermirror.importer.cutover import run_stream
@@ -37,10 +39,14 @@ def _truth(network: Path) -> dict[str, Any]:
 
 
 def _options(network: Path, **changes: Any) -> ImportOptions:
-    settings: dict[str, Any] = {"once": True, "poll_seconds": 0.05, "max_poll_seconds": 0.2} | changes
-    return ImportOptions(
-        address_book=network / "addressbook.bin", initial_balances=network / INITIAL_BALANCES, **settings
-    )
+    settings: dict[str, Any] = {
+        "once": True,
+        "poll_seconds": 0.05,
+        "max_poll_seconds": 0.2,
+        "address_book": network / "addressbook.bin",
+        "initial_balances": network / INITIAL_BALANCES,
+    }
+    return ImportOptions(**(settings | changes))
 
 
 def _blocks_of(network: Path) -> list[Path]:
@@ -200,3 +206,42 @@ def test_the_first_node_down_the_second_serves(network: Path, database: Prepared
     stats = asyncio.run(_served(BlockFolder(network), scenario))
     assert stats.files == truth["record_files"]["count"]
     assert _indexes(url) == list(range(truth["record_files"]["count"]))
+
+
+def test_native_fixture_blocks_from_a_node_write_the_rows_of_the_files(database: Prepared, tmp_path: Path) -> None:
+    """The reference's native blocks 7 and 8 (TSS proofs: chain-verified only) from a block node write what
+    the same files write; only the name (``.blk``: a node sends no file) and size (uncompressed) differ."""
+    url = database.owner_url
+    (tmp_path / "addressbook.bin").write_bytes(SIGNING_BOOK.read_bytes())
+    shutil.copytree(FIXTURES, tmp_path / "blockstreams")
+    options = _options(tmp_path, initial_balances=None)
+    block_specific = {"name", "size", "load_start", "load_end"}
+
+    def stored() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        files = [
+            {key: value for key, value in row.items() if key not in block_specific}
+            for row in fetch(url, "select * from record_file order by index")
+        ]
+        transactions = [dict(row) for row in fetch(url, "select * from transaction order by consensus_timestamp")]
+        return files, transactions
+
+    async def from_node(port: int) -> ImportStats:
+        return await _import(url, f"grpc://127.0.0.1:{port}", options)
+
+    streamed = asyncio.run(_served(BlockFolder(FIXTURES), from_node))
+    assert streamed.files == 2
+    names = [row["name"] for row in fetch(url, "select name from record_file order by index")]
+    assert names == ["0000000000000000007.blk", "0000000000000000008.blk"]
+    from_the_node = stored()
+    asyncio.run(_reset(url))
+    assert asyncio.run(_import(url, str(tmp_path), _options(tmp_path, initial_balances=None))).files == 2
+    assert stored() == from_the_node
+    assert [row["index"] for row in from_the_node[0]] == [7, 8]
+
+
+async def _reset(url: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await reset(conn)
+    finally:
+        await conn.close()
