@@ -51,7 +51,7 @@ TAMPERED = 4
 @pytest.fixture(scope="module")
 def networks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("block-networks")
-    return {fmt: simulated(root, fmt) for fmt in ("records", "blocks", "cutover")}
+    return {fmt: simulated(root, fmt) for fmt in ("records", "blocks", "cutover", "native")}
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +93,17 @@ def test_blocks_write_the_rows_of_the_record_stream(
         True,
     )
     assert status["chain_only_blocks"] == 0
+
+
+def test_native_blocks_write_the_rows_of_the_record_stream(
+    database: Prepared, networks: dict[str, Path], record_tables: dict[str, tuple[int, str]]
+) -> None:
+    url = database.owner_url
+    assert import_stream(url, networks["native"], "blocks").files == FILES
+    tables = digests(url, SKIP)
+    differ = {name for name, value in tables.items() if record_tables.get(name) != value}
+    differ |= set(record_tables) - set(tables)
+    assert differ == set()
 
 
 def test_a_network_that_cuts_over_mid_run_imports_without_gap_or_duplicate(
