@@ -116,8 +116,12 @@ def _transaction_items(modules: Any, item: StreamItem) -> list[Any]:
     result.assessed_custom_fees.extend(record.assessed_custom_fees)
     found.append(holder)
     found.extend(_outputs(block_item, body, record))
+    found.extend(contract_items(block_item, body, record, item.sidecars))
     changes = _state_changes(block_item, body, record)
-    if changes is not None:
+    changes.state_changes.state_changes.extend(
+        _contract_state(block_item, body, record, item.sidecars) + _pending_airdrop_state(block_item, record)
+    )
+    if changes.state_changes.state_changes:
         found.append(changes)
     return found
 
@@ -143,7 +147,7 @@ def _outputs(block_item: Any, body: Any, record: Any) -> list[Any]:
     return [output]
 
 
-def _state_changes(block_item: Any, body: Any, record: Any) -> Any | None:
+def _state_changes(block_item: Any, body: Any, record: Any) -> Any:
     name = body.WhichOneof("data")
     receipt = record.receipt
     item = block_item()
@@ -167,6 +171,107 @@ def _state_changes(block_item: Any, body: Any, record: Any) -> Any | None:
         update.value.topic_value.topic_id.CopyFrom(topic)
         update.value.topic_value.sequence_number = receipt.topicSequenceNumber
         update.value.topic_value.running_hash = receipt.topicRunningHash
-    else:
-        return None
     return item
+
+
+_CONTRACT_BODIES = {"contractCall": "contract_call", "contractCreateInstance": "contract_create"}
+
+
+def _result_of(record: Any) -> Any | None:
+    which = record.WhichOneof("body")
+    return getattr(record, which) if which in ("contractCallResult", "contractCreateResult") else None
+
+
+def contract_items(block_item: Any, body: Any, record: Any, sidecars: Sequence[Any]) -> list[Any]:
+    """The contract output (an ``EvmTransactionResult``) and its ``EvmTraceData`` (logs, actions, slot usages,
+    executed initcode) of a contract call, create or Ethereum transaction."""
+    name = body.WhichOneof("data")
+    result = _result_of(record)
+    if result is None or (name not in _CONTRACT_BODIES and name != "ethereumTransaction"):
+        return []
+    output = block_item()
+    if name == "ethereumTransaction":
+        create = record.WhichOneof("body") == "contractCreateResult"
+        ethereum = output.transaction_output.ethereum_call
+        evm = ethereum.evm_create_transaction_result if create else ethereum.evm_call_transaction_result
+    else:
+        evm = getattr(output.transaction_output, _CONTRACT_BODIES[name]).evm_transaction_result
+    evm.SetInParent()
+    if result.HasField("sender_id"):
+        evm.sender_id.CopyFrom(result.sender_id)
+    if result.HasField("contractID"):
+        evm.contract_id.CopyFrom(result.contractID)
+    evm.result_data = result.contractCallResult
+    evm.error_message = result.errorMessage
+    evm.gas_used = result.gasUsed
+    evm.contract_nonces.extend(result.contract_nonces)
+    if result.HasField("signer_nonce"):
+        evm.signer_nonce.CopyFrom(result.signer_nonce)
+    context = evm.internal_call_context
+    context.gas, context.value, context.call_data = result.gas, result.amount, result.functionParameters
+    trace = block_item()
+    data = trace.trace_data.evm_trace_data
+    for log in result.logInfo:
+        data.logs.add(contract_id=log.contractID, data=log.data, topics=list(log.topic))
+    for sidecar in sidecars:
+        kind = sidecar.WhichOneof("sidecar_records")
+        if kind == "actions":
+            data.contract_actions.extend(sidecar.actions.contract_actions)
+        elif kind == "state_changes":
+            for change in sidecar.state_changes.contract_state_changes:
+                _slot_usage(data.contract_slot_usages.add(), change)
+        elif kind == "bytecode":
+            data.executed_initcode.contract_id.CopyFrom(sidecar.bytecode.contract_id)
+            data.executed_initcode.explicit_initcode = sidecar.bytecode.initcode
+    return [output, trace]
+
+
+def _slot_usage(usage: Any, change: Any) -> None:
+    usage.contract_id.CopyFrom(change.contract_id)
+    written = [storage for storage in change.storage_changes if storage.HasField("value_written")]
+    usage.written_slot_keys.keys.extend(storage.slot for storage in written)
+    for storage in change.storage_changes:
+        if storage.HasField("value_written"):
+            usage.slot_reads.add(index=written.index(storage), read_value=storage.value_read)
+        else:
+            usage.slot_reads.add(key=storage.slot, read_value=storage.value_read)
+
+
+def _contract_state(block_item: Any, body: Any, record: Any, sidecars: Sequence[Any]) -> list[Any]:
+    """Written slot values, a created contract's bytecode and its account (alias = its EVM address)."""
+    changes = block_item().state_changes
+    for sidecar in sidecars:
+        kind = sidecar.WhichOneof("sidecar_records")
+        if kind == "state_changes":
+            for change in sidecar.state_changes.contract_state_changes:
+                for storage in change.storage_changes:
+                    if storage.HasField("value_written"):
+                        update = changes.state_changes.add(state_id=_STATE_ID).map_update
+                        update.key.slot_key_key.contractID.CopyFrom(change.contract_id)
+                        update.key.slot_key_key.key = storage.slot
+                        update.value.slot_value_value.value = storage.value_written.value
+        elif kind == "bytecode":
+            update = changes.state_changes.add(state_id=_STATE_ID).map_update
+            update.key.contract_id_key.CopyFrom(sidecar.bytecode.contract_id)
+            update.value.bytecode_value.code = sidecar.bytecode.runtime_bytecode
+    result = _result_of(record)
+    creates = body.WhichOneof("data") == "contractCreateInstance"
+    if creates and result is not None and result.HasField("evm_address"):
+        update = changes.state_changes.add(state_id=_STATE_ID).map_update
+        update.key.account_id_key.accountNum = result.contractID.contractNum
+        update.value.account_value.account_id.accountNum = result.contractID.contractNum
+        update.value.account_value.alias = result.evm_address.value
+    return list(changes.state_changes)
+
+
+def _pending_airdrop_state(block_item: Any, record: Any) -> list[Any]:
+    changes = block_item().state_changes
+    for pending in record.new_pending_airdrops:
+        update = changes.state_changes.add(state_id=_STATE_ID).map_update
+        update.key.pending_airdrop_id_key.CopyFrom(pending.pending_airdrop_id)
+        if pending.HasField("pending_airdrop_value"):
+            value = update.value.account_pending_airdrop_value.pending_airdrop_value
+            value.amount = pending.pending_airdrop_value.amount
+        else:
+            update.value.account_pending_airdrop_value.SetInParent()
+    return list(changes.state_changes)
