@@ -124,10 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     simulate.add_argument(
         "--format",
-        choices=("records", "blocks", "cutover"),
+        choices=("records", "blocks", "cutover", "native"),
         default="records",
         help="record files (default), wrapped record blocks under block/ (HIP-1056, signed record file proofs), "
-        "or cutover: the first half as record files, the rest as blocks",
+        "cutover: the first half as record files, the rest as blocks; or native: HIP-1056 native blocks with a "
+        "placeholder TSS proof (imported as chain-verified only)",
     )
     status_cli.register(commands)
     import_command.register(commands)
@@ -321,9 +322,11 @@ def _simulate(args: argparse.Namespace) -> int:
         f"simulated {summary.transactions} transactions in {summary.record_files} record files "
         f"({summary.sidecar_files} with a sidecar, {summary.bytes_written} bytes) into {summary.out} "
         f"in {summary.seconds_total:.1f} s (node keys {summary.seconds_keys:.1f} s)"
-        + {"records": "", "blocks": "; written as wrapped record blocks under block/"}.get(
-            args.format, "; the second half written as wrapped record blocks under block/"
-        )
+        + {
+            "records": "",
+            "blocks": "; written as wrapped record blocks under block/",
+            "native": "; written as native blocks under block/",
+        }.get(args.format, "; the second half written as wrapped record blocks under block/")
     )
     return 0
 

@@ -8,8 +8,8 @@ schedule id and scheduled transaction id (create and sign), the PRNG output, the
 token create (the new key in the transaction's state changes), a mint's serials (the result's NFT transfers)
 and new total supply (the token's state value), and a topic message's sequence number and running hash.
 
-Not rebuilt yet (written as the default transformer writes them: common fields only): contract and Ethereum
-results from ``EvmTransactionResult`` and trace data, pending airdrops, aliases resolved through state.
+Pending airdrops and contract results with their trace data: :mod:`.block_transformers`. Not rebuilt yet:
+aliases resolved through state, the reverse-order undo of state values across child transactions.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ledgermirror.importer import block_transformers as transformers
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.block_file import BlockFile, BlockTransaction
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.record_file import RecordFile, RecordItem
+from ledgermirror.importer.sidecar_file import SidecarFile
 
 BLOCK_FILE_VERSION = 7
 _NEW_ID_KEYS = {
@@ -32,12 +34,14 @@ _SUPPLY_CHANGES = ("tokenMint", "tokenBurn", "tokenWipe")
 _RUNNING_HASH_VERSION = 3
 
 
-def record_file_of_block(block: BlockFile, root_hash: bytes) -> RecordFile:
-    """The block as a version-7 ``RecordFile``: hash = its root hash, previous hash = the footer's."""
-    items = tuple(_record_item(block.name, transaction) for transaction in block.transactions)
+def record_file_of_block(block: BlockFile, root_hash: bytes) -> tuple[RecordFile, SidecarFile]:
+    """The block as a version-7 ``RecordFile`` (hash = its root hash, previous hash = the footer's) and the
+    sidecar records rebuilt from its trace data, as one sidecar file."""
+    sidecar_records: list[Any] = []
+    items = tuple(_record_item(block.name, transaction, sidecar_records) for transaction in block.transactions)
     stamps = [item.consensus_timestamp for item in items]
     first, last = (stamps[0], stamps[-1]) if stamps else (block.timestamp, block.timestamp)
-    return RecordFile(
+    record_file = RecordFile(
         name=block.name,
         version=BLOCK_FILE_VERSION,
         hapi_version=block.hapi_version,
@@ -52,16 +56,17 @@ def record_file_of_block(block: BlockFile, root_hash: bytes) -> RecordFile:
         consensus_start=first,
         consensus_end=last,
     )
+    return record_file, SidecarFile(block.name, b"", tuple(sidecar_records), 0)
 
 
-def _record_item(name: str, transaction: BlockTransaction) -> RecordItem:
+def _record_item(name: str, transaction: BlockTransaction, sidecar_records: list[Any]) -> RecordItem:
     modules = protos()
     try:
         signed = modules.transaction_contents.SignedTransaction.FromString(transaction.signed_transaction)
         body = modules.transaction.TransactionBody.FromString(signed.bodyBytes)
     except modules.decode_error as error:
         raise StreamParseError(name, f"bad signed transaction: {error}") from error
-    record = synthetic_record(transaction, body)
+    record = synthetic_record(transaction, body, sidecar_records)
     wrapped = modules.transaction.Transaction(signedTransactionBytes=transaction.signed_transaction)
     return RecordItem(
         consensus_timestamp=transaction.consensus_timestamp,
@@ -71,8 +76,9 @@ def _record_item(name: str, transaction: BlockTransaction) -> RecordItem:
     )
 
 
-def synthetic_record(transaction: BlockTransaction, body: Any) -> Any:
-    """The ``TransactionRecord`` the record stream would have carried, as far as the block tells it."""
+def synthetic_record(transaction: BlockTransaction, body: Any, sidecar_records: list[Any] | None = None) -> Any:
+    """The ``TransactionRecord`` the record stream would have carried, as far as the block tells it; the
+    sidecar records its trace data gives are appended to ``sidecar_records``."""
     result = transaction.result
     record = protos().transaction_record.TransactionRecord()
     record.receipt.status = result.status
@@ -94,7 +100,16 @@ def synthetic_record(transaction: BlockTransaction, body: Any) -> Any:
         record.transactionID.CopyFrom(body.transactionID)
     record.transactionHash = hashlib.sha384(transaction.signed_transaction).digest()
     _apply_outputs(record, transaction)
-    _apply_state_changes(record, transaction, body.WhichOneof("data") or "")
+    body_name = body.WhichOneof("data") or ""
+    updates = _map_updates(transaction)
+    _apply_state_changes(record, body, body_name, updates)
+    result = transformers.contract_result(record, transaction.outputs, body_name)
+    if result is not None:
+        if body_name == "contractCreateInstance":
+            transformers.created_evm_address(result, updates)
+        traces = transformers.trace_records(result, transaction.trace_data, updates, record.consensusTimestamp)
+        if sidecar_records is not None:
+            sidecar_records.extend(traces)
     return record
 
 
@@ -128,9 +143,11 @@ def _map_updates(transaction: BlockTransaction) -> list[Any]:
     ]
 
 
-def _apply_state_changes(record: Any, transaction: BlockTransaction, body_name: str) -> None:
-    updates = _map_updates(transaction)
-    if body_name in _NEW_ID_KEYS and record.receipt.status == _success():
+def _apply_state_changes(record: Any, body: Any, body_name: str, updates: list[Any]) -> None:
+    success = record.receipt.status == _success()
+    if body_name == "tokenAirdrop" and success:
+        transformers.pending_airdrops(body.tokenAirdrop, record, updates)
+    if body_name in _NEW_ID_KEYS and success:
         key_name, receipt_field = _NEW_ID_KEYS[body_name]
         created = [update.key for update in updates if update.key.WhichOneof("key_choice") == key_name]
         if created:

@@ -2,10 +2,11 @@
 
 Per block, in number order: :func:`~.block_verify.verify_block` (numbers, root hash chain, proof; for a wrapped
 record block the signatures over its record file and the record chain), all **before anything of it is
-written**; then its rows (``handlers.rows_of_file`` over the wrapped record file, or over the native block's
-transactions as record items) go into the batch of the open database transaction, and one ``record_file`` row
-per block. Groups, address book reloads and the bootstrap book and balances are the record pipeline's
-(:func:`.pipeline.write_files`). A refused block ends the transaction after the blocks before it (committed).
+written**; then its rows go into the batch of the open database transaction (``handlers.rows_of_file`` with
+the aliases it names looked up, over the wrapped record file, or over the native block's transactions as record
+items), and one ``record_file`` row per block. Groups, address book reloads and the bootstrap book and balances
+are the record pipeline's (:func:`.pipeline.write_files`). A refused block ends the transaction after the blocks
+before it (committed).
 
 A restart reads the last ``record_file`` row and asks the source for the block after it: its number must
 follow, its previous root hash must be the stored root (``hash`` of a native block, ``wrapped_record_block_hash``
@@ -13,7 +14,7 @@ of a wrapped one) and a wrapped record file must continue the stored running has
 (the cutover) the first block is the one after the last file's block number, checked against its running hash.
 
 Blocks whose proof cannot be verified here (TSS signatures, block state proofs) are accepted as *chain-verified
-only*: a warning is logged and the ``import_status`` row counts them (``ledgermirror import-status``).
+only*: a warning is logged and the ``import_status`` row counts them (``ledgermirror import --status``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from ledgermirror.importer.block_source import BlockSource, SourceBlock
 from ledgermirror.importer.block_verify import BlockLink, VerifiedBlock, verify_block
 from ledgermirror.importer.errors import StreamFileError, StreamParseError
 from ledgermirror.importer.handlers.balances import read_balance_snapshot
-from ledgermirror.importer.handlers.base import Batch, ItemError, rows_of_file
+from ledgermirror.importer.handlers.base import Batch, ItemError
+from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.pipeline import ImporterError, ImportOptions, Position, load_book, write_files
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import record_file_row
@@ -217,7 +219,7 @@ class _BlockRun:
                 break
             built = time.perf_counter()
             try:
-                rows_of_file(verified.record, batch, verified.sidecars)
+                await rows_of_file_with_lookups(self.conn, verified.record, batch, verified.sidecars)
             except ItemError as error:
                 raise StreamParseError(source_block.name, str(error)) from error
             rows.append(block_file_row(verified, load_start, time.time_ns() // 1_000_000))

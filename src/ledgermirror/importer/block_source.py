@@ -16,6 +16,8 @@ A ``grpc://host:port`` source is a block node (``importer/block_node.py``, anoth
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import re
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
@@ -127,8 +129,9 @@ async def find_block_root(store: Store) -> str | None:
 class FileBlockSource:
     """Block files in the reference's bucket layout, read through a :class:`Store`."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, prefetch: int = 8) -> None:
         self.store = store
+        self.prefetch = max(1, prefetch)
         self.description = str(store)
         self._root: str | None = None
 
@@ -169,15 +172,26 @@ class FileBlockSource:
         return None
 
     async def blocks(self, start: int | None) -> AsyncIterator[SourceBlock]:
+        """Blocks from ``start`` read by name, up to ``prefetch`` ahead (the window starts at one and doubles
+        while blocks keep coming, so a poll at the head of the stream costs one read)."""
         number = start if start is not None else await self.first_number()
         if number is None:
             return
-        while True:
-            block = await self.read(number)
-            if block is None:
-                return
-            yield block
-            number += 1
+        window: collections.deque[asyncio.Task[SourceBlock | None]] = collections.deque()
+        width = 1
+        try:
+            while True:
+                while len(window) < width:
+                    window.append(asyncio.ensure_future(self.read(number + len(window))))
+                block = await window.popleft()
+                if block is None:
+                    return
+                yield block
+                number += 1
+                width = min(width * 2, self.prefetch)
+        finally:
+            for task in window:
+                task.cancel()
 
     async def close(self) -> None:
         return None

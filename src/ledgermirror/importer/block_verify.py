@@ -124,7 +124,7 @@ def verify_block(
         return _verify_wrapped(block, root, proof, book, record_link, stakes, ratio)
     if proof == "signed_record_file_proof":
         raise BlockProofRejected(block.name, "a signed record file proof on a block without a record file")
-    record = record_file_of_block(block, root)
+    record, sidecar = record_file_of_block(block, root)
     last = record_link.consensus_end if record_link is not None else None
     for item in record.items:
         if last is not None and item.consensus_timestamp <= last:
@@ -133,7 +133,7 @@ def verify_block(
             )
         last = item.consensus_timestamp
     kind = TSS if proof == "signed_block_proof" else STATE_PROOF
-    return VerifiedBlock(block, root, record, (), kind, False, None)
+    return VerifiedBlock(block, root, record, (sidecar,) if sidecar.records else (), kind, False, None)
 
 
 def _verify_wrapped(  # noqa: PLR0917

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledgermirror.ledger.evm import log_bloom
 from ledgermirror.simulator import picks
 from ledgermirror.simulator.emitter import Emitter, Tx
 from ledgermirror.simulator.evm import keccak256
@@ -100,6 +101,8 @@ def fill_call_result(
     log = result.logInfo.add(data=value)
     log.contractID.contractNum = contract.num
     log.topic.append(VALUE_CHANGED)
+    log.bloom = log_bloom(contract.num.to_bytes(20, "big"), [VALUE_CHANGED])
+    result.bloom = log.bloom
     contract.storage[write_slot] = value
     contract.calls += 1
     return _sidecars(em, contract.num, sender, changes, call=(parameters, value, result.gasUsed))

@@ -33,8 +33,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
-from ledgermirror.simulator import block_files, crypto, hapi, keys, stream_files, system, truth
-from ledgermirror.simulator.emitter import Emitter
+from ledgermirror.simulator import block_files, crypto, hapi, keys, native_blocks, stream_files, system, truth
+from ledgermirror.simulator.emitter import Emitter, StreamItem
 from ledgermirror.simulator.ledger_state import TREASURY, Ledger, genesis_balances
 from ledgermirror.simulator.mix import Mix
 from ledgermirror.simulator.picks import HBAR
@@ -48,7 +48,7 @@ ACCOUNT_LAYOUT = "account"
 NODE_ID_LAYOUT = "node-id"
 LAYOUTS = (ACCOUNT_LAYOUT, NODE_ID_LAYOUT)
 INITIAL_BALANCES = "initial-balances.pb.gz"
-FORMATS = ("records", "blocks", "cutover")
+FORMATS = ("records", "blocks", "cutover", "native")
 NETWORK_NAME = "simulated"
 """The network folder of the HIP-679 layout."""
 
@@ -96,8 +96,8 @@ def simulate(
     folders = _prepare(out, node_accounts, node_keys, book, layout)
     (out / INITIAL_BALANCES).write_bytes(_balance_snapshot(protos, genesis, start - 1))
     file_count = max(1, seconds // FILE_SECONDS)
-    first_block = {"records": file_count, "blocks": 0, "cutover": max(1, file_count // 2)}[fmt]
-    output = _Output(out, folders, node_keys, seed, first_block, wrap=fmt != "records")
+    first_block = {"records": file_count, "blocks": 0, "native": 0, "cutover": max(1, file_count // 2)}[fmt]
+    output = _Output(out, folders, node_keys, seed, first_block, fmt)
     mix = Mix(em)
     _bootstrap(mix, book, nodes)
     running = hashlib.sha384(f"ledgermirror-simulator:genesis:{seed}".encode()).digest()
@@ -120,7 +120,7 @@ def simulate(
         sidecar = stream_files.sidecar_file(protos, items)
         data = stream_files.record_file(items, running, index, HAPI_VERSION, sidecar)
         running = data.end_running_hash
-        written += output.write(index, data, items[0].consensus_timestamp)
+        written += output.write(index, data, items)
         sidecars += sidecar is not None
         names.append(data.stem + ".rcd.gz")
         listed.append(
@@ -168,7 +168,7 @@ def simulate(
 
 
 class _Output:
-    """Writes each file as a record file (with its signature files) or as a wrapped record block."""
+    """Writes each file as a record file (with its signature files), a wrapped record block or a native block."""
 
     def __init__(  # noqa: PLR0917
         self,
@@ -177,24 +177,33 @@ class _Output:
         node_keys: list[rsa.RSAPrivateKey],
         seed: int,
         first_block: int,
-        wrap: bool,
+        fmt: str,
     ) -> None:
         self.out, self.folders, self.node_keys, self.seed = out, folders, node_keys, seed
         self.first_block = first_block
-        self.wrap = wrap
+        self.fmt = fmt
         self.previous_root = bytes(block_files.HASH_LENGTH)
 
-    def write(self, index: int, data: stream_files.RecordFileBytes, first_timestamp: int) -> int:
+    def write(self, index: int, data: stream_files.RecordFileBytes, items: list[StreamItem]) -> int:
         block = None
-        if self.wrap:  # every file's block, so the chain of root hashes starts at the first file
+        if self.fmt == "native":
+            block = native_blocks.native_block(
+                items,
+                data.block_number,
+                previous_root=self.previous_root,
+                hapi_version=HAPI_VERSION,
+                seed=self.seed,
+            )
+        elif self.fmt != "records":  # every file's block, so the chain of root hashes starts at the first file
             block = block_files.wrapped_block(
                 data,
-                first_timestamp,
+                items[0].consensus_timestamp,
                 previous_root=self.previous_root,
                 node_keys=self.node_keys,
                 hapi_version=HAPI_VERSION,
                 seed=self.seed,
             )
+        if block is not None:
             self.previous_root = block.root_hash
         if block is None or index < self.first_block:
             return _write(self.folders, self.node_keys, data)
