@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tests.blocknode.serving import FIXTURES
 from tests.blocknode.test_blocknode_stream import free_port
 from tests.importer.importing import fetch
 
@@ -104,3 +106,19 @@ def test_serve_needs_a_folder(tmp_path: Path, database: Prepared) -> None:
     )
     assert done.returncode == 2
     assert "no folder at" in done.stderr.decode()
+
+
+def test_serve_on_a_taken_port_exits_5(database: Prepared) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            _ledgermirror("blocknode", "serve", "--blocks", str(FIXTURES), "--port", str(port)),
+            env=_environment(database),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 5, done.stderr.decode()
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr.decode()

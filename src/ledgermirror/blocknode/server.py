@@ -59,7 +59,10 @@ class BlockNodeServer:
         """Listen on ``host:port`` (0: any free port) and return the port."""
         server = aio.server(options=[("grpc.so_reuseport", 0)])
         server.add_generic_rpc_handlers((self._handlers(),))
-        bound: int = server.add_insecure_port(f"{host}:{port}")
+        try:
+            bound: int = server.add_insecure_port(f"{host}:{port}")
+        except RuntimeError as error:  # grpc's "Failed to bind to address"
+            raise OSError(f"cannot listen on {host}:{port} (address in use or not available)") from error
         if bound == 0:
             raise OSError(f"cannot listen on {host}:{port}")
         await server.start()
