@@ -37,7 +37,14 @@ from ledgermirror.importer.errors import StreamFileError, StreamParseError
 from ledgermirror.importer.handlers.balances import read_balance_snapshot
 from ledgermirror.importer.handlers.base import Batch, ItemError
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
-from ledgermirror.importer.pipeline import ImporterError, ImportOptions, Position, load_book, write_files
+from ledgermirror.importer.pipeline import (
+    ImporterError,
+    ImportOptions,
+    Position,
+    has_node_stakes,
+    load_book,
+    write_files,
+)
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import record_file_row
 from ledgermirror.importer.sources import SourceError
@@ -228,7 +235,7 @@ class _BlockRun:
             group.items += verified.record.count
             group.last_name, group.last_consensus_end = verified.record.name, verified.record.consensus_end
             group.write_seconds += time.perf_counter() - built
-            if batch.address_book_changed or any("node_stake" in s.inserts for s in batch.segments):
+            if batch.address_book_changed or has_node_stakes(batch):
                 group.rows += await write_files(self.conn, batch, rows, state.position, group)
                 batch = Batch(entity_transactions=options.entity_transactions)
                 rows = []

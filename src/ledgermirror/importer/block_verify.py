@@ -41,7 +41,7 @@ from ledgermirror.importer.errors import (
 from ledgermirror.importer.record_file import RecordFile, read_stream_item, read_v6
 from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile
-from ledgermirror.importer.stream_names import sidecar_name
+from ledgermirror.importer.stream_names import sidecar_name, stem_of
 from ledgermirror.importer.verify import (
     CONSENSUS_RATIO,
     ChainLink,
@@ -87,10 +87,7 @@ class VerifiedBlock:
 
 def wrapped_file_name(creation_time: int) -> str:
     """The record file name of a wrapped record block (``2022-07-13T08_46_11.304284003Z.rcd.gz``)."""
-    import time
-
-    seconds, fraction = divmod(creation_time, 1_000_000_000)
-    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{fraction:09d}Z.rcd.gz"
+    return stem_of(creation_time) + ".rcd.gz"
 
 
 def verify_block(
