@@ -367,3 +367,15 @@ def test_amendments_replace_and_add_items_of_a_wrapped_block(
     assert fees[listed["consensus_end"] + 1] == 54_321
     row = fetch(url, "select count, consensus_end from record_file where index = $1", last)[0]
     assert (row["count"], row["consensus_end"]) == (listed["count"] + 1, listed["consensus_end"] + 1)
+
+
+def test_an_empty_database_starts_at_the_first_block_of_the_start_date(
+    database: Prepared, networks: dict[str, Path]
+) -> None:
+    url = database.owner_url
+    network = networks["blocks"]
+    listed = json.loads((network / "truth.json").read_text())["record_files"]["files"]
+    stats = import_stream(url, network, "blocks", start=listed[3]["consensus_start"] - 1)
+    assert stats.files == FILES - 3
+    assert [row["index"] for row in _files(url)] == list(range(3, FILES))
+    assert import_stream(url, network, "blocks", start=listed[0]["consensus_start"]).files == 0  # resumes
