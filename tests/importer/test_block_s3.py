@@ -21,6 +21,9 @@ from ledgermirror.runtime import Prepared
 
 pytestmark = pytest.mark.usefixtures("ledger")
 
+BLOCK_7_TIME = 1770842059_973945087
+"""The header timestamp of the reference's block 7 (the first of the fixtures)."""
+
 
 @pytest.fixture(scope="module")
 def network(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -47,7 +50,8 @@ def s3_env(s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> S3Server:
 
 def test_the_reference_blocks_from_a_bucket(database: Prepared, s3_env: S3Server, tmp_path: Path) -> None:
     (tmp_path / "addressbook.bin").write_bytes(SIGNING_BOOK.read_bytes())
-    stats = _run(database, f"s3://{s3_env.bucket}/fixture", tmp_path / "addressbook.bin", "blocks")
+    url = f"s3://{s3_env.bucket}/fixture"
+    stats = _run(database, url, tmp_path / "addressbook.bin", "blocks", start=BLOCK_7_TIME)  # a binary search
     assert stats == 2
     rows = fetch(database.owner_url, "select index from record_file order by 1")
     assert [row["index"] for row in rows] == [7, 8]
@@ -76,3 +80,12 @@ def _run(database: Prepared, url: str, book: Path, stream: str, start: int | Non
             await conn.close()
 
     return asyncio.run(go())
+
+
+def test_an_empty_database_starts_at_a_buckets_newest_block(
+    database: Prepared, s3_env: S3Server, network: Path
+) -> None:
+    files = _run(database, f"s3://{s3_env.bucket}/cutover", network / "addressbook.bin", "blocks")
+    assert files == 1
+    rows = fetch(database.owner_url, "select index from record_file")
+    assert [row["index"] for row in rows] == [FILES - 1]

@@ -334,3 +334,48 @@ def test_a_tampered_block_is_refused_with_nothing_written(
     before = sum(file["count"] for file in truth["record_files"]["files"][:TAMPERED])
     assert fetch(url, "select count(*) from transaction")[0][0] == before
     assert fetch(url, "select last_index from import_status")[0][0] == TAMPERED - 1
+
+
+def _amend(message: Any) -> None:
+    """Amend the last block's first item (another fee charged) and add an item 1 ns after its last."""
+    wrapped = message.record_file
+    items = wrapped.record_file_contents.record_stream_items
+    changed = wrapped.amendments.add()
+    changed.CopyFrom(items[0])
+    changed.record.transactionFee = 12_345
+    added = wrapped.amendments.add()
+    added.CopyFrom(items[-1])
+    added.record.consensusTimestamp.nanos += 1
+    added.record.transactionFee = 54_321
+
+
+def test_amendments_replace_and_add_items_of_a_wrapped_block(
+    database: Prepared, networks: dict[str, Path], tmp_path: Path
+) -> None:
+    url = database.owner_url
+    network = copy(networks["blocks"], tmp_path / "net")
+    last = FILES - 1
+    rewrite_block(network, last, _edit(block_hash.RECORD_FILE, _amend))
+    truth = json.loads((network / "truth.json").read_text())
+    listed = truth["record_files"]["files"][last]
+    assert import_stream(url, network, "blocks").files == FILES
+    fees = {
+        row["consensus_timestamp"]: row["charged_tx_fee"]
+        for row in fetch(url, "select consensus_timestamp, charged_tx_fee from transaction")
+    }
+    assert fees[listed["consensus_start"]] == 12_345
+    assert fees[listed["consensus_end"] + 1] == 54_321
+    row = fetch(url, "select count, consensus_end from record_file where index = $1", last)[0]
+    assert (row["count"], row["consensus_end"]) == (listed["count"] + 1, listed["consensus_end"] + 1)
+
+
+def test_an_empty_database_starts_at_the_first_block_of_the_start_date(
+    database: Prepared, networks: dict[str, Path]
+) -> None:
+    url = database.owner_url
+    network = networks["blocks"]
+    listed = json.loads((network / "truth.json").read_text())["record_files"]["files"]
+    stats = import_stream(url, network, "blocks", start=listed[3]["consensus_start"] - 1)
+    assert stats.files == FILES - 3
+    assert [row["index"] for row in _files(url)] == list(range(3, FILES))
+    assert import_stream(url, network, "blocks", start=listed[0]["consensus_start"]).files == 0  # resumes

@@ -31,16 +31,23 @@ from typing import Any
 import asyncpg
 
 from ledgermirror.db import import_state
-from ledgermirror.importer.block_source import BlockSource, SourceBlock
+from ledgermirror.importer.block_source import BlockSource, FileBlockSource, SourceBlock
 from ledgermirror.importer.block_verify import BlockLink, VerifiedBlock, verify_block
 from ledgermirror.importer.errors import StreamFileError, StreamParseError
 from ledgermirror.importer.handlers.balances import read_balance_snapshot
 from ledgermirror.importer.handlers.base import Batch, ItemError
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
-from ledgermirror.importer.pipeline import ImporterError, ImportOptions, Position, load_book, write_files
+from ledgermirror.importer.pipeline import (
+    ImporterError,
+    ImportOptions,
+    Position,
+    has_node_stakes,
+    load_book,
+    write_files,
+)
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import record_file_row
-from ledgermirror.importer.sources import SourceError
+from ledgermirror.importer.sources import SourceError, is_bucket
 from ledgermirror.importer.verify import ChainLink
 
 _log = logging.getLogger("ledgermirror.importer")
@@ -122,6 +129,8 @@ class _BlockRun:
         self.stats = ImportStats()
         self.reached_end = False
         self.state: _State
+        self.start_number: int | None = None
+        """Where an empty database starts (None: the source's first block)."""
 
     async def run(self) -> ImportStats:
         self.state = await self._initial_state()
@@ -157,11 +166,34 @@ class _BlockRun:
         if link is not None and link.record is not None:
             self.stats.last_name, self.stats.last_consensus_end = link.record.name, link.record.consensus_end
         position = Position(None, link.number if link else None, None, book, stakes, pending, balances)
+        if link is None:
+            self.start_number = await self._start_number()
+        elif self.options.start is not None:
+            _log.info("the database holds files: resuming after block %d, --start-date ignored", link.number)
         return _State(position, link)
+
+    async def _start_number(self) -> int | None:
+        """An empty database: the first block at or after ``start``; else a bucket's newest block (the record
+        path's rule, so a new mirror does not start a months-long download by accident); else the first."""
+        source = self.source
+        if not isinstance(source, FileBlockSource):
+            return None
+        if self.options.start is not None:
+            number = await source.number_at(self.options.start)
+            if number is None:  # every block present is older: wait for the next one
+                last = await source.last_number()
+                number = last + 1 if last is not None else None
+            _log.info("empty database: starting at block %s (--start-date)", number)
+            return number
+        if is_bucket(source.store):
+            number = await source.last_number()
+            _log.info("empty database on a bucket: starting at its newest block %s", number)
+            return number
+        return None
 
     def _next_number(self) -> int | None:
         link = self.state.link
-        return link.number + 1 if link is not None and link.number is not None else None
+        return link.number + 1 if link is not None and link.number is not None else self.start_number
 
     async def _import(self) -> int:
         """Blocks from the source in transactions of several; returns how many were committed."""
@@ -228,7 +260,7 @@ class _BlockRun:
             group.items += verified.record.count
             group.last_name, group.last_consensus_end = verified.record.name, verified.record.consensus_end
             group.write_seconds += time.perf_counter() - built
-            if batch.address_book_changed or any("node_stake" in s.inserts for s in batch.segments):
+            if batch.address_book_changed or has_node_stakes(batch):
                 group.rows += await write_files(self.conn, batch, rows, state.position, group)
                 batch = Batch(entity_transactions=options.entity_transactions)
                 rows = []

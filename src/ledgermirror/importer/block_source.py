@@ -32,6 +32,8 @@ _DIGITS = 19
 _GROUP = re.compile(r"^\d{4}$")
 _BLOCK_NAME = re.compile(r"^(\d{3})\.blk(\.zstd)?$")
 _ROOT_DEPTH = 3
+_FOLDER_FILES = 2000
+"""A leaf folder holds at most 1000 blocks (three digits), each as ``.blk.zstd`` or ``.blk``."""
 _MAX_FRAME = 1 << 30
 """The largest block we decompress (1 GiB): a bound against a decompression bomb."""
 
@@ -158,6 +160,43 @@ class FileBlockSource:
         names += await self.store.names_after(prefix, None, ".blk", 1)
         numbers = [match.group(1) for match in map(_BLOCK_NAME.match, names) if match]
         return int(digits + min(numbers)) if numbers else None
+
+    async def last_number(self) -> int | None:
+        """The highest block number present (the highest folder at each level, then the highest file)."""
+        root = await self.root()
+        if root is None:
+            return None
+        prefix, digits = root, ""
+        for _level in range(4):
+            groups = [name for name in await self.store.folders(prefix) if _GROUP.match(name)]
+            if not groups:
+                return None
+            digits += max(groups)
+            prefix = _join(prefix, max(groups))
+        names = await self.store.names_after(prefix, None, "", _FOLDER_FILES)
+        numbers = [match.group(1) for match in map(_BLOCK_NAME.match, names) if match]
+        return int(digits + max(numbers)) if numbers else None
+
+    async def number_at(self, instant: int) -> int | None:
+        """The first block whose header's timestamp is at or after ``instant`` (nanoseconds), found by a
+        binary search over the numbers present (block times increase with the number); None if none is."""
+        low, high = await self.first_number(), await self.last_number()
+        if low is None or high is None:
+            return None
+        from ledgermirror.importer.block_file import read_block
+
+        found = None
+        while low <= high:
+            middle = (low + high) // 2
+            block = await self.read(middle)
+            if block is None:  # a hole in the listing: look below it
+                high = middle - 1
+                continue
+            if read_block(block.name, block.data, block.size).timestamp >= instant:
+                found, high = middle, middle - 1
+            else:
+                low = middle + 1
+        return found
 
     async def read(self, number: int) -> SourceBlock | None:
         """Block ``number`` (``.blk.zstd``, else ``.blk``), or ``None`` when the source does not hold it yet."""

@@ -15,7 +15,7 @@ In order, each failure a :class:`~ledgermirror.importer.errors.StreamFileError` 
    import status reports it). A block without a proof is refused;
 5. wrapped record blocks: the inner v6 record file's hash is the signed one, then the record chain checks of
    :func:`.verify.verify_record_chain` (previous running hash, running hash recomputed, sidecars, timestamp
-   order, block number = the header's);
+   order, block number = the header's); then its amendments are applied (:func:`amended`);
 6. native blocks: transaction timestamps strictly increase, after the previous block's last.
 """
 
@@ -38,10 +38,10 @@ from ledgermirror.importer.errors import (
     PreviousHashMismatch,
     StreamFileError,
 )
-from ledgermirror.importer.record_file import RecordFile, read_v6
+from ledgermirror.importer.record_file import RecordFile, read_stream_item, read_v6
 from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile
-from ledgermirror.importer.stream_names import sidecar_name
+from ledgermirror.importer.stream_names import sidecar_name, stem_of
 from ledgermirror.importer.verify import (
     CONSENSUS_RATIO,
     ChainLink,
@@ -87,10 +87,7 @@ class VerifiedBlock:
 
 def wrapped_file_name(creation_time: int) -> str:
     """The record file name of a wrapped record block (``2022-07-13T08_46_11.304284003Z.rcd.gz``)."""
-    import time
-
-    seconds, fraction = divmod(creation_time, 1_000_000_000)
-    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{fraction:09d}Z.rcd.gz"
+    return stem_of(creation_time) + ".rcd.gz"
 
 
 def verify_block(
@@ -171,6 +168,25 @@ def _verify_wrapped(  # noqa: PLR0917
         sidecar_id = ids[index] if index < len(ids) else index + 1
         sidecars[sidecar_id] = read_sidecar_file(sidecar_name(name, sidecar_id), raw)
     verify_record_chain(record, previous, sidecars)
+    if wrapped.amendments:
+        record = amended(record, wrapped.amendments)
     kind = SIGNED_RECORD_FILE if verified else (TSS if proof == "signed_block_proof" else STATE_PROOF)
     listed = tuple(sidecars[entry.id] for entry in record.sidecars if entry.id in sidecars)
     return VerifiedBlock(block, root, record, listed, kind, verified, consensus)
+
+
+def amended(record: RecordFile, amendments: tuple[bytes, ...]) -> RecordFile:
+    """The wrapped file's items with its amendments applied: an amendment replaces the item of the same
+    consensus time, or is inserted in time order. The file's signatures and hashes cover the items as the file
+    has them (checked before); amendments are covered by the block's root hash only."""
+    items = {item.consensus_timestamp: item for item in record.items}
+    for data in amendments:
+        item = read_stream_item(record.name, data)
+        items[item.consensus_timestamp] = item
+    ordered = tuple(items[stamp] for stamp in sorted(items))
+    return dataclasses.replace(
+        record,
+        items=ordered,
+        consensus_start=ordered[0].consensus_timestamp if ordered else record.consensus_start,
+        consensus_end=ordered[-1].consensus_timestamp if ordered else record.consensus_end,
+    )

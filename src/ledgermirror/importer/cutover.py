@@ -20,6 +20,7 @@ import logging
 import asyncpg
 
 from ledgermirror.db import import_state
+from ledgermirror.importer.block_items import BLOCK_FILE_VERSION
 from ledgermirror.importer.block_pipeline import run_block_import
 from ledgermirror.importer.block_source import FileBlockSource, open_block_source
 from ledgermirror.importer.errors import StreamFileError
@@ -28,14 +29,13 @@ from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.sources import SourceError, Store, discover_nodes, open_store
 
 STREAMS = ("records", "blocks", "auto")
-_BLOCK_VERSION = 7
 _log = logging.getLogger("ledgermirror.importer")
 
 
 async def cutover_complete(conn: asyncpg.Connection) -> bool:
     """The last ``record_file`` row came from a block (a native block, or a wrapped record block)."""
     last = await import_state.last_record_file(conn)
-    return last is not None and (last.version >= _BLOCK_VERSION or last.wrapped_record_block_hash is not None)
+    return last is not None and (last.version >= BLOCK_FILE_VERSION or last.wrapped_record_block_hash is not None)
 
 
 async def run_stream(

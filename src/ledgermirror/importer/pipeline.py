@@ -62,6 +62,7 @@ from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row, renumber_before_v6
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
+from ledgermirror.importer.stream_names import stem_of
 from ledgermirror.importer.verify import ChainLink
 
 _log = logging.getLogger("ledgermirror.importer")
@@ -73,7 +74,7 @@ _NEWEST_WINDOWS_SECONDS = (600, 3_600, 86_400, 7 * 86_400, 31 * 86_400, 366 * 86
 _NEWEST_ATTEMPTS = 10
 
 
-def _has_node_stakes(batch: Batch) -> bool:
+def has_node_stakes(batch: Batch) -> bool:
     return any("node_stake" in segment.inserts for segment in batch.segments)
 
 
@@ -127,8 +128,7 @@ class Position:
 
 def stream_name_prefix(nanos: int) -> str:
     """The name stem of an instant (``2022-07-13T08_46_11.304284003Z``): listing after it starts there."""
-    seconds, fraction = divmod(nanos, 1_000_000_000)
-    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{fraction:09d}Z"
+    return stem_of(nanos)
 
 
 def parse_date(text: str) -> int:
@@ -433,7 +433,7 @@ class _Run:
             group.items += record.count
             group.last_name, group.last_consensus_end = record.name, record.consensus_end
             group.write_seconds += time.perf_counter() - built
-            if batch.address_book_changed or _has_node_stakes(batch):
+            if batch.address_book_changed or has_node_stakes(batch):
                 group.rows += await self._flush(batch, record_rows, position, group)
                 batch = Batch(entity_transactions=self.options.entity_transactions)
                 record_rows = []

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import struct
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
 from cryptography.hazmat.primitives.hashes import SHA384
 
 from ledgermirror.importer.running_hash import running_hash
+from ledgermirror.importer.stream_names import stem_of
 from ledgermirror.simulator.emitter import StreamItem
 from ledgermirror.simulator.hapi import Hapi
 
@@ -54,8 +54,7 @@ def _hash_object(digest: bytes) -> bytes:
 
 def file_name(consensus_timestamp: int) -> str:
     """``2026-01-01T00_00_00.123456789Z``: the instant with ``:`` as ``_`` and 9 fraction digits."""
-    seconds, nanos = divmod(consensus_timestamp, 1_000_000_000)
-    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{nanos:09d}Z"
+    return stem_of(consensus_timestamp)
 
 
 @dataclass(frozen=True, slots=True)
