@@ -96,7 +96,12 @@ async def run_auto(
                 if options.once:
                     raise
                 progress.refused(error, retrying=True)
-        if not stop.is_set() and await blocks.root() is not None:
+        has_blocks = await blocks.root() is not None
+        if not records and not has_blocks and options.once:
+            raise SourceError(
+                f"no node folders (record0.0.N/, <network>/<shard>/<node>/record/) nor blocks in {store}"
+            )
+        if not stop.is_set() and has_blocks:
             before = await cutover_complete(conn)
             block_stats = await run_block_import(conn, blocks, once, stop=stop, progress=progress)
             imported += _add(total, block_stats)
