@@ -107,8 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate = commands.add_parser(
         "simulate",
         help="write a simulated network's signed record streams and truth.json",
-        description="Write a deterministic simulated network: node keys, an initial address book, signed v6 "
-        "record files every 2 s with sidecars in the recordstreams/record0.0.N/ layout, and truth.json.",
+        description="Write a deterministic simulated network: node keys, an initial address book, signed "
+        "record files (v6 with sidecars by default; v5, v2 or a mix) every 2 s in the recordstreams/record0.0.N/ "
+        "layout, and truth.json.",
     )
     simulate.add_argument("--out", type=Path, required=True, help="the output folder")
     simulate.add_argument("--nodes", type=_positive, default=4, help="consensus nodes (default 4)")
@@ -120,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("account", "node-id"),
         default="account",
         help="node folders: recordstreams/record0.0.N/ (account, default) or HIP-679 simulated/0/<node>/record/",
+    )
+    simulate.add_argument(
+        "--record-version",
+        choices=("6", "5", "2", "mixed"),
+        default="6",
+        help="record file version: 6 (default), 5, 2, or mixed (the first third v2, then v5, then v6)",
     )
     status_cli.register(commands)
     import_command.register(commands)
@@ -298,7 +305,13 @@ def _simulate(args: argparse.Namespace) -> int:
     from ledgermirror.simulator.run import simulate
 
     summary = simulate(
-        args.out, nodes=args.nodes, seconds=args.seconds, tps=args.tps, seed=args.seed, layout=args.layout
+        args.out,
+        nodes=args.nodes,
+        seconds=args.seconds,
+        tps=args.tps,
+        seed=args.seed,
+        layout=args.layout,
+        record_version=args.record_version,
     )
     print(
         f"simulated {summary.transactions} transactions in {summary.record_files} record files "
