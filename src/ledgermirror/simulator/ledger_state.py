@@ -257,8 +257,9 @@ class Ledger:
     """Account → staking rewards paid to it."""
     reward_rate: int = 0
     """Tinybars per whole hbar staked paid for a full staking period (from the last stake update)."""
-    reward_period_start: int | None = None
-    """Start of the staking period the last stake update closed; only stakes older than it earn."""
+    reward_period_end: int | None = None
+    """End of the staking period the last stake update closed (its midnight): accounts staked before it are
+    owed one reward for that period (a simplification: the network pays only stakes held all period long)."""
     files: dict[int, bytes] = field(default_factory=dict)
     """System file contents after the last update/append (0.0.101, 0.0.102, 0.0.111, 0.0.112)."""
     next_num: int = FIRST_USER_NUM

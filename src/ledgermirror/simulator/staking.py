@@ -1,6 +1,8 @@
 """Staking reward payouts: after a daily stake update closes a staking period, an account staked to a node
-(and not declining rewards) that existed through that whole period is paid its reward the next time a
-transfer touches it: 0.0.800 pays it, in the transfer list and in the record's ``paid_staking_rewards``."""
+(and not declining rewards) created before that period ended is paid one reward for it (its whole hbar times
+the period's reward rate) the next time a transfer it sends or receives touches it: 0.0.800 pays it, in the
+transfer list and in the record's ``paid_staking_rewards``. (The network pays only stakes held the whole
+period, pro rata; a run shorter than two days would then pay nothing.)"""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ REWARD_ACCOUNT_FUNDS = 50_000_000 * HBAR
 def payouts(em: Emitter, accounts: Iterable[int], record: Any) -> dict[int, int]:
     """The reward movements for the accounts owed one (added to ``record``), marking them paid."""
     ledger = em.ledger
-    period = ledger.reward_period_start
+    period = ledger.reward_period_end
     moves: dict[int, int] = {}
     if period is None or not ledger.reward_rate:
         return moves

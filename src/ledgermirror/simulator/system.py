@@ -143,7 +143,7 @@ def node_stake_update(em: Emitter, node_count: int) -> None:
         )
     em.emit(Tx(SYSTEM_ADMIN, "node_stake_update", body, 0))
     em.ledger.reward_rate = REWARD_RATE
-    em.ledger.reward_period_start = em.now // NANOS_PER_DAY * NANOS_PER_DAY - NANOS_PER_DAY
+    em.ledger.reward_period_end = em.now // NANOS_PER_DAY * NANOS_PER_DAY
 
 
 def _file_update(em: Emitter, num: int, contents: bytes, payer: int, *, status: str = "SUCCESS") -> None:
