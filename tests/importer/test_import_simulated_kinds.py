@@ -6,6 +6,7 @@ switches record file versions (v2, v5, v6) mid-stream and imports to its balance
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -72,11 +73,11 @@ def _balances_and_tokens_match(url: str, truth: dict[str, Any]) -> None:
         _num(t): state["total_supply"] for t, state in truth["tokens"].items()
     }
     nfts = {
-        (row["token_id"], row["serial_number"]): (row["account_id"], row["deleted"])
-        for row in fetch(url, "select token_id, serial_number, account_id, deleted from nft")
+        (row["token_id"], row["serial_number"]): (row["account_id"], row["deleted"], row["metadata"].hex())
+        for row in fetch(url, "select token_id, serial_number, account_id, deleted, metadata from nft")
     }
     expected_nfts = {
-        (_num(token), int(serial)): (_num(nft["owner"]) if nft["owner"] else None, nft["deleted"])
+        (_num(token), int(serial)): (_num(nft["owner"]) if nft["owner"] else None, nft["deleted"], nft["metadata"])
         for token, serials in truth["nfts"].items()
         for serial, nft in serials.items()
     }
@@ -105,7 +106,15 @@ def _token_administration_matches(url: str, truth: dict[str, Any]) -> None:
     assert {_num(t): pauses[_num(t)] for t in truth["tokens"]} == {
         _num(t): state["pause_status"] for t, state in truth["tokens"].items()
     }
-    fees = {row["entity_id"]: row["royalty_fees"] for row in fetch(url, "select * from custom_fee")}
+    fee_rows = {row["entity_id"]: row for row in fetch(url, "select * from custom_fee")}
+    fees = {token: row["royalty_fees"] for token, row in fee_rows.items()}
+    for token, state in truth["tokens"].items():  # fixed fees, after the fee schedule updates
+        fixed = json.loads(fee_rows[_num(token)]["fixed_fees"] or "[]")
+        assert [(f["collector_account_id"], f["amount"]) for f in fixed] == [
+            (_num(f["collector"]), f["amount"]) for f in state["custom_fees"]
+        ], token
+    deleted = {row["id"] for row in fetch(url, "select id from entity where type = 'TOKEN' and deleted")}
+    assert deleted == {_num(t) for t, state in truth["tokens"].items() if state["deleted"]} != set()
     royalties = {t: state["royalty_fees"] for t, state in truth["tokens"].items() if state["royalty_fees"]}
     assert royalties
     for token, listed in royalties.items():
@@ -168,8 +177,13 @@ def _network_work_matches(url: str, truth: dict[str, Any]) -> None:
         row["id"]: row for row in fetch(url, "select id, deleted, memo, obtainer_id, type::text from entity")
     }
     assert truth["user_files"]
+    contents = {
+        row["entity_id"]: row["file_data"]
+        for row in fetch(url, "select entity_id, file_data from file_data order by consensus_timestamp")
+    }
     for file, state in truth["user_files"].items():
         assert (entities[_num(file)]["type"], entities[_num(file)]["deleted"]) == ("FILE", state["deleted"])
+        assert hashlib.sha384(contents[_num(file)]).hexdigest() == state["sha384"]
     assert any(state["deleted"] for state in truth["contracts"].values())
     for contract, state in truth["contracts"].items():
         row = entities[_num(contract)]
@@ -186,7 +200,7 @@ def _hooks_match(url: str, truth: dict[str, Any]) -> None:
     }
     assert truth["hooks"]
     assert hooks == {
-        (_num(h["owner"]), h["hook_id"]): (_num(h["contract"]), h["created_timestamp"], False)
+        (_num(h["owner"]), h["hook_id"]): (_num(h["contract"]), h["created_timestamp"], h["deleted"])
         for h in truth["hooks"]
     }
     storage = {

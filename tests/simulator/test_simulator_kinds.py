@@ -47,7 +47,8 @@ def test_every_new_kind_is_in_the_mix(items: list[Item]) -> None:
     for name in (
         "tokenFreeze", "tokenGrantKyc", "token_pause", "token_unpause", "tokenWipe", "tokenReject",
         "nodeCreate", "freeze", "fileCreate", "systemDelete", "systemUndelete", "contractUpdateInstance",
-        "contractDeleteInstance", "hook_store", "atomic_batch",
+        "contractDeleteInstance", "hook_store", "atomic_batch", "tokenDeletion", "token_fee_schedule_update",
+        "token_update_nfts",
     ):  # fmt: skip
         assert names[name] > 0, name
     assert names["tokenUnfreeze"] + names["tokenRevokeKyc"] > 0
@@ -178,6 +179,28 @@ def test_staking_rewards_come_from_0_0_800_after_midnight(items: list[Item], tru
             paid[_id(reward.accountID)] += reward.amount
             assert truth["accounts"][_id(reward.accountID)]["created_timestamp"] < MIDNIGHT
     assert paid and dict(paid) == truth["staking_rewards"]
+
+
+def test_nft_metadata_and_deleted_tokens_are_the_records(items: list[Item], truth: dict[str, Any]) -> None:
+    metadata: dict[tuple[str, int], str] = {}
+    deleted: set[str] = set()
+    for item in items:
+        if item.body_name == "tokenMint" and item.body.tokenMint.metadata:
+            token = _id(item.body.tokenMint.token)
+            for serial, data in zip(item.record.receipt.serialNumbers, item.body.tokenMint.metadata, strict=True):
+                metadata[(token, serial)] = data.hex()
+        elif item.body_name == "token_update_nfts":
+            body = item.body.token_update_nfts
+            for serial in body.serial_numbers:
+                metadata[(_id(body.token), serial)] = body.metadata.value.hex()
+        elif item.body_name == "tokenDeletion":
+            deleted.add(_id(item.body.tokenDeletion.token))
+    assert metadata == {
+        (token, int(serial)): nft["metadata"]
+        for token, serials in truth["nfts"].items()
+        for serial, nft in serials.items()
+    }
+    assert deleted and deleted == {t for t, state in truth["tokens"].items() if state["deleted"]}
 
 
 def test_nodes_and_freezes_are_the_records(items: list[Item], truth: dict[str, Any]) -> None:

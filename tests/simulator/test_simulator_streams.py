@@ -198,7 +198,8 @@ def test_the_mix_covers_every_kind(items: list[Item], truth: dict[str, Any]) -> 
     assert statuses[10] and statuses[28] and statuses[104] and statuses[184]  # balances, part, not associated
     files = {item.body.fileUpdate.fileID.fileNum for item in items if item.body_name == "fileUpdate"}
     files |= {item.body.fileAppend.fileID.fileNum for item in items if item.body_name == "fileAppend"}
-    assert files == {101, 102, 111, 112}
+    assert {num for num in files if num < 1000} == {101, 102, 111, 112}
+    assert {f"0.0.{num}" for num in files if num >= 1000} <= set(truth["user_files"])  # files users created
     children = [item for item in items if item.record.HasField("parent_consensus_timestamp")]
     assert any(item.body_name == "cryptoCreateAccount" and item.record.alias for item in children)
     scheduled = [item for item in items if item.record.HasField("scheduleRef")]

@@ -103,22 +103,47 @@ def create_file(em: Emitter) -> bool:
     record = em.new_record()
     record.receipt.fileID.fileNum = num
     stamp = em.emit(Tx(payer, "fileCreate", body, picks.fee(em, "fileCreate")), record)
-    em.ledger.user_files[num] = UserFile(num, contents, stamp)
+    em.ledger.user_files[num] = UserFile(num, contents, stamp, payer)
+    return True
+
+
+def update_or_delete_file(em: Emitter) -> bool:
+    """The creator replaces a live file's contents, or (one time in four) deletes it."""
+    ledger = em.ledger
+    chosen = picks.sample(
+        em,
+        list(ledger.user_files.values()),
+        lambda f: not f.deleted and not ledger.accounts[f.owner].deleted and ledger.balance(f.owner) >= 10 * HBAR,
+    )
+    if chosen is None:
+        return False
+    if em.rng.random() < 0.25:
+        body = em.hapi.bodies["file_delete"].FileDeleteTransactionBody()
+        body.fileID.fileNum = chosen.num
+        em.emit(Tx(chosen.owner, "fileDelete", body, picks.fee(em, "fileCreate")))
+        chosen.deleted = True
+        return True
+    contents = f"certificate of origin #{chosen.num}, revised: {em.rng.randbytes(24).hex()}".encode()
+    body = em.hapi.bodies["file_update"].FileUpdateTransactionBody(contents=contents)
+    body.fileID.fileNum = chosen.num
+    em.emit(Tx(chosen.owner, "fileUpdate", body, picks.fee(em, "fileCreate")))
+    chosen.contents = contents
     return True
 
 
 def system_delete_or_undelete(em: Emitter) -> bool:
-    """The system admin deletes a user file, or restores a deleted one."""
-    files = list(em.ledger.user_files.values())
+    """The system admin deletes a live user file, or restores one it deleted."""
+    files = [f for f in em.ledger.user_files.values() if f.system_deleted or not f.deleted]
     if not files:
         return False
     chosen = em.rng.choice(files)
-    name = "systemUndelete" if chosen.deleted else "systemDelete"
-    module = em.hapi.bodies["system_undelete" if chosen.deleted else "system_delete"]
-    body = (module.SystemUndeleteTransactionBody if chosen.deleted else module.SystemDeleteTransactionBody)()
+    undelete = chosen.system_deleted
+    name = "systemUndelete" if undelete else "systemDelete"
+    module = em.hapi.bodies["system_undelete" if undelete else "system_delete"]
+    body = (module.SystemUndeleteTransactionBody if undelete else module.SystemDeleteTransactionBody)()
     body.fileID.fileNum = chosen.num
-    if not chosen.deleted:
+    if not undelete:
         body.expirationTime.seconds = em.now // 1_000_000_000 + 86_400
     em.emit(Tx(SYSTEM_ADMIN, name, body, 0))
-    chosen.deleted = not chosen.deleted
+    chosen.deleted = chosen.system_deleted = not undelete
     return True

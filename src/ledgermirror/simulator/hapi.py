@@ -45,6 +45,10 @@ class Hapi:
 
 
 _BODY_MODULES = (
+    "file_delete",
+    "token_delete",
+    "token_fee_schedule_update",
+    "token_update_nfts",
     "token_wipe_account",
     "token_unpause",
     "token_unfreeze_account",

@@ -1,5 +1,6 @@
 """Hooks (HIP-1195): accounts created with an EVM allowance hook (a live contract's code, initial storage
-slots), and HookStore transactions that write or clear slots of a hook's storage."""
+slots), HookStore transactions that write or clear slots of a hook's storage, and hooks deleted by their
+owner's CryptoUpdate."""
 
 from __future__ import annotations
 
@@ -53,10 +54,24 @@ def create_hooked_account(em: Emitter) -> bool:
     return True
 
 
+def delete_hook(em: Emitter) -> bool:
+    """The owner deletes its hook (a CryptoUpdate listing it in ``hook_ids_to_delete``)."""
+    ledger = em.ledger
+    hook = picks.sample(em, ledger.hook_list, lambda h: not h.deleted and ledger.balance(h.owner) >= 10 * HBAR)
+    if hook is None:
+        return False
+    body = em.hapi.bodies["crypto_update"].CryptoUpdateTransactionBody(
+        accountIDToUpdate=em.account_id(hook.owner), hook_ids_to_delete=[hook.hook_id]
+    )
+    em.emit(Tx(hook.owner, "cryptoUpdateAccount", body, picks.fee(em, "cryptoUpdateAccount")))
+    hook.deleted = True
+    return True
+
+
 def hook_store(em: Emitter) -> bool:
     """The owner writes a slot of its hook's storage, or (one time in four) clears one."""
     ledger = em.ledger
-    hook = picks.sample(em, ledger.hook_list, lambda h: ledger.balance(h.owner) >= 10 * HBAR)
+    hook = picks.sample(em, ledger.hook_list, lambda h: not h.deleted and ledger.balance(h.owner) >= 10 * HBAR)
     if hook is None:
         return False
     slot = _slot(em)

@@ -103,6 +103,7 @@ class Token:
     nfts: dict[int, Nft] = field(default_factory=dict)
     live_serials: list[int] = field(default_factory=list)
     next_serial: int = 1
+    deleted: bool = False
     regulated: bool = False
     """Created with freeze, KYC, pause and wipe keys (freeze default off): holders need a KYC grant."""
     paused: bool = False
@@ -195,7 +196,11 @@ class UserFile:
     num: int
     contents: bytes
     created_timestamp: int
+    owner: int = 0
+    """The creator, whose key is the file's key."""
     deleted: bool = False
+    system_deleted: bool = False
+    """Deleted by the system admin (a system undelete restores only these)."""
 
 
 @dataclass(slots=True)
@@ -207,6 +212,7 @@ class Hook:
     contract: int
     created_timestamp: int
     storage: dict[bytes, bytes] = field(default_factory=dict)
+    deleted: bool = False
 
 
 @dataclass(slots=True)

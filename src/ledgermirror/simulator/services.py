@@ -28,7 +28,7 @@ def topic_running_hash(
     return hashlib.sha384(data + hashlib.sha384(message).digest()).digest()
 
 
-def create_topic(em: Emitter) -> bool:
+def create_topic(em: Emitter, admin_keyed: bool | None = None) -> bool:
     payer = picks.payer(em, 100 * HBAR)
     if payer is None:
         return False
@@ -38,7 +38,7 @@ def create_topic(em: Emitter) -> bool:
     )
     body.autoRenewPeriod.seconds = 7_776_000
     key = em.ledger.accounts[payer].key
-    admin = key if em.rng.random() < 0.5 else None
+    admin = key if (admin_keyed if admin_keyed is not None else em.rng.random() < 0.5) else None
     restricted = key if em.rng.random() < 0.3 else None
     if admin:
         body.adminKey.CopyFrom(picks.key_message(em, admin))

@@ -55,6 +55,8 @@ def create_token(
         autoRenewAccount=em.account_id(treasury),
     )
     body.autoRenewPeriod.seconds = 7_776_000
+    if not fungible:
+        body.metadata_key.CopyFrom(picks.key_message(em, picks.ed25519_key(em)))
     token = Token(num, fungible, name, symbol, decimals, treasury, initial, initial, max_supply, 0, body.memo)
     if regulated is None:
         regulated = with_fees is None and royalty is None and em.rng.random() < 0.2
@@ -65,6 +67,7 @@ def create_token(
             getattr(body, key_field).CopyFrom(picks.key_message(em, picks.ed25519_key(em)))
     elif fungible and (with_fees if with_fees is not None else em.rng.random() < 0.6):
         _custom_fees(em, token, body, associated, 2 if with_fees else em.rng.randrange(3))
+        body.fee_schedule_key.CopyFrom(picks.key_message(em, picks.ed25519_key(em)))
     elif not fungible and (royalty if royalty is not None else em.rng.random() < 0.5):
         royalties.add_royalty(em, token, body)
     record = em.new_record()

@@ -1,10 +1,10 @@
 """Set-ups of the opening tour for kinds that need a particular state to show at all in a short run: a
 regulated token with a KYC-granted holder, an NFT class with a royalty fee resold by a holder, and a plain
-NFT class with serials to airdrop."""
+NFT class with serials to airdrop, a token deleted before anyone holds it."""
 
 from __future__ import annotations
 
-from ledgermirror.simulator import picks, tokens
+from ledgermirror.simulator import picks, token_changes, tokens
 from ledgermirror.simulator.emitter import Emitter
 from ledgermirror.simulator.picks import HBAR
 from ledgermirror.simulator.token_admin import grant_kyc
@@ -51,3 +51,9 @@ def plain_nft_setup(em: Emitter) -> bool:
     """An NFT class without fees or keys beyond supply, with a few serials (for NFT airdrops)."""
     token = tokens.create_token(em, False, regulated=False, royalty=False)
     return token is not None and tokens.mint_into(em, token, 4)
+
+
+def short_lived_token(em: Emitter) -> bool:
+    """A fungible token created and deleted by its treasury before anyone associates."""
+    token = tokens.create_token(em, True, with_fees=False, regulated=False)
+    return token is not None and token_changes.delete_token(em)

@@ -122,6 +122,7 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any], genesis: 
                 "hook_id": h.hook_id,
                 "contract": entity(h.contract),
                 "created_timestamp": h.created_timestamp,
+                "deleted": h.deleted,
                 "storage": {slot.hex(): value.hex() for slot, value in sorted(h.storage.items())},
             }
             for h in ledger.hook_list
@@ -209,6 +210,7 @@ def _tokens(ledger: Ledger) -> dict[str, Any]:
             "max_supply": t.max_supply,
             "supply_type": "FINITE" if t.max_supply else "INFINITE",
             "created_timestamp": t.created_timestamp,
+            "deleted": t.deleted,
             "regulated": t.regulated,
             "pause_status": ("PAUSED" if t.paused else "UNPAUSED") if t.regulated else "NOT_APPLICABLE",
             "royalty_fees": [
