@@ -97,7 +97,10 @@ class Endpoint:
         ctx = context_of(request)
         key = request.scope["path"] + "?" + request.scope["query_string"].decode("latin-1")
         rendered = ctx.cache.get(key)
-        if rendered is None:
+        if rendered is not None:
+            ctx.metrics.cache_hits.inc()
+        else:
+            ctx.metrics.cache_misses.inc()
             page = await self._run(request, ctx)
             if isinstance(page, Response):
                 return page
