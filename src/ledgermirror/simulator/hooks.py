@@ -36,8 +36,8 @@ def create_hooked_account(em: Emitter) -> bool:
     details.evm_hook.spec.contract_id.contractNum = contract.num
     num = ledger.new_num()
     hook = Hook(num, 1, contract.num, 0)
-    for _ in range(em.rng.choice((1, 2))):
-        slot, value = _slot(em), em.rng.randrange(1, 1 << 64).to_bytes(WORD, "big")
+    for slot in sorted({_slot(em) for _ in range(em.rng.choice((1, 2)))}):  # distinct slots
+        value = em.rng.randrange(1, 1 << 64).to_bytes(WORD, "big")
         details.evm_hook.storage_updates.add().storage_slot.CopyFrom(
             em.hapi.bodies["hook_types"].EvmHookStorageSlot(key=slot, value=value.lstrip(b"\0"))
         )
