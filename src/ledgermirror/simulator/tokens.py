@@ -120,15 +120,10 @@ def associate_account(em: Emitter, token: Token, account: int) -> None:
         em.ledger.accounts[account].pinned = True
 
 
-def associate(em: Emitter, token_num: int | None = None) -> bool:
+def associate(em: Emitter) -> bool:
     account = picks.payer(em, 200 * HBAR)
     if account is None or not em.ledger.tokens:
         return False
-    if token_num is not None:
-        if account in em.ledger.tokens[token_num].balances:
-            return False
-        associate_with(em, account, [token_num])
-        return True
     chosen = sorted(
         {
             token.num
