@@ -22,6 +22,7 @@ from ledgermirror.api.resources import (
     account_nfts,
     accounts,
     airdrops,
+    balances,
     blocks,
     crypto_allowances,
     health,
@@ -33,8 +34,11 @@ from ledgermirror.api.resources import (
     network_supply,
     nft_allowances,
     rewards,
+    schedules,
     token_allowances,
     tokens,
+    topic_messages,
+    topics,
 )
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
@@ -65,6 +69,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
+    # topics, schedules, balances (issue 14)
+    topics.ENDPOINT,
+    topic_messages.LIST_ENDPOINT,
+    topic_messages.BY_SEQUENCE_ENDPOINT,
+    topic_messages.BY_TIMESTAMP_ENDPOINT,
+    schedules.LIST_ENDPOINT,
+    schedules.ONE_ENDPOINT,
+    balances.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {

@@ -69,6 +69,10 @@ class ListSpec(Generic[C]):
     item_schema: dict[str, Any]
     tag: str
     path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    header: Callable[[Sequence[Row]], dict[str, Any]] | None = None
+    """Keys the body carries before the list, from the page's rows (``/balances``: ``timestamp``)."""
+    header_schema: dict[str, Any] = field(default_factory=dict)
+    """The OpenAPI schemas of the ``header`` keys."""
 
     def endpoint(self) -> Endpoint:
         async def handler(request: Request, ctx: AppContext) -> Page:
@@ -81,7 +85,7 @@ class ListSpec(Generic[C]):
             max_age=self.max_age,
             summary=self.summary,
             description=self.description,
-            response_schema=schemas.list_response(self.items, self.item_schema),
+            response_schema=schemas.list_response(self.items, self.item_schema, self.header_schema),
             tag=self.tag,
             path_params=self.path_params,
         )
@@ -97,8 +101,8 @@ def has_more(found: int, limit: int, *, probe: bool) -> bool:
     return found > limit if probe else found == limit
 
 
-def empty_page(items: str) -> Page:
-    return Page({items: [], "links": {"next": None}})
+def empty_page(items: str, header: dict[str, Any] | None = None) -> Page:
+    return Page({**(header or {}), items: [], "links": {"next": None}})
 
 
 async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Page:
@@ -111,7 +115,7 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         probe = ctx.settings.pagination_probe
         select = spec.plan(context, query, probe_limit(limit, probe=probe), order)
     except NothingMatches:
-        return empty_page(spec.items)
+        return empty_page(spec.items, spec.header([]) if spec.header else None)
     rows = await ctx.database.fetch(select.build())
     more = has_more(len(rows), limit, probe=probe)
     rows = rows[:limit]
@@ -120,4 +124,5 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         anchors = spec.anchors(context, query, rows[-1], ctx)
         if anchors:
             link = next_link(request.scope["path"], query.given, anchors, order)
-    return Page({spec.items: [spec.render(context, row) for row in rows], "links": {"next": link}}, link)
+    header = spec.header(rows) if spec.header else {}
+    return Page({**header, spec.items: [spec.render(context, row) for row in rows], "links": {"next": link}}, link)
