@@ -6,6 +6,7 @@ switches record file versions (v2, v5, v6) mid-stream and imports to its balance
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from pathlib import Path
@@ -237,6 +238,8 @@ def _batches_rewards_and_messages_match(url: str, client: TestClient, truth: dic
     for account, amount in truth["staking_rewards"].items():
         rewards = client.get(f"/api/v1/accounts/{account}/rewards").json()["rewards"]
         assert sum(reward["amount"] for reward in rewards) == amount
+        served = client.get(f"/api/v1/accounts/{account}").json()
+        assert served["balance"]["balance"] == truth["balances"][account]
     messages = {
         row["topic_id"]: (row["count"], row["chunks"])
         for row in fetch(
@@ -251,6 +254,29 @@ def _batches_rewards_and_messages_match(url: str, client: TestClient, truth: dic
     }
 
 
+def _topics_are_served(client: TestClient, truth: dict[str, Any]) -> None:
+    """Every topic by ``/topics/{id}``, its last message's running hash, and its messages followed page by page
+    with their chunk information."""
+    for topic, state in truth["topics"].items():
+        served = client.get(f"/api/v1/topics/{topic}").json()
+        assert (served["memo"], served["deleted"]) == (state["memo"], state["deleted"]), topic
+        if not state["sequence_number"]:
+            continue
+        last = client.get(f"/api/v1/topics/{topic}/messages/{state['sequence_number']}").json()
+        assert base64.b64decode(last["running_hash"]).hex() == state["running_hash"]
+        messages: list[dict[str, Any]] = []
+        link: str | None = f"/api/v1/topics/{topic}/messages?limit=100"
+        while link:
+            page = client.get(link).json()
+            messages += page["messages"]
+            link = page["links"]["next"]
+        assert [m["sequence_number"] for m in messages] == list(range(1, state["sequence_number"] + 1))
+        chunks = [m["chunk_info"] for m in messages if m["chunk_info"] and m["chunk_info"]["total"] > 1]
+        assert len(chunks) == state["chunks"], topic
+        for chunk in chunks:
+            assert 1 <= chunk["number"] <= chunk["total"] and chunk["initial_transaction_id"]
+
+
 def test_every_kind_imports_to_its_truth(
     database: Prepared, ledger: Ledger, client: TestClient, network: Path
 ) -> None:
@@ -262,6 +288,7 @@ def test_every_kind_imports_to_its_truth(
     _network_work_matches(url, truth)
     _hooks_match(url, truth)
     _batches_rewards_and_messages_match(url, client, truth)
+    _topics_are_served(client, truth)
 
 
 def test_record_versions_switch_mid_stream(database: Prepared, ledger: Ledger, mixed: Path) -> None:
