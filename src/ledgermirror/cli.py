@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncpg
 
 from ledgermirror import __version__, log
+from ledgermirror.blocknode import command as blocknode_command
 from ledgermirror.db.embedded import mask_password
 from ledgermirror.importer import command as import_command
 from ledgermirror.runtime import (
@@ -107,8 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate = commands.add_parser(
         "simulate",
         help="write a simulated network's signed record streams and truth.json",
-        description="Write a deterministic simulated network: node keys, an initial address book, signed v6 "
-        "record files every 2 s with sidecars in the recordstreams/record0.0.N/ layout, and truth.json.",
+        description="Write a deterministic simulated network: node keys, an initial address book, signed "
+        "record files (v6 with sidecars by default; v5, v2 or a mix) every 2 s in the recordstreams/record0.0.N/ "
+        "layout, and truth.json.",
     )
     simulate.add_argument("--out", type=Path, required=True, help="the output folder")
     simulate.add_argument("--nodes", type=_positive, default=4, help="consensus nodes (default 4)")
@@ -121,8 +123,24 @@ def build_parser() -> argparse.ArgumentParser:
         default="account",
         help="node folders: recordstreams/record0.0.N/ (account, default) or HIP-679 simulated/0/<node>/record/",
     )
+    simulate.add_argument(
+        "--format",
+        choices=("records", "blocks", "cutover", "native"),
+        default="records",
+        help="record files (default), wrapped record blocks under block/ (HIP-1056, signed record file proofs), "
+        "cutover: the first half as record files, the rest as blocks; or native: HIP-1056 native blocks with a "
+        "placeholder TSS proof (imported as chain-verified only)",
+    )
+    simulate.add_argument(
+        "--record-version",
+        choices=("6", "5", "2", "mixed"),
+        default="6",
+        help="record file version: 6 (default), 5, 2, or mixed (the first third v2, then v5, then v6); "
+        "other than 6 only with --format records",
+    )
     status_cli.register(commands)
     import_command.register(commands)
+    blocknode_command.register(commands)
     return parser
 
 
@@ -177,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _import(args, settings)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "blocknode":
+            return blocknode_command.run(args)
         return _serve(settings, log_format)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
@@ -298,14 +318,42 @@ def _simulate(args: argparse.Namespace) -> int:
     from ledgermirror.simulator.run import simulate
 
     summary = simulate(
-        args.out, nodes=args.nodes, seconds=args.seconds, tps=args.tps, seed=args.seed, layout=args.layout
+        args.out,
+        nodes=args.nodes,
+        seconds=args.seconds,
+        tps=args.tps,
+        seed=args.seed,
+        layout=args.layout,
+        fmt=args.format,
+        record_version=args.record_version,
     )
     print(
         f"simulated {summary.transactions} transactions in {summary.record_files} record files "
         f"({summary.sidecar_files} with a sidecar, {summary.bytes_written} bytes) into {summary.out} "
         f"in {summary.seconds_total:.1f} s (node keys {summary.seconds_keys:.1f} s)"
+        + {
+            "records": "",
+            "blocks": "; written as wrapped record blocks under block/",
+            "native": "; written as native blocks under block/",
+        }.get(args.format, "; the second half written as wrapped record blocks under block/")
     )
     return 0
+
+
+def _share_metrics_between_workers() -> None:
+    """``/metrics`` sums every worker's values: a fresh multiprocess folder (the operator's
+    ``PROMETHEUS_MULTIPROC_DIR`` if set, else a temporary one removed at exit) before the workers start."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from ledgermirror.metrics import exposition
+
+    chosen = os.environ.get(exposition.MULTIPROCESS_ENV)
+    folder = Path(chosen) if chosen else Path(tempfile.mkdtemp(prefix="ledgermirror-metrics-"))
+    exposition.prepare_multiprocess(folder)
+    if not chosen:
+        atexit.register(shutil.rmtree, folder, True)
 
 
 def _run_uvicorn(settings: Settings, api_url: str) -> None:
@@ -314,6 +362,8 @@ def _run_uvicorn(settings: Settings, api_url: str) -> None:
     exit_cleanly_on_sigterm()
     os.environ["LEDGERMIRROR_API_DB_URL"] = api_url
     sys.path.insert(0, str(Path(__file__).parent.parent))  # workers import the app by name (uvicorn's app_dir)
+    if settings.workers > 1:
+        _share_metrics_between_workers()
     config = http_server.bounded_config(
         "ledgermirror.api.asgi:app_from_env",
         settings,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,12 +16,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ledgermirror.api import docs_page, openapi
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
-from ledgermirror.api.errors import NotFound
+from ledgermirror.api.errors import MethodNotAllowed, NotFound
 from ledgermirror.api.resources import (
     account,
     account_nfts,
     accounts,
     airdrops,
+    balances,
     blocks,
     crypto_allowances,
     health,
@@ -32,12 +34,20 @@ from ledgermirror.api.resources import (
     network_supply,
     nft_allowances,
     rewards,
+    schedules,
     token_allowances,
     tokens,
+    topic_messages,
+    topics,
+    transaction,
+    transactions,
 )
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database, create_pool
+from ledgermirror.metrics import exposition
+from ledgermirror.metrics.api import SAMPLE_SECONDS
+from ledgermirror.metrics.http import HttpMetricsMiddleware
 from ledgermirror.settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -61,6 +71,17 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
+    # topics, schedules, balances (issue 14)
+    topics.ENDPOINT,
+    topic_messages.LIST_ENDPOINT,
+    topic_messages.BY_SEQUENCE_ENDPOINT,
+    topic_messages.BY_TIMESTAMP_ENDPOINT,
+    schedules.LIST_ENDPOINT,
+    schedules.ONE_ENDPOINT,
+    balances.ENDPOINT,
+    # transactions (issue 14)
+    transactions.ENDPOINT,
+    transaction.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
@@ -77,6 +98,17 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     return error_response(NotFound())
 
 
+async def _method_not_allowed(request: Request, exc: Exception) -> Response:
+    """A known path asked with a method none of its routes answers: 405 with our error body and ``Allow``."""
+    if request.method == "OPTIONS":
+        return Response(status_code=204, headers=_CORS_PREFLIGHT)
+    response = error_response(MethodNotAllowed.for_method(request.method))
+    allow = (getattr(exc, "headers", None) or {}).get("Allow")
+    if allow:
+        response.headers["allow"] = allow
+    return response
+
+
 def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> Starlette:
     ctx = AppContext(settings, clock or SystemClock())
     document = openapi.build_document(
@@ -89,23 +121,33 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        ctx.db = Database(await create_pool(dsn, settings))
+        ctx.db = Database(await create_pool(dsn, settings), observer=ctx.metrics)
+        sampler = asyncio.create_task(_sample_pool(ctx))
         try:
             yield
         finally:
+            sampler.cancel()
             await ctx.db.close()
 
     routes = [endpoint.route() for endpoint in ENDPOINTS] + health.ROUTES + docs_page.routes(document)
+    routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.sample_pool(ctx.db)))
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(StripTrailingSlash)],
-        exception_handlers={404: _not_found, 405: _not_found},
+        middleware=[Middleware(StripTrailingSlash), Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http)],
+        exception_handlers={404: _not_found, 405: _method_not_allowed},
     )
     app.router.redirect_slashes = False
     app.state.ctx = ctx
     app.state.openapi = document
     return app
+
+
+async def _sample_pool(ctx: AppContext) -> None:
+    """The pool gauges, every second (other workers' scrapes read them from the multiprocess files)."""
+    while True:
+        ctx.metrics.sample_pool(ctx.db)
+        await asyncio.sleep(SAMPLE_SECONDS)
 
 
 class StripTrailingSlash:

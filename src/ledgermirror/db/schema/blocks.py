@@ -38,3 +38,38 @@ RECORD_FILE = Table(
     ),
     key=("consensus_end",),
 )
+
+SIDECAR_FILE = Table(
+    "sidecar_file",
+    (
+        nullable("bytes", "bytea"),
+        nullable("count", "integer"),
+        not_null("consensus_end", "bigint"),
+        not_null("hash_algorithm", "integer"),
+        not_null("hash", "bytea"),
+        not_null("id", "integer"),
+        not_null("name", "character varying(250)"),
+        nullable("size", "integer"),
+        not_null("types", "integer[]"),
+    ),
+    key=("consensus_end", "id"),
+)
+
+
+IMPORT_STATUS = Table(
+    "import_status",
+    (
+        not_null("id", "smallint", 1),
+        not_null("stream", "character varying(16)"),
+        not_null("last_index", "bigint"),
+        not_null("last_name", "character varying(250)"),
+        not_null("last_consensus_end", "bigint"),
+        not_null("last_proof", "character varying(32)"),
+        not_null("last_proof_verified", "boolean"),
+        not_null("chain_only_blocks", "bigint", 0),
+        nullable("first_chain_only_index", "bigint"),
+    ),
+    key=("id",),
+)
+"""Ours (migration 0040): the stream the importer last took a block or file from and how its proof was verified
+(blocks accepted on the hash chain only are counted)."""
