@@ -7,8 +7,8 @@
 3. The real pipeline in this process: ``run_import`` with ``once``, the stream's address book and initial
    balances, from the local folder. Measured around it: wall time, this process's CPU (``getrusage``) and
    PostgreSQL's (its process tree, exited backends included: ``_procstat.py``), this process's peak RSS. The
-   pipeline's own clocks give download, signature and data-check seconds; ``rows_of_file`` is wrapped to
-   split building rows from writing them (the pipeline's ``write_seconds`` covers both).
+   pipeline's own clocks give download, signature and data-check seconds; ``rows_of_file_with_lookups`` is
+   wrapped to split building rows from writing them (the pipeline's ``write_seconds`` covers both).
 4. Rows by table, counted in the database after the import.
 5. The physical limit: every imported table's rows read back into records and written with ``db/write.py``'s
    binary COPY (``copy_records``) into an empty, migrated twin database on the same server (same indexes,
@@ -46,7 +46,8 @@ from ledgermirror.db.migrate import migrate
 from ledgermirror.db.schema import TABLES
 from ledgermirror.db.sql import quote_identifier
 from ledgermirror.importer import pipeline
-from ledgermirror.importer.handlers.base import Batch, rows_of_file
+from ledgermirror.importer.handlers.base import Batch
+from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.pipeline import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date, run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.record_file import RecordFile
@@ -55,7 +56,7 @@ from ledgermirror.importer.sources import open_store
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
-_ROWS_OF_FILE = "rows_of_file"
+_ROWS_OF_FILE = "rows_of_file_with_lookups"
 """The name the pipeline calls the row builder by (wrapped to time it)."""
 TWIN_DATABASE = "ledgermirror_copy_twin"
 COPY_CHUNK_ROWS = 20_000
@@ -101,18 +102,21 @@ class _Quiet(LogProgress):
 
 @contextlib.contextmanager
 def timed_rows(clocks: Clocks) -> Iterator[None]:
-    """Time ``rows_of_file`` as the pipeline calls it (its ``write_seconds`` holds row building and writing)."""
-    original = rows_of_file
+    """Time ``rows_of_file_with_lookups`` as the pipeline calls it (building a file's rows, with the alias
+    lookups they need; the pipeline's ``write_seconds`` holds row building and writing)."""
+    original = rows_of_file_with_lookups
 
-    def timed(record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()) -> None:
+    async def timed(
+        conn: asyncpg.Connection, record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()
+    ) -> None:
         started = time.perf_counter()
         try:
-            original(record_file, batch, sidecars)
+            await original(conn, record_file, batch, sidecars)
         finally:
             clocks.rows += time.perf_counter() - started
 
-    if getattr(pipeline, _ROWS_OF_FILE) is not original:
-        raise RuntimeError("the pipeline no longer calls handlers.base.rows_of_file: update bench/_import.py")
+    if getattr(pipeline, _ROWS_OF_FILE, None) is not original:
+        raise RuntimeError(f"the pipeline no longer calls {_ROWS_OF_FILE}: update bench/_import.py")
     setattr(pipeline, _ROWS_OF_FILE, timed)
     try:
         yield
