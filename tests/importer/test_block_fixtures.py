@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from starlette.testclient import TestClient
 from tests.importer.fixtures import SIGNING_BOOK, STREAMS
 from tests.importer.importing import fetch
 from tests.support import Ledger
@@ -133,3 +134,23 @@ def test_the_fixture_blocks_import_as_version_7_rows(database: Prepared, ledger:
     transactions = fetch(database.owner_url, "select consensus_timestamp, result from transaction order by 1")
     assert [row["consensus_timestamp"] for row in transactions] == [CONSENSUS_START[7], CONSENSUS_START[8]]
     assert import_stream(database.owner_url, root, "blocks", initial_balances=None).files == 0  # a rerun
+
+
+def test_imported_blocks_are_served_by_the_blocks_routes(
+    database: Prepared, client: TestClient, tmp_path: Path
+) -> None:
+    from tests.importer.blocks_support import import_stream
+
+    shutil.copytree(BLOCKS, tmp_path / "blockstreams")
+    (tmp_path / "addressbook.bin").write_bytes(SIGNING_BOOK.read_bytes())
+    assert import_stream(database.owner_url, tmp_path, "blocks", initial_balances=None).files == 2
+    listed = client.get("/api/v1/blocks?order=asc").json()["blocks"]
+    assert [block["number"] for block in listed] == [7, 8]
+    eight = client.get("/api/v1/blocks/8").json()
+    assert eight["hash"] == "0x" + ROOTS[8]
+    assert eight["previous_hash"] == "0x" + ROOTS[7]
+    assert eight["name"] == block_name(8)
+    assert (eight["count"], eight["hapi_version"]) == (1, "0.73.0")
+    seconds, nanos = divmod(CONSENSUS_START[8], 10**9)
+    assert eight["timestamp"] == {"from": f"{seconds}.{nanos:09d}", "to": f"{seconds}.{nanos:09d}"}
+    assert client.get("/api/v1/blocks/0x" + ROOTS[7]).json()["number"] == 7
