@@ -19,7 +19,12 @@ from ledgermirror.importer.address_book import read_address_book
 from ledgermirror.importer.block_file import read_block
 from ledgermirror.importer.block_source import FileBlockSource, SourceBlock, block_name
 from ledgermirror.importer.block_verify import BlockLink, verify_block
-from ledgermirror.importer.errors import BlockNumberMismatch, PreviousHashMismatch, StreamParseError
+from ledgermirror.importer.errors import (
+    BlockNumberMismatch,
+    BlockProofRejected,
+    PreviousHashMismatch,
+    StreamParseError,
+)
 from ledgermirror.importer.sources import open_store
 from ledgermirror.runtime import Prepared
 
@@ -154,3 +159,14 @@ def test_imported_blocks_are_served_by_the_blocks_routes(
     seconds, nanos = divmod(CONSENSUS_START[8], 10**9)
     assert eight["timestamp"] == {"from": f"{seconds}.{nanos:09d}", "to": f"{seconds}.{nanos:09d}"}
     assert client.get("/api/v1/blocks/0x" + ROOTS[7]).json()["number"] == 7
+
+
+def test_verified_proofs_can_be_required(database: Prepared, ledger: Ledger, tmp_path: Path) -> None:
+    from tests.importer.blocks_support import import_stream
+
+    shutil.copytree(BLOCKS, tmp_path / "blockstreams")
+    (tmp_path / "addressbook.bin").write_bytes(SIGNING_BOOK.read_bytes())
+    with pytest.raises(BlockProofRejected, match="tss proof cannot be verified here") as refused:
+        import_stream(database.owner_url, tmp_path, "blocks", initial_balances=None, require_verified_proofs=True)
+    assert refused.value.file_name == block_name(7)
+    assert fetch(database.owner_url, "select count(*) from record_file")[0][0] == 0
