@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncpg
 
 from ledgermirror import __version__, log
+from ledgermirror.blocknode import command as blocknode_command
 from ledgermirror.db.embedded import mask_password
 from ledgermirror.importer import command as import_command
 from ledgermirror.runtime import (
@@ -107,8 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate = commands.add_parser(
         "simulate",
         help="write a simulated network's signed record streams and truth.json",
-        description="Write a deterministic simulated network: node keys, an initial address book, signed v6 "
-        "record files every 2 s with sidecars in the recordstreams/record0.0.N/ layout, and truth.json.",
+        description="Write a deterministic simulated network: node keys, an initial address book, signed "
+        "record files (v6 with sidecars by default; v5, v2 or a mix) every 2 s in the recordstreams/record0.0.N/ "
+        "layout, and truth.json.",
     )
     simulate.add_argument("--out", type=Path, required=True, help="the output folder")
     simulate.add_argument("--nodes", type=_positive, default=4, help="consensus nodes (default 4)")
@@ -129,8 +131,16 @@ def build_parser() -> argparse.ArgumentParser:
         "cutover: the first half as record files, the rest as blocks; or native: HIP-1056 native blocks with a "
         "placeholder TSS proof (imported as chain-verified only)",
     )
+    simulate.add_argument(
+        "--record-version",
+        choices=("6", "5", "2", "mixed"),
+        default="6",
+        help="record file version: 6 (default), 5, 2, or mixed (the first third v2, then v5, then v6); "
+        "other than 6 only with --format records",
+    )
     status_cli.register(commands)
     import_command.register(commands)
+    blocknode_command.register(commands)
     return parser
 
 
@@ -185,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _import(args, settings)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "blocknode":
+            return blocknode_command.run(args)
         return _serve(settings, log_format)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
@@ -313,6 +325,7 @@ def _simulate(args: argparse.Namespace) -> int:
         seed=args.seed,
         layout=args.layout,
         fmt=args.format,
+        record_version=args.record_version,
     )
     print(
         f"simulated {summary.transactions} transactions in {summary.record_files} record files "

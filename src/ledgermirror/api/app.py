@@ -16,12 +16,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ledgermirror.api import docs_page, openapi
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
-from ledgermirror.api.errors import NotFound
+from ledgermirror.api.errors import MethodNotAllowed, NotFound
 from ledgermirror.api.resources import (
     account,
     account_nfts,
     accounts,
     airdrops,
+    balances,
     blocks,
     crypto_allowances,
     health,
@@ -33,8 +34,13 @@ from ledgermirror.api.resources import (
     network_supply,
     nft_allowances,
     rewards,
+    schedules,
     token_allowances,
     tokens,
+    topic_messages,
+    topics,
+    transaction,
+    transactions,
 )
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
@@ -65,6 +71,17 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
+    # topics, schedules, balances (issue 14)
+    topics.ENDPOINT,
+    topic_messages.LIST_ENDPOINT,
+    topic_messages.BY_SEQUENCE_ENDPOINT,
+    topic_messages.BY_TIMESTAMP_ENDPOINT,
+    schedules.LIST_ENDPOINT,
+    schedules.ONE_ENDPOINT,
+    balances.ENDPOINT,
+    # transactions (issue 14)
+    transactions.ENDPOINT,
+    transaction.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
@@ -79,6 +96,17 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     if request.method == "OPTIONS":
         return Response(status_code=204, headers=_CORS_PREFLIGHT)
     return error_response(NotFound())
+
+
+async def _method_not_allowed(request: Request, exc: Exception) -> Response:
+    """A known path asked with a method none of its routes answers: 405 with our error body and ``Allow``."""
+    if request.method == "OPTIONS":
+        return Response(status_code=204, headers=_CORS_PREFLIGHT)
+    response = error_response(MethodNotAllowed.for_method(request.method))
+    allow = (getattr(exc, "headers", None) or {}).get("Allow")
+    if allow:
+        response.headers["allow"] = allow
+    return response
 
 
 def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> Starlette:
@@ -107,7 +135,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(StripTrailingSlash), Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http)],
-        exception_handlers={404: _not_found, 405: _not_found},
+        exception_handlers={404: _not_found, 405: _method_not_allowed},
     )
     app.router.redirect_slashes = False
     app.state.ctx = ctx

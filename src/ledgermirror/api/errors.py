@@ -5,6 +5,7 @@ Exception tree (status on the class)::
     ApiError
     ├── BadRequest            400  invalid or unknown parameters, conflicting filters
     ├── NotFound              404  unknown route or resource
+    ├── MethodNotAllowed      405  a known path asked with a method it does not answer
     ├── UnsupportedMediaType  415
     ├── PayloadTooLarge       413
     ├── InternalError         500  never shows internals
@@ -23,21 +24,26 @@ import orjson
 from ledgermirror.db.errors import DatabaseUnavailable
 
 
-def error_body(*messages: str) -> bytes:
-    """``{"_status":{"messages":[{"message": ...}, ...]}}``, the reference's error envelope."""
-    return orjson.dumps({"_status": {"messages": [{"message": message} for message in messages]}})
+def error_body(*messages: str, detail: str | None = None) -> bytes:
+    """``{"_status":{"messages":[{"message": ...}, ...]}}``, the reference's error envelope; ``detail`` is added
+    to the last message (``{"message": "Invalid parameter: account.id", "detail": "..."}``)."""
+    items: list[dict[str, str]] = [{"message": message} for message in messages]
+    if detail is not None and items:
+        items[-1]["detail"] = detail
+    return orjson.dumps({"_status": {"messages": items}})
 
 
 class ApiError(Exception):
     status: ClassVar[int] = 500
     default_message: ClassVar[str] = "Internal error"
 
-    def __init__(self, *messages: str) -> None:
+    def __init__(self, *messages: str, detail: str | None = None) -> None:
         self.messages = messages or (self.default_message,)
+        self.detail = detail
         super().__init__("; ".join(self.messages))
 
     def body(self) -> bytes:
-        return error_body(*self.messages)
+        return error_body(*self.messages, detail=self.detail)
 
 
 class BadRequest(ApiError):
@@ -48,6 +54,16 @@ class BadRequest(ApiError):
 class NotFound(ApiError):
     status = 404
     default_message = "Not found"
+
+
+class MethodNotAllowed(ApiError):
+    status = 405
+    default_message = "Method not allowed"
+
+    @classmethod
+    def for_method(cls, method: str) -> MethodNotAllowed:
+        """The reference's Java wording (``Request method 'POST' is not supported``)."""
+        return cls(f"Request method '{method}' is not supported")
 
 
 class PayloadTooLarge(ApiError):

@@ -11,7 +11,7 @@ folder, or an ``s3://`` / ``gs://`` bucket): ``<root>/`` + the block number zero
 folder found within a few levels of it. Since a block's name follows from its number, the next block is read
 by name; only the first block of an empty database is found by listing (the lowest folder at each level).
 
-A ``grpc://host:port`` source is a block node (``importer/block_node.py``, another module's), imported lazily.
+A ``grpc://host:port`` source is a block node (``importer/block_node.py``), imported lazily.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ledgermirror.importer.sources import SourceError, Store, open_store
+from ledgermirror.importer.sources import Store, open_store
 
 COMPRESSED_SUFFIX = ".blk.zstd"
 PLAIN_SUFFIX = ".blk"
@@ -239,10 +239,7 @@ class FileBlockSource:
 def open_block_source(source: str) -> BlockSource:
     """A block source for a folder, an ``s3://`` / ``gs://`` bucket or ``grpc://host:port[,...]`` block nodes."""
     if source.startswith("grpc://"):
-        try:
-            from ledgermirror.importer import block_node  # type: ignore[attr-defined, unused-ignore]
-        except ImportError as error:
-            raise SourceError(f"block node sources are not available in this build: {source}") from error
-        opened: BlockSource = block_node.open_block_node_source(source)
-        return opened
+        from ledgermirror.importer.block_node import open_block_node_source
+
+        return open_block_node_source(source)
     return FileBlockSource(open_store(source))

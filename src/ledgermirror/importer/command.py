@@ -118,7 +118,11 @@ def run(args: argparse.Namespace, owner_url: str) -> int:
         return EXIT_USAGE
     try:
         options = options_of(args)
-        if not args.source.startswith("grpc://"):
+        if args.source.startswith("grpc://"):
+            from ledgermirror.importer.block_node import open_block_node_source
+
+            open_block_node_source(args.source)  # a bad block node address too
+        else:
             open_store(args.source)  # a bad folder or URL is a usage error before connecting
     except (ImporterError, SourceError) as error:
         print(f"ledgermirror: {error}", file=sys.stderr)

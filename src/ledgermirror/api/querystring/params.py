@@ -144,6 +144,14 @@ class ParsedQuery:
         return spec.name in self.values
 
 
+class _InvalidValues(Exception):
+    """Every invalid value of one parameter, for a ``per_value`` set."""
+
+    def __init__(self, errors: list[InvalidValue]) -> None:
+        super().__init__(len(errors))
+        self.errors = errors
+
+
 Check = Callable[[RawQuery], None]
 """An endpoint rule that runs before value validation (e.g. "name and token.id can not be used together")."""
 
@@ -157,11 +165,18 @@ class ParamSet:
     """
 
     def __init__(
-        self, specs: Sequence[ParamSpec[Any]], checks: Iterable[Check] = (), *, url_order: bool = False
+        self,
+        specs: Sequence[ParamSpec[Any]],
+        checks: Iterable[Check] = (),
+        *,
+        url_order: bool = False,
+        per_value: bool = False,
     ) -> None:
         self.specs = tuple(specs)
         self.checks = tuple(checks)
         self.url_order = url_order
+        self.per_value = per_value
+        """One message per invalid value rather than per parameter (``/transactions/{id}``)."""
         self._by_name = {spec.name: spec for spec in self.specs}
 
     def parse(self, query_string: str, ctx: ParseContext) -> ParsedQuery:
@@ -193,7 +208,11 @@ class ParamSet:
             try:
                 if spec.single and len(texts) > 1:
                     raise InvalidValue(key)
-                parsed = [spec.parse_one(text, ctx) for text in texts]
+                parsed = self._parse_values(spec, texts, ctx)
+            except _InvalidValues as errors:
+                found = [error.message or f"Invalid parameter: {key}" for error in errors.errors]
+                (in_order if self.url_order else invalid).extend(found)
+                continue
             except InvalidValue as error:
                 (in_order if self.url_order else invalid).append(error.message or f"Invalid parameter: {key}")
                 continue
@@ -203,6 +222,20 @@ class ParamSet:
         if messages:
             raise BadRequest(*messages)
         return ParsedQuery(raw, values, given)
+
+    def _parse_values(self, spec: ParamSpec[Any], texts: Sequence[str], ctx: ParseContext) -> list[Filter[Any]]:
+        if not self.per_value:
+            return [spec.parse_one(text, ctx) for text in texts]
+        parsed: list[Filter[Any]] = []
+        errors: list[InvalidValue] = []
+        for text in texts:
+            try:
+                parsed.append(spec.parse_one(text, ctx))
+            except InvalidValue as error:
+                errors.append(error)
+        if errors:
+            raise _InvalidValues(errors)
+        return parsed
 
     def names(self) -> list[str]:
         return [spec.name for spec in self.specs]
