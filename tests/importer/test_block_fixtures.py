@@ -17,7 +17,7 @@ from tests.support import Ledger
 
 from ledgermirror.importer.address_book import read_address_book
 from ledgermirror.importer.block_file import read_block
-from ledgermirror.importer.block_source import FileBlockSource, SourceBlock, block_name
+from ledgermirror.importer.block_source import FileBlockSource, SourceBlock, block_name, decompress
 from ledgermirror.importer.block_verify import BlockLink, verify_block
 from ledgermirror.importer.errors import (
     BlockNumberMismatch,
@@ -170,3 +170,15 @@ def test_verified_proofs_can_be_required(database: Prepared, ledger: Ledger, tmp
         import_stream(database.owner_url, tmp_path, "blocks", initial_balances=None, require_verified_proofs=True)
     assert refused.value.file_name == block_name(7)
     assert fetch(database.owner_url, "select count(*) from record_file")[0][0] == 0
+
+
+def test_zstd_frames_with_and_without_a_stated_size_and_truncated_ones() -> None:
+    stored = (BLOCKS / "0000" / "0000" / "0000" / "0000" / "007.blk.zstd").read_bytes()
+    content = source_block(7).data
+    assert decompress(block_name(7), stored) == content
+    unsized = zstandard.ZstdCompressor(write_content_size=False).compress(content)
+    assert decompress(block_name(7), unsized) == content
+    assert decompress(block_name(7, compressed=False), content) == content  # .blk is not compressed
+    for truncated in (stored[:-20], unsized[:-5], b"not zstd"):
+        with pytest.raises(StreamParseError, match="zstd"):
+            decompress(block_name(7), truncated)

@@ -35,7 +35,9 @@ _ROOT_DEPTH = 3
 _FOLDER_FILES = 2000
 """A leaf folder holds at most 1000 blocks (three digits), each as ``.blk.zstd`` or ``.blk``."""
 _MAX_FRAME = 1 << 30
-"""The largest block we decompress (1 GiB): a bound against a decompression bomb."""
+"""The largest block we decompress (1 GiB): a bound against a decompression bomb (read in chunks, so a frame
+without a stated size costs no more memory than its content)."""
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +103,33 @@ def decompress(name: str, data: bytes) -> bytes:
     from ledgermirror.importer.errors import StreamParseError
 
     try:
-        return zstandard.ZstdDecompressor().decompress(data, max_output_size=_MAX_FRAME)
+        size = zstandard.frame_content_size(data)
+        if size > _MAX_FRAME:
+            raise StreamParseError(name, f"decompresses to {size} bytes, more than {_MAX_FRAME}")
+        if size >= 0:
+            return zstandard.ZstdDecompressor().decompress(data)
+        return _decompress_unsized(name, data)
     except zstandard.ZstdError as error:
         raise StreamParseError(name, f"zstd: {error}") from error
+
+
+def _decompress_unsized(name: str, data: bytes) -> bytes:
+    """A frame that does not state its size: read in chunks up to the bound, then checked complete."""
+    import zstandard
+
+    from ledgermirror.importer.errors import StreamParseError
+
+    total = 0
+    with zstandard.ZstdDecompressor().stream_reader(data) as reader:
+        while chunk := reader.read(_CHUNK):
+            total += len(chunk)
+            if total > _MAX_FRAME:
+                raise StreamParseError(name, f"decompresses to more than {_MAX_FRAME} bytes")
+    whole = zstandard.ZstdDecompressor().decompressobj()
+    content = whole.decompress(data)
+    if not whole.eof:
+        raise StreamParseError(name, "zstd: truncated frame")
+    return content
 
 
 def _join(prefix: str, name: str) -> str:
