@@ -310,6 +310,7 @@ class _BlockRun:
         stats.files += group.files
         stats.items += group.items
         stats.rows += group.rows
+        stats.tables.update(group.tables)
         stats.write_seconds += group.write_seconds
         stats.commits += 1
         stats.last_name, stats.last_consensus_end = group.last_name, group.last_consensus_end
