@@ -33,6 +33,7 @@ from ledgermirror.api.resources import (
     nft_allowances,
     rewards,
     token_allowances,
+    token_info,
     tokens,
 )
 from ledgermirror.api.responses import error_response
@@ -61,6 +62,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
+    token_info.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {

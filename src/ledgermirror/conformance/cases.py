@@ -29,6 +29,8 @@ _IN_SCOPE = [
         r"^/api/v1/accounts/[^/]+/airdrops/(outstanding|pending)/?$",
         r"^/api/v1/network/(supply|fees|exchangerate|nodes|stake)/?$",
         r"^/api/v1/blocks(/[^/]+)?/?$",
+        r"^/api/v1/tokens/[^/]+(/balances|/nfts(/[^/]+(/transactions)?)?)?/?$",
+        r"^/api/v1/accounts/[^/]+/tokens/?$",
     )
 ]
 

@@ -157,11 +157,19 @@ class ParamSet:
     """
 
     def __init__(
-        self, specs: Sequence[ParamSpec[Any]], checks: Iterable[Check] = (), *, url_order: bool = False
+        self,
+        specs: Sequence[ParamSpec[Any]],
+        checks: Iterable[Check] = (),
+        *,
+        url_order: bool = False,
+        each_value: bool = False,
     ) -> None:
         self.specs = tuple(specs)
         self.checks = tuple(checks)
         self.url_order = url_order
+        self.each_value = each_value
+        """One message per invalid value (``timestamp=gt:1&timestamp=ne:1``: two), as the reference's
+        token-info route reports them; otherwise one per parameter."""
         self._by_name = {spec.name: spec for spec in self.specs}
 
     def parse(self, query_string: str, ctx: ParseContext) -> ParsedQuery:
@@ -190,6 +198,11 @@ class ParamSet:
                 )
                 (in_order if self.url_order else too_many).append(message)
                 continue
+            if self.each_value and not spec.single:
+                bad = [message for text in texts if (message := _invalid_message(spec, text, ctx)) is not None]
+                if bad:
+                    (in_order if self.url_order else invalid).extend(bad)
+                    continue
             try:
                 if spec.single and len(texts) > 1:
                     raise InvalidValue(key)
@@ -206,3 +219,12 @@ class ParamSet:
 
     def names(self) -> list[str]:
         return [spec.name for spec in self.specs]
+
+
+def _invalid_message(spec: ParamSpec[Any], text: str, ctx: ParseContext) -> str | None:
+    """The message for one invalid value of ``spec``, or None when it parses."""
+    try:
+        spec.parse_one(text, ctx)
+    except InvalidValue as error:
+        return error.message or f"Invalid parameter: {spec.name}"
+    return None
