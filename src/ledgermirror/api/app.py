@@ -29,11 +29,13 @@ from ledgermirror.api.resources import (
     network_fees,
     network_nodes,
     network_stake,
+    nft_transactions,
     network_supply,
     nft_allowances,
     rewards,
     token_allowances,
     token_info,
+    token_nfts,
     tokens,
 )
 from ledgermirror.api.responses import error_response
@@ -63,6 +65,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
     token_info.ENDPOINT,
+    token_nfts.ENDPOINT,
+    token_nfts.ONE_ENDPOINT,
+    nft_transactions.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {

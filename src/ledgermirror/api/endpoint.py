@@ -40,6 +40,8 @@ class Page:
     text: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     """Extra response headers (e.g. ``X-Fee-Schedule``)."""
+    status: int = 200
+    """A 2xx other than 200 (``206 Partial Content`` for an NFT history whose mint is missing)."""
 
 
 Handler = Callable[[Request, AppContext], Awaitable[Page]]
@@ -91,7 +93,7 @@ class Endpoint:
         if isinstance(page, Response):
             return page
         headers = {"cache-control": self.cache_control, "access-control-allow-origin": "*", **page.headers}
-        return Response(orjson.dumps(page.payload), headers=headers, media_type=JSON_TYPE)
+        return Response(orjson.dumps(page.payload), status_code=page.status, headers=headers, media_type=JSON_TYPE)
 
     async def _serve(self, request: Request) -> Response:
         ctx = context_of(request)
@@ -107,5 +109,6 @@ class Endpoint:
                 rendered = render_json(
                     page.payload, cache_control=self.cache_control, max_age=self.max_age, link=page.next_link
                 )
+                rendered.status = page.status
             ctx.cache.put(key, rendered, self.max_age)
         return rendered.respond(request)
