@@ -34,6 +34,7 @@ from ledgermirror.api.resources import (
     nft_allowances,
     rewards,
     token_allowances,
+    token_balances,
     token_info,
     token_nfts,
     tokens,
@@ -68,6 +69,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     token_nfts.ENDPOINT,
     token_nfts.ONE_ENDPOINT,
     nft_transactions.ENDPOINT,
+    token_balances.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {

@@ -49,6 +49,8 @@ Plan = Callable[[C, ParsedQuery, int, Order], Select]
 """``plan(context, query, row_limit, order)``."""
 Render = Callable[[C, Row], dict[str, Any]]
 Anchors = Callable[[C, ParsedQuery, Row, AppContext], Sequence[Anchor]]
+Envelope = Callable[[C | None, Sequence[Row]], dict[str, Any]]
+"""``envelope(context, rows)``: the keys before the list; ``context`` is None when nothing matched."""
 """The next link's anchors from the page's last row; empty: the page is the last one."""
 
 
@@ -69,6 +71,10 @@ class ListSpec(Generic[C]):
     item_schema: dict[str, Any]
     tag: str
     path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    envelope: Envelope[C] | None = None
+    """Keys the body has before the list (``/tokens/{id}/balances``: ``timestamp``), from the page's rows."""
+    envelope_schema: dict[str, Any] = field(default_factory=dict)
+    """The OpenAPI properties of those keys."""
 
     def endpoint(self) -> Endpoint:
         async def handler(request: Request, ctx: AppContext) -> Page:
@@ -81,10 +87,20 @@ class ListSpec(Generic[C]):
             max_age=self.max_age,
             summary=self.summary,
             description=self.description,
-            response_schema=schemas.list_response(self.items, self.item_schema),
+            response_schema=_with_envelope(schemas.list_response(self.items, self.item_schema), self.envelope_schema),
             tag=self.tag,
             path_params=self.path_params,
         )
+
+
+def _with_envelope(schema: dict[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
+    if not properties:
+        return schema
+    return {
+        **schema,
+        "properties": {**properties, **schema["properties"]},
+        "required": [*properties, *schema["required"]],
+    }
 
 
 def probe_limit(limit: int, *, probe: bool) -> int:
@@ -111,6 +127,8 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         probe = ctx.settings.pagination_probe
         select = spec.plan(context, query, probe_limit(limit, probe=probe), order)
     except NothingMatches:
+        if spec.envelope is not None:
+            return Page({**spec.envelope(None, []), spec.items: [], "links": {"next": None}})
         return empty_page(spec.items)
     rows = await ctx.database.fetch(select.build())
     more = has_more(len(rows), limit, probe=probe)
@@ -120,4 +138,6 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         anchors = spec.anchors(context, query, rows[-1], ctx)
         if anchors:
             link = next_link(request.scope["path"], query.given, anchors, order)
-    return Page({spec.items: [spec.render(context, row) for row in rows], "links": {"next": link}}, link)
+    head = spec.envelope(context, rows) if spec.envelope is not None else {}
+    items = [spec.render(context, row) for row in rows]
+    return Page({**head, spec.items: items, "links": {"next": link}}, link)
