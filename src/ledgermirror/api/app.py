@@ -19,6 +19,7 @@ from ledgermirror.api.errors import NotFound
 from ledgermirror.api.resources import (
     account,
     account_nfts,
+    account_tokens,
     accounts,
     airdrops,
     blocks,
@@ -70,6 +71,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     token_nfts.ONE_ENDPOINT,
     nft_transactions.ENDPOINT,
     token_balances.ENDPOINT,
+    account_tokens.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
