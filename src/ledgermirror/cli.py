@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import dataclasses
 import errno
+import getpass
 import logging
 import os
 import socket
@@ -27,6 +28,7 @@ from ledgermirror.runtime import (
 )
 from ledgermirror.settings import Settings, SettingsError
 from ledgermirror.status import cli as status_cli
+from ledgermirror.users import hash_password
 
 EXIT_USAGE = 2
 EXIT_DATABASE = 3
@@ -121,6 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="account",
         help="node folders: recordstreams/record0.0.N/ (account, default) or HIP-679 simulated/0/<node>/record/",
     )
+    commands.add_parser(
+        "hash-password",
+        help="hash an API user's password for LEDGERMIRROR_USERS",
+        description="Read a password (prompted on a terminal, else the first line of stdin) and print its "
+        "PBKDF2-SHA256 hash, the password_hash of an entry of LEDGERMIRROR_USERS or LEDGERMIRROR_USERS_FILE.",
+    )
     status_cli.register(commands)
     import_command.register(commands)
     return parser
@@ -177,10 +185,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _import(args, settings)
         if args.command == "simulate":
             return _simulate(args)
+        if args.command == "hash-password":
+            return _hash_password()
         return _serve(settings, log_format)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_DATABASE
+
+
+def _hash_password() -> int:
+    password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\r\n")
+    if not password:
+        print("ledgermirror: an empty password", file=sys.stderr)
+        return EXIT_USAGE
+    print(hash_password(password))
+    return 0
 
 
 def _db(command: str, settings: Settings) -> int:

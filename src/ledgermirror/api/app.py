@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledgermirror.api import docs_page, openapi
+from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.errors import NotFound
@@ -30,9 +31,9 @@ from ledgermirror.api.resources import (
     network_fees,
     network_nodes,
     network_stake,
-    nft_transactions,
     network_supply,
     nft_allowances,
+    nft_transactions,
     rewards,
     token_allowances,
     token_balances,
@@ -110,7 +111,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(StripTrailingSlash)],
+        middleware=[Middleware(StripTrailingSlash), Middleware(BasicAuth)],
         exception_handlers={404: _not_found, 405: _not_found},
     )
     app.router.redirect_slashes = False

@@ -20,6 +20,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ledgermirror.api.auth import USER_LIMIT
 from ledgermirror.api.context import AppContext, context_of
 from ledgermirror.api.errors import ANSWERED, InternalError, api_error
 from ledgermirror.api.querystring.params import ParamSet
@@ -45,6 +46,13 @@ class Page:
 
 
 Handler = Callable[[Request, AppContext], Awaitable[Page]]
+
+
+def _context(request: Request) -> AppContext:
+    """The app's context, with the authenticated user's maximum ``limit`` when they have one (``api/auth.py``)."""
+    ctx = context_of(request)
+    limit = request.scope.get(USER_LIMIT)
+    return ctx.with_limit_max(limit) if isinstance(limit, int) else ctx
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,15 +97,17 @@ class Endpoint:
             return error_response(InternalError())
 
     async def _serve_uncached(self, request: Request) -> Response:
-        page = await self._run(request, context_of(request))
+        page = await self._run(request, _context(request))
         if isinstance(page, Response):
             return page
         headers = {"cache-control": self.cache_control, "access-control-allow-origin": "*", **page.headers}
         return Response(orjson.dumps(page.payload), status_code=page.status, headers=headers, media_type=JSON_TYPE)
 
     async def _serve(self, request: Request) -> Response:
-        ctx = context_of(request)
+        ctx = _context(request)
         key = request.scope["path"] + "?" + request.scope["query_string"].decode("latin-1")
+        if USER_LIMIT in request.scope:
+            key += f"\x00{ctx.parse_ctx.limit_max}"  # a user's answer is theirs: their limit shapes it
         rendered = ctx.cache.get(key)
         if rendered is None:
             page = await self._run(request, ctx)

@@ -87,7 +87,9 @@ class ListSpec(Generic[C]):
             max_age=self.max_age,
             summary=self.summary,
             description=self.description,
-            response_schema=_with_envelope(schemas.list_response(self.items, self.item_schema), self.envelope_schema),
+            response_schema=_with_envelope(
+                schemas.list_response(self.items, self.item_schema), self.envelope_schema
+            ),
             tag=self.tag,
             path_params=self.path_params,
         )

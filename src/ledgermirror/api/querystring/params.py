@@ -199,7 +199,7 @@ class ParamSet:
                 (in_order if self.url_order else too_many).append(message)
                 continue
             if self.each_value and not spec.single:
-                bad = [message for text in texts if (message := _invalid_message(spec, text, ctx)) is not None]
+                bad = [found for text in texts if (found := _invalid_message(spec, text, ctx)) is not None]
                 if bad:
                     (in_order if self.url_order else invalid).extend(bad)
                     continue

@@ -97,7 +97,7 @@ RELATIONSHIP: dict[str, Any] = {
         "automatic_association": {"type": ["boolean", "null"]},
         "balance": {"type": "integer", "format": "int64"},
         "created_timestamp": {"type": ["string", "null"], "example": "1586567700.453054000"},
-        "decimals": {"type": ["integer", "null"], "format": "int64", "description": "null when the token is unknown"},
+        "decimals": {"type": ["integer", "null"], "format": "int64", "description": "null: an unknown token"},
         "token_id": schemas.ENTITY_ID,
         "freeze_status": {"type": ["string", "null"], "enum": [*FREEZE_STATUS.values(), None]},
         "kyc_status": {"type": ["string", "null"], "enum": [*KYC_STATUS.values(), None]},

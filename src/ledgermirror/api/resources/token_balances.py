@@ -98,12 +98,15 @@ def plan(context: TokenBalances, query: ParsedQuery, limit: int, order: Order) -
     key = keys[-1].value if keys else None
     historical = context.snapshot is not None
     if context.snapshot is not None:
-        month = month_start(context.snapshot)
+        args: dict[str, Any] = {
+            "token": context.token,
+            "month": month_start(context.snapshot),
+            "snapshot": context.snapshot,
+        }
         if key is None:
-            select = Select(_SNAPSHOT_PLAIN, {"token": context.token, "month": month, "snapshot": context.snapshot})
+            select = Select(_SNAPSHOT_PLAIN, args)
         else:
-            args = {"token": context.token, "month": month, "snapshot": context.snapshot, "public_key": key}
-            select = Select(_SNAPSHOT_WITH_KEY, args)
+            select = Select(_SNAPSHOT_WITH_KEY, {**args, "public_key": key})
     else:
         select = Select(_CURRENT if key is None else _CURRENT_WITH_KEY)
         select.compare(_TOKEN, Op.EQ, context.token).is_true(_ASSOCIATED)
