@@ -26,6 +26,8 @@ from ledgermirror.api.resources import (
     blocks,
     crypto_allowances,
     health,
+    hook_storage,
+    hooks,
     network_exchangerate,
     network_fee_estimate,
     network_fees,
@@ -34,6 +36,7 @@ from ledgermirror.api.resources import (
     network_supply,
     nft_allowances,
     nft_transactions,
+    registered_nodes,
     rewards,
     token_allowances,
     token_balances,
@@ -73,6 +76,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     nft_transactions.ENDPOINT,
     token_balances.ENDPOINT,
     account_tokens.ENDPOINT,
+    hooks.ENDPOINT,
+    hook_storage.ENDPOINT,
+    registered_nodes.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
