@@ -86,6 +86,8 @@ class Tag(IntEnum):
     PERMUTATION = 17
     NAME = 18
     HISTORY = 19
+    HOOK = 20
+    REGISTERED_NODE = 21
 
 
 def mix64(value: int) -> int:
@@ -288,6 +290,15 @@ class World:
         block = ordinal * self.creation_blocks // self.entities
         first, creations, slots = self.block_slots(block)
         return block, (ordinal - first) * slots // creations
+
+    def between_blocks(self, at: int) -> int:
+        """``at`` moved out of the block windows, where the block generator puts its transactions: a time inside
+        a window goes to the same offset after it, so events placed this way (NFT mints and transfers) never
+        share a consensus timestamp with a block's transaction. Times already outside stay."""
+        offset = (at - self.start) % self.block_interval
+        if offset >= self.block_window or self.block_interval < 2 * self.block_window + 1:
+            return at
+        return at + self.block_window
 
     def slot_time(self, block: int, slot: int, slots: int, jitter: int) -> int:
         gap = self.block_window // slots
