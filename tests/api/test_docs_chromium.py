@@ -144,7 +144,8 @@ def test_a_person_tries_a_route(page: Page) -> None:
     assert status.strip() == "200"
     shown_url = page.evaluate(f"({_OPERATION}).querySelector('.request-url pre')?.innerText")
     assert "/api/v1/tokens/0.0.1001?timestamp=lte" in shown_url, shown_url
-    body = page.evaluate(f"({_OPERATION}).querySelector('.live-responses-table tbody .response-col_description pre')"
-                         "?.innerText")  # fmt: skip
+    body = page.evaluate(
+        f"({_OPERATION}).querySelector('.live-responses-table tbody .response-col_description pre')?.innerText"
+    )
     answer = json.loads(body)
     assert answer["token_id"] == "0.0.1001" and answer["symbol"] == "FIRST"

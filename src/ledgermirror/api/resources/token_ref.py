@@ -21,10 +21,10 @@ OPENAPI_PATH_PARAMETER: dict[str, Any] = {
     "name": PATH_PARAMETER,
     "in": "path",
     "required": True,
-    "description": "Token id (shard.realm.num, realm.num or num) or its long-zero EVM address",
+    "description": "Token id (shard.realm.num, realm.num or num) or its long-zero EVM address (a num below 2^38)",
     "schema": {
         "type": "string",
-        "pattern": rf"^({schemas.ENTITY_ID_VALUE}|(0x)?0{{24}}[0-9a-fA-F]{{16}})$",
+        "pattern": rf"^({schemas.ENTITY_ID_VALUE}|(0x)?0{{30}}[0-3][0-9a-fA-F]{{9}})$",
     },
     "example": "0.0.1001",
 }
