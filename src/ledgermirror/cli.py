@@ -327,12 +327,30 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _share_metrics_between_workers() -> None:
+    """``/metrics`` sums every worker's values: a fresh multiprocess folder (the operator's
+    ``PROMETHEUS_MULTIPROC_DIR`` if set, else a temporary one removed at exit) before the workers start."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from ledgermirror.metrics import exposition
+
+    chosen = os.environ.get(exposition.MULTIPROCESS_ENV)
+    folder = Path(chosen) if chosen else Path(tempfile.mkdtemp(prefix="ledgermirror-metrics-"))
+    exposition.prepare_multiprocess(folder)
+    if not chosen:
+        atexit.register(shutil.rmtree, folder, True)
+
+
 def _run_uvicorn(settings: Settings, api_url: str) -> None:
     from ledgermirror import http_server
 
     exit_cleanly_on_sigterm()
     os.environ["LEDGERMIRROR_API_DB_URL"] = api_url
     sys.path.insert(0, str(Path(__file__).parent.parent))  # workers import the app by name (uvicorn's app_dir)
+    if settings.workers > 1:
+        _share_metrics_between_workers()
     config = http_server.bounded_config(
         "ledgermirror.api.asgi:app_from_env",
         settings,

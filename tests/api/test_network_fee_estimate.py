@@ -163,7 +163,37 @@ def test_state_reads_token_custom_fees(client: TestClient, ledger: Ledger) -> No
     plain = post(client, token_transfer(5002), "?mode=STATE").json()["total"]
     custom = post(client, token_transfer(5001), "?mode=STATE").json()["total"]
     intrinsic = post(client, token_transfer(5001)).json()["total"]
-    assert (custom - plain, plain - intrinsic) == (10_000_000, 9_000_000)
+    # STATE adds the 9,000,000 transfer base; INTRINSIC charges TOKEN_TYPES for the list's 2nd transfer
+    assert (custom - plain, plain - intrinsic) == (10_000_000, 8_000_000)
+
+
+def nft_transfer(token: int, serials: int) -> bytes:
+    message = body()
+    tokens = message.cryptoTransfer.tokenTransfers.add()
+    tokens.token.tokenNum = token
+    for serial in range(1, serials + 1):
+        nft = tokens.nftTransfers.add(serialNumber=serial)
+        nft.senderAccountID.accountNum = 1001
+        nft.receiverAccountID.accountNum = 1002
+    return signed(message, 1)
+
+
+def test_state_reads_token_types(client: TestClient, ledger: Ledger) -> None:
+    def service(mode: str) -> list[tuple[str, int, int]]:
+        extras = post(client, nft_transfer(5003, 3), mode).json()["service"]["extras"]
+        return [(extra["name"], extra["count"], extra["charged"]) for extra in extras]
+
+    # unknown to the database: priced as a fungible token, whose list has no fungible transfers
+    assert service("?mode=STATE") == []
+    ledger.execute(
+        "insert into token (token_id, created_timestamp, decimals, initial_supply, name, symbol,"
+        " treasury_account_id, timestamp_range, freeze_status, kyc_status, type)"
+        " values (5003, 1, 0, 0, 'n', 'N', 98, '[1,)', 0, 0, 'NON_FUNGIBLE_UNIQUE')"
+    )
+    assert service("?mode=STATE") == [("TOKEN_TRANSFER_BASE", 1, 1), ("TOKEN_TYPES", 3, 2)]
+    custom_fee(ledger, 5003, "royalty_fees")
+    assert service("?mode=STATE") == [("TOKEN_TRANSFER_BASE_CUSTOM_FEES", 1, 1), ("TOKEN_TYPES", 3, 2)]
+    assert service("") == [("TOKEN_TYPES", 3, 2)]
 
 
 def test_high_volume_throttle(client: TestClient) -> None:

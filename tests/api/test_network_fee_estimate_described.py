@@ -81,7 +81,7 @@ def test_notes_intrinsic_skips_state(described: TestClient, ledger: Ledger) -> N
 
 
 def test_notes_state_names_unknown_tokens_and_topics(described: TestClient, ledger: Ledger) -> None:
-    unknown_token = "Token 0.0.5001 was not found: priced as a token without custom fees"
+    unknown_token = "Token 0.0.5001 was not found: priced as a fungible token without custom fees"
     unknown_topic = "Topic 0.0.6001 was not found: priced as a topic without custom fees"
     assert post(described, token_transfer(5001), "?mode=STATE").json()["notes"] == [
         notes.DEFAULT_SCHEDULE,

@@ -179,3 +179,23 @@ def test_serve_stops_its_embedded_database(tmp_path: Path, stop: signal.Signals)
     while postgres_for_folder() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert postgres_for_folder() == []
+
+
+def test_metrics_add_up_across_workers(served: tuple[str, Path]) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    base, _ = served
+    for limit in range(1, 21):
+        with urllib.request.urlopen(f"{base}/api/v1/tokens?limit={limit}", timeout=5) as response:
+            assert response.status == 200
+    counted: dict[str, float] = {}
+    for _ in range(4):  # whichever worker answers the scrape, it reports the sum over both
+        with urllib.request.urlopen(base + "/metrics", timeout=5) as response:
+            text = response.read().decode()
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == "ledgermirror_http_requests_total" and sample.labels["route"].endswith(
+                    "/tokens"
+                ):
+                    counted[sample.labels["status"]] = sample.value
+        assert counted == {"2xx": 20}

@@ -261,4 +261,5 @@ def test_token_transfer_with_custom_fees_costs_ten_million_more() -> None:
     assert custom.total - plain.total == 10_000_000
     assert [extra.name for extra in plain.service_extras] == ["TOKEN_TRANSFER_BASE"]
     assert [extra.name for extra in custom.service_extras] == ["TOKEN_TRANSFER_BASE_CUSTOM_FEES"]
-    assert estimate(data).service_extras == ()  # INTRINSIC ignores state
+    # INTRINSIC ignores state: no transfer base, TOKEN_TYPES per list (2 transfers, 1 included)
+    assert [(extra.name, extra.charged) for extra in estimate(data).service_extras] == [("TOKEN_TYPES", 1)]

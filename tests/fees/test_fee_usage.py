@@ -11,7 +11,7 @@ from ledgermirror.fees.transaction import parse
 from ledgermirror.fees.usage import State, count_keys, service_counts
 
 
-def counts(message: Any, state: State | None = None) -> dict[str, int]:
+def counts(message: Any, state: State | None = None) -> dict[str, int | tuple[int, ...]]:
     return service_counts(parse(signed(message)), state)
 
 
@@ -42,8 +42,11 @@ def test_crypto_transfer_accounts_tokens_and_hooks() -> None:
     item.senderAccountID.accountNum = 1002
     item.receiverAccountID.accountNum = 1004
     item.pre_tx_receiver_allowance_hook.evm_hook_call.gas_limit = 5_000
-    assert counts(message) == {"ACCOUNTS": 4, "TOKEN_TYPES": 2, "HOOK_EXECUTION": 2, "GAS": 30_000}
+    assert counts(message) == {"ACCOUNTS": 4, "TOKEN_TYPES": (1, 1), "HOOK_EXECUTION": 2, "GAS": 30_000}
     assert counts(message, State())["TOKEN_TRANSFER_BASE"] == 1
+    # token 8 is unknown, so it counts as fungible and its list has no fungible transfers
+    assert counts(message, State())["TOKEN_TYPES"] == 1
+    assert counts(message, State(non_fungible_tokens=frozenset({(0, 0, 8)})))["TOKEN_TYPES"] == 2
 
 
 def test_allowances_airdrops_nfts_hooks_and_schedules() -> None:
@@ -61,7 +64,7 @@ def test_allowances_airdrops_nfts_hooks_and_schedules() -> None:
     tokens.transfers.add(amount=1)
     tokens.transfers.add(amount=1)
     tokens.nftTransfers.add(serialNumber=1)
-    assert counts(airdrop) == {"AIRDROPS": 3}
+    assert counts(airdrop) == {"ACCOUNTS": 1, "TOKEN_TYPES": (4,)}  # a CryptoTransfer of its token lists
     update = body()
     update.token_update_nfts.serial_numbers.extend([1, 2, 3])
     assert counts(update) == {"NFT_UPDATE": 3}

@@ -130,3 +130,18 @@ def test_dates_and_names() -> None:
     assert parse_date("2022-07-13") == 1657670400 * 10**9
     assert parse_date("2022-07-13T08:46:11.304284003Z") == EXPECTED[SECOND].consensus_start
     assert stream_name_prefix(EXPECTED[SECOND].consensus_start) == SECOND
+
+
+def test_day_subfolders_of_a_local_source_import_the_same_rows(
+    database: Prepared, ledger: Ledger, tmp_path: Path
+) -> None:
+    """A local source whose root holds the layout in ``YYYY-MM-DD`` subfolders (the reference's local source)."""
+    run(database.owner_url, copy_streams(tmp_path / "plain"))
+    plain = table_counts(database.owner_url)
+    ledger.reset()
+    by_day = tmp_path / "days"
+    copy_streams(by_day / FIRST[:10])
+    (by_day / "2022-07-12" / "recordstreams").mkdir(parents=True)  # an earlier, empty day
+    stats = run(database.owner_url, by_day)
+    assert stats.files == 2
+    assert table_counts(database.owner_url) == plain

@@ -46,7 +46,9 @@ def _contracts_match(url: str, truth: dict[str, Any]) -> None:
     bytecode = {row["id"]: row["runtime_bytecode"] for row in fetch(url, "select * from contract")}
     storage: dict[int, dict[str, str]] = {}
     for row in fetch(url, "select contract_id, slot, value from contract_state"):
-        storage.setdefault(row["contract_id"], {})[row["slot"].hex()] = row["value"].hex()
+        # The value is stored as the sidecar wrote it (the reference's ContractState); as a uint256 (what REST
+        # shows) it is the 32-byte word of truth.json.
+        storage.setdefault(row["contract_id"], {})[row["slot"].hex()] = row["value"].rjust(32, b"\0").hex()
     results = {row["contract_id"]: row["count"] for row in fetch(url, _PER_CONTRACT.format("contract_result"))}
     logs = {row["contract_id"]: row["count"] for row in fetch(url, _PER_CONTRACT.format("contract_log"))}
     for contract, state in contracts.items():

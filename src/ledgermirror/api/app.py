@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -47,6 +48,9 @@ from ledgermirror.api.resources import (
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database, create_pool
+from ledgermirror.metrics import exposition
+from ledgermirror.metrics.api import SAMPLE_SECONDS
+from ledgermirror.metrics.http import HttpMetricsMiddleware
 from ledgermirror.settings import Settings
 
 _log = logging.getLogger(__name__)
@@ -107,23 +111,37 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        ctx.db = Database(await create_pool(dsn, settings))
+        ctx.db = Database(await create_pool(dsn, settings), observer=ctx.metrics)
+        sampler = asyncio.create_task(_sample_pool(ctx))
         try:
             yield
         finally:
+            sampler.cancel()
             await ctx.db.close()
 
     routes = [endpoint.route() for endpoint in ENDPOINTS] + health.ROUTES + docs_page.routes(document)
+    routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.sample_pool(ctx.db)))
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(StripTrailingSlash), Middleware(BasicAuth)],
+        middleware=[
+            Middleware(StripTrailingSlash),
+            Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http),
+            Middleware(BasicAuth),
+        ],
         exception_handlers={404: _not_found, 405: _not_found},
     )
     app.router.redirect_slashes = False
     app.state.ctx = ctx
     app.state.openapi = document
     return app
+
+
+async def _sample_pool(ctx: AppContext) -> None:
+    """The pool gauges, every second (other workers' scrapes read them from the multiprocess files)."""
+    while True:
+        ctx.metrics.sample_pool(ctx.db)
+        await asyncio.sleep(SAMPLE_SECONDS)
 
 
 class StripTrailingSlash:

@@ -1,4 +1,4 @@
-"""What every request handler can reach: settings, clock, database and response cache (on app state)."""
+"""What every request handler can reach: settings, clock, database, response cache and metrics (on app state)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ledgermirror.api.responses import Rendered
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database
 from ledgermirror.ledger.supply import unreleased_ranges
+from ledgermirror.metrics.api import ApiMetrics
 from ledgermirror.settings import Settings
 from ledgermirror.ttl_cache import TtlCache
 from ledgermirror.users import ApiUser
@@ -34,6 +35,8 @@ class AppContext:
     """Decoded fee schedules by file (``POST /api/v1/network/fees``)."""
     supply_ranges: Mapping[str, int] = field(init=False)
     """The encoded unreleased-supply id ranges in the configured shard and realm (``/network/supply``)."""
+    metrics: ApiMetrics = field(default_factory=ApiMetrics)
+    """This app's Prometheus metrics (its own registry; ``/metrics``)."""
     users: Mapping[str, ApiUser] = field(init=False)
     """The configured API users by name (``api/auth.py``)."""
     credentials: TtlCache[tuple[bool, int | None]] = field(init=False)

@@ -109,7 +109,10 @@ class Endpoint:
         if USER_LIMIT in request.scope:
             key += f"\x00{ctx.parse_ctx.limit_max}"  # a user's answer is theirs: their limit shapes it
         rendered = ctx.cache.get(key)
-        if rendered is None:
+        if rendered is not None:
+            ctx.metrics.cache_hits.inc()
+        else:
+            ctx.metrics.cache_misses.inc()
             page = await self._run(request, ctx)
             if isinstance(page, Response):
                 return page

@@ -20,6 +20,8 @@ order by consensus_end desc
 limit 1
 """
 
+_SHIFT_INDEXES = "update record_file set index = index + $1"
+
 _CURRENT_BOOK = """
 select start_consensus_timestamp, file_data from address_book
 where file_id = $1
@@ -61,6 +63,11 @@ async def last_record_file(conn: asyncpg.Connection) -> LastRecordFile | None:
     if row is None:
         return None
     return LastRecordFile(row["name"], row["hash"], row["consensus_end"], row["index"], row["version"])
+
+
+async def shift_record_file_indexes(conn: asyncpg.Connection, offset: int) -> None:
+    """Add ``offset`` to the ``index`` of every stored record file (the v5 -> v6 renumbering)."""
+    await conn.execute(_SHIFT_INDEXES, offset)
 
 
 async def current_book(conn: asyncpg.Connection, file_id: int) -> StoredBook | None:

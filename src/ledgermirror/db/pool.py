@@ -9,7 +9,7 @@ on the next request once the database is back.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import asyncpg
 
@@ -43,10 +43,32 @@ async def create_pool(dsn: str, settings: Settings) -> asyncpg.Pool:
     return pool
 
 
+class PoolObserver(Protocol):
+    """Who is told of failures (the API's metrics); the data layer knows nothing more of it."""
+
+    def timed_out(self) -> None: ...
+    def failed(self) -> None: ...
+
+
+class _Unobserved:
+    def timed_out(self) -> None:
+        pass
+
+    def failed(self) -> None:
+        pass
+
+
 class Database:
-    def __init__(self, pool: asyncpg.Pool, acquire_timeout: float = 5.0) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, acquire_timeout: float = 5.0, observer: PoolObserver | None = None
+    ) -> None:
         self.pool = pool
         self.acquire_timeout = acquire_timeout
+        self.observer: PoolObserver = observer if observer is not None else _Unobserved()
+        self.waiting = 0
+        """Queries waiting for a connection now (read by the metrics sampler; plain ints cost nothing)."""
+        self.in_use = 0
+        """Queries holding a connection now."""
 
     async def fetch(self, statement: Statement) -> list[asyncpg.Record]:
         rows: list[asyncpg.Record] = await self._query(lambda conn: conn.fetch(statement.text, *statement.args))
@@ -59,16 +81,29 @@ class Database:
         """Run ``work`` on a pooled connection. A connection-level failure (the server went away mid-query, the
         protocol lost its state) terminates that connection, so the pool never hands it to the next request;
         every such failure is :class:`DatabaseUnavailable`."""
+        self.waiting += 1
+        waiting = True
         try:
             async with self.pool.acquire(timeout=self.acquire_timeout) as conn:
+                self.waiting -= 1
+                waiting = False
+                self.in_use += 1
                 try:
                     return await work(conn)
                 except CONNECTION_FAILURES as error:
+                    if isinstance(error, asyncpg.QueryCanceledError):
+                        self.observer.timed_out()
                     if connection_is_broken(error):
                         conn.terminate()
                     raise
+                finally:
+                    self.in_use -= 1
         except CONNECTION_FAILURES as error:
+            self.observer.failed()
             raise DatabaseUnavailable(str(error) or type(error).__name__) from error
+        finally:
+            if waiting:
+                self.waiting -= 1
 
     async def close(self) -> None:
         await self.pool.close()

@@ -4,7 +4,8 @@
    ``PROCESSING_BYTES`` the transaction's bytes); the network fee is the node total times the network
    multiplier. Types marked ``node_network_fee_exempt`` pay neither (multiplier and subtotal 0).
 2. Service: the type's base fee plus the extras its schedule entry lists, counted by
-   :mod:`ledgermirror.fees.usage`.
+   :mod:`ledgermirror.fees.usage`, in the order the consensus node's calculator adds them. A TokenAirdrop
+   is priced as a CryptoTransfer of its token transfers, under the CryptoTransfer entry (``PRICED_AS``).
 3. An extra is charged for ``max(0, count - included)`` units and listed only when that is above 0.
 4. STATE mode only: a body marked ``high_volume`` of a high-volume priced type is scaled by the multiplier of
    its curve at ``high_volume_throttle`` (1000 = 1x): node and service totals ``* m / 1000`` (truncated), and
@@ -22,7 +23,7 @@ from typing import Any
 from ledgermirror.fees import curve
 from ledgermirror.fees.schedule import FeeSchedule
 from ledgermirror.fees.transaction import UNKNOWN_TYPE, ParsedTransaction, TransactionError
-from ledgermirror.fees.usage import State, service_counts
+from ledgermirror.fees.usage import PRICED_AS, Counts, State, service_counts
 from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
 
 
@@ -93,15 +94,31 @@ class Estimate:
         return dict(sorted(answer.items()))
 
 
-def _extras(
+def _charge(name: str, used: int, included: int, unit_fees: Mapping[str, int]) -> list[ExtraFee]:
+    over = max(0, used - included)
+    return [ExtraFee(name, used, included, over, unit_fees.get(name, 0))] if over > 0 else []
+
+
+def _node_extras(
     references: tuple[tuple[str, int], ...], counts: Mapping[str, int], unit_fees: Mapping[str, int]
 ) -> tuple[ExtraFee, ...]:
-    charged = []
-    for name, included in references:
-        used = counts.get(name, 0)
-        over = max(0, used - included)
-        if over > 0:
-            charged.append(ExtraFee(name, used, included, over, unit_fees.get(name, 0)))
+    """In the schedule's order of the node's extras."""
+    return tuple(
+        fee for name, included in references for fee in _charge(name, counts.get(name, 0), included, unit_fees)
+    )
+
+
+def _service_extras(
+    references: tuple[tuple[str, int], ...], counts: Counts, unit_fees: Mapping[str, int]
+) -> tuple[ExtraFee, ...]:
+    """In the calculator's call order (``counts``), each extra only if the type's entry lists it; a tuple count
+    is one charge per element, each with the entry's included count."""
+    included = dict(references)
+    charged: list[ExtraFee] = []
+    for name, used in counts.items():
+        if name in included:
+            for units in used if isinstance(used, tuple) else (used,):
+                charged += _charge(name, units, included[name], unit_fees)
     return tuple(charged)
 
 
@@ -132,13 +149,14 @@ def calculate(
     else:
         node_counts = {"SIGNATURES": parsed.signatures, "PROCESSING_BYTES": parsed.size}
         node_base = schedule.node_base
-        node_extras = _extras(schedule.node_extras, node_counts, schedule.unit_fees)
+        node_extras = _node_extras(schedule.node_extras, node_counts, schedule.unit_fees)
         network_multiplier = schedule.network_multiplier
+    priced = schedule.services.get(PRICED_AS.get(parsed.functionality, parsed.functionality), service)
     if service.free:
         service_base = 0
     else:
-        service_base = service.base
-        service_extras = _extras(service.extras, service_counts(parsed, state), schedule.unit_fees)
+        service_base = priced.base
+        service_extras = _service_extras(priced.extras, service_counts(parsed, state), schedule.unit_fees)
     node_total = _total(node_base, node_extras)
     service_total = _total(service_base, service_extras)
 

@@ -59,7 +59,7 @@ def notes(
             found.append(INTRINSIC_HIGH_VOLUME)
     else:
         for token in sorted(set(tokens) & set(unknown)):
-            found.append(f"Token {_name(token)} was not found: priced as a token without custom fees")
+            found.append(f"Token {_name(token)} was not found: priced as a fungible token without custom fees")
         if topic is not None and topic in unknown:
             found.append(f"Topic {_name(topic)} was not found: priced as a topic without custom fees")
     if high_volume and parsed.functionality not in curve.HIGH_VOLUME_PRICED:

@@ -16,13 +16,17 @@ from ledgermirror.fees.transaction import ParsedTransaction
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """State facts for STATE mode: the involved tokens and topics (shard, realm, num) that have custom fees."""
+    """State facts for STATE mode: the involved tokens and topics (shard, realm, num) that have custom fees,
+    and the involved tokens that are non-fungible."""
 
     tokens_with_custom_fees: frozenset[tuple[int, int, int]] = field(default_factory=frozenset)
+    non_fungible_tokens: frozenset[tuple[int, int, int]] = field(default_factory=frozenset)
     topics_with_custom_fees: frozenset[tuple[int, int, int]] = field(default_factory=frozenset)
 
 
-Counts = dict[str, int]
+Counts = dict[str, int | tuple[int, ...]]
+"""Extra name -> units, in the calculator's call order; a tuple is one charge per element (the consensus node
+adds that extra several times, each with its own included count)."""
 _Counter = Callable[[Any, State | None], Counts]
 
 
@@ -43,10 +47,13 @@ def _keys(message: Any, *names: str) -> int:
 
 
 def token_ids(body: Any) -> list[tuple[int, int, int]]:
-    """The tokens a CryptoTransfer moves (STATE mode looks up their custom fees)."""
-    if body.WhichOneof("data") != "cryptoTransfer":
-        return []
-    return [_token(item.token) for item in body.cryptoTransfer.tokenTransfers]
+    """The tokens a CryptoTransfer or TokenAirdrop moves (STATE mode looks up their type and custom fees)."""
+    case = body.WhichOneof("data")
+    if case == "cryptoTransfer":
+        return [_token(item.token) for item in body.cryptoTransfer.tokenTransfers]
+    if case == "tokenAirdrop":
+        return [_token(item.token) for item in body.tokenAirdrop.token_transfers]
+    return []
 
 
 def topic_id(body: Any) -> tuple[int, int, int] | None:
@@ -74,15 +81,24 @@ _NFT_HOOKS = (
 )
 
 
+# Contracts' ``maxGasPerSec`` in the consensus node's default configuration: the GAS extra of a transfer that
+# calls hooks is clamped to this much per hook invocation.
+MAX_GAS_PER_SECOND = 15_000_000
+
+
 def _crypto_transfer(data: Any, state: State | None) -> Counts:
+    """CryptoTransferFeeCalculator of consensus node 0.75 (docs/fees.md), in its call order: ACCOUNTS (unique
+    accounts), HOOK_EXECUTION and GAS when hooks are called, then the token extras. INTRINSIC charges
+    TOKEN_TYPES once per token transfer list, for that list's transfers plus NFT transfers (the included count
+    applies to each list). STATE charges one TOKEN_TRANSFER_BASE (or ..._CUSTOM_FEES when a counted token has
+    custom fees) and TOKEN_TYPES once: one per fungible list with transfers plus one per NFT transfer, a token
+    the database does not know counting as fungible without custom fees."""
     accounts: set[bytes] = set()
     calls: list[Any] = []
     for amount in data.transfers.accountAmounts:
         accounts.add(amount.accountID.SerializeToString(deterministic=True))
         calls += _hook_calls(amount, _AMOUNT_HOOKS)
-    tokens = set()
     for token_list in data.tokenTransfers:
-        tokens.add(_token(token_list.token))
         for amount in token_list.transfers:
             accounts.add(amount.accountID.SerializeToString(deterministic=True))
             calls += _hook_calls(amount, _AMOUNT_HOOKS)
@@ -90,15 +106,28 @@ def _crypto_transfer(data: Any, state: State | None) -> Counts:
             accounts.add(nft.senderAccountID.SerializeToString(deterministic=True))
             accounts.add(nft.receiverAccountID.SerializeToString(deterministic=True))
             calls += _hook_calls(nft, _NFT_HOOKS)
-    counts = {
-        "ACCOUNTS": len(accounts),
-        "TOKEN_TYPES": len(tokens),
-        "HOOK_EXECUTION": len(calls),
-        "GAS": sum(int(call.evm_hook_call.gas_limit) for call in calls),
-    }
-    if state is not None and tokens:
-        custom = any(token in state.tokens_with_custom_fees for token in tokens)
+    counts: Counts = {"ACCOUNTS": len(accounts)}
+    if calls:
+        gas = sum(int(call.evm_hook_call.gas_limit) for call in calls)
+        counts["HOOK_EXECUTION"] = len(calls)
+        counts["GAS"] = max(0, min(len(calls) * MAX_GAS_PER_SECOND, gas))
+    if state is None:
+        if len(data.tokenTransfers):
+            per_list = (len(item.transfers) + len(item.nftTransfers) for item in data.tokenTransfers)
+            counts["TOKEN_TYPES"] = tuple(per_list)
+        return counts
+    counted, custom = 0, False
+    for token_list in data.tokenTransfers:
+        token = _token(token_list.token)
+        if token in state.non_fungible_tokens:
+            units = len(token_list.nftTransfers)
+        else:
+            units = 1 if len(token_list.transfers) else 0
+        counted += units
+        custom = custom or (units > 0 and token in state.tokens_with_custom_fees)
+    if counted:
         counts["TOKEN_TRANSFER_BASE_CUSTOM_FEES" if custom else "TOKEN_TRANSFER_BASE"] = 1
+    counts["TOKEN_TYPES"] = counted
     return counts
 
 
@@ -183,8 +212,26 @@ def _token_associate(data: Any, state: State | None) -> Counts:
 
 
 def _airdrop(data: Any, state: State | None) -> Counts:
-    credits = sum(1 for token in data.token_transfers for amount in token.transfers if amount.amount > 0)
-    return {"AIRDROPS": credits + sum(len(token.nftTransfers) for token in data.token_transfers)}
+    """TokenAirdropFeeCalculator: the airdrop's token transfer lists priced as a CryptoTransfer of them (no hbar
+    transfers), under the CryptoTransfer schedule entry (:data:`PRICED_AS`); the AIRDROPS extra is unused."""
+    return _crypto_transfer(_AirdropAsTransfer(data.token_transfers), state)
+
+
+@dataclass(frozen=True, slots=True)
+class _NoHbar:
+    accountAmounts: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _AirdropAsTransfer:
+    """The synthetic CryptoTransfer body of an airdrop: its token transfer lists and no hbar transfers."""
+
+    tokenTransfers: Any
+    transfers: _NoHbar = _NoHbar()
+
+
+PRICED_AS = {"TokenAirdrop": "CryptoTransfer"}
+"""Types whose service fee comes from another type's schedule entry (base fee and extras)."""
 
 
 def _update_nfts(data: Any, state: State | None) -> Counts:

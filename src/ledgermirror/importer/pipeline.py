@@ -57,9 +57,10 @@ from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, S
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, read_balance_snapshot, seed_balances
-from ledgermirror.importer.handlers.base import Batch, ItemError, rows_of_file, write_batch
+from ledgermirror.importer.handlers.base import Batch, ItemError, write_batch
+from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
-from ledgermirror.importer.record_file_row import next_index, record_file_row
+from ledgermirror.importer.record_file_row import next_index, record_file_row, renumber_before_v6
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
 from ledgermirror.importer.verify import ChainLink
 
@@ -383,9 +384,10 @@ class _Run:
             built = time.perf_counter()
             record = verified.record
             try:
-                rows_of_file(record, batch, verified.sidecars)
+                await rows_of_file_with_lookups(self.conn, record, batch, verified.sidecars)
             except ItemError as error:  # a verified file whose transaction we cannot read: the group rolls back
                 raise StreamParseError(record.name, str(error)) from error
+            await renumber_before_v6(self.conn, record, position.index, record_rows)
             index = next_index(record, position.index)
             record_rows.append(record_file_row(record, index, load_start, time.time_ns() // 1_000_000))
             position.link, position.index, position.cursor = verified.link(), index, cursor_after(record.name)

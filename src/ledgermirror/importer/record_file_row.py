@@ -4,9 +4,16 @@ its top-level contract results."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import asyncpg
+
+from ledgermirror.db import import_state
 from ledgermirror.importer.record_file import RecordFile
+
+FIRST_BLOCK_VERSION = 6
+"""Record files carry their block number from v6 on."""
 
 BLOOM_BYTES = 256
 DIGEST_SHA_384 = 0
@@ -18,6 +25,28 @@ def next_index(record: RecordFile, previous_index: int | None) -> int:
     if record.block_number is not None:
         return record.block_number
     return previous_index + 1 if previous_index is not None else 0
+
+
+async def renumber_before_v6(
+    conn: asyncpg.Connection, record: RecordFile, previous_index: int | None, pending: Sequence[dict[str, Any]]
+) -> None:
+    """The first v6 file after v5 or older ones: every earlier file's ``index`` (stored, and the ``pending``
+    rows not written yet) moves by ``block_number - previous index - 1``, so that the older files end right
+    before the v6 block number (the reference's ``RecordFileParser``)."""
+    if record.block_number is None or previous_index is None:
+        return
+    if pending:
+        previous_version: int | None = pending[-1]["version"]
+    else:
+        last = await import_state.last_record_file(conn)
+        previous_version = last.version if last is not None else None
+    if previous_version is None or previous_version >= FIRST_BLOCK_VERSION:
+        return
+    offset = record.block_number - previous_index - 1
+    if offset:
+        for row in pending:
+            row["index"] += offset
+        await import_state.shift_record_file_indexes(conn, offset)
 
 
 def gas_and_bloom(record: RecordFile) -> tuple[int, bytes]:

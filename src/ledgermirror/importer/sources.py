@@ -7,6 +7,11 @@ node folders found in it by :func:`discover_nodes`:
   node's account, the address book maps it to a node id);
 * ``<network>/<shard>/<node id>/record/`` (HIP-679, the ``NODE_ID`` layout).
 
+A local folder may hold the layout inside ``YYYY-MM-DD`` subfolders of its root (the reference's local source
+and its day-grouped archive): the node folders are found inside them, a listing after a name looks in the
+first two day folders from that name's day on (the reference's "current and next day"), and a file is read from
+the day folder its name starts with (else from the root).
+
 Each node folder holds ``<ts>.rcd_sig`` signature files, ``<ts>.rcd[.gz]`` data files and a ``sidecar/``
 folder. Listing asks only for names after a cursor (S3 ``StartAfter``, GCS ``startOffset``), so a restart or a
 poll never lists history again, and it stops at the first key of a subfolder (``sidecar/`` sorts after every
@@ -35,6 +40,9 @@ from ledgermirror.importer.address_book import AccountId, AddressBook
 SIGNATURE_SUFFIX = ".rcd_sig"
 SIDECAR_FOLDER = "sidecar"
 _ACCOUNT_FOLDER = re.compile(r"^record(\d+)\.(\d+)\.(\d+)$")
+_DAY_FOLDER = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DAY_LENGTH = 10
+_DAYS_LISTED = 2
 _NUMBER = re.compile(r"^\d+$")
 _DISCOVERY_DEPTH = 4
 _SKIPPED_FOLDERS = frozenset({SIDECAR_FOLDER, "accountBalances", "eventsStreams", "blocks", "sidecars"})
@@ -131,26 +139,50 @@ class LocalStore:
     def __str__(self) -> str:
         return self.description
 
+    def _days(self) -> list[str]:
+        """The root's ``YYYY-MM-DD`` subfolders, sorted."""
+        return sorted(
+            entry.name for entry in os.scandir(self.root) if entry.is_dir() and _DAY_FOLDER.match(entry.name)
+        )
+
     async def folders(self, prefix: str) -> list[str]:
-        folder = self.root / prefix if prefix else self.root
-        return sorted(entry.name for entry in os.scandir(folder) if entry.is_dir())
+        days = self._days()
+        bases = [self.root / day for day in days] + [self.root]
+        found: set[str] = set()
+        for base in bases:
+            folder = base / prefix if prefix else base
+            if folder.is_dir():
+                found.update(entry.name for entry in os.scandir(folder) if entry.is_dir())
+        return sorted(found.difference(days) if not prefix else found)
 
     async def names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
-        path = self.root / folder
-        try:
-            names = [entry.name for entry in os.scandir(path) if entry.name.endswith(suffix) and entry.is_file()]
-        except FileNotFoundError:
-            return []
-        names.sort()
+        days = self._days()
         if after is not None:
-            names = [name for name in names if name > after]
-        return names[:limit]
+            days = [day for day in days if day >= after[:_DAY_LENGTH]]
+        names: set[str] = set()
+        for base in [self.root / day for day in days[:_DAYS_LISTED]] + [self.root]:
+            try:
+                names.update(
+                    entry.name
+                    for entry in os.scandir(base / folder)
+                    if entry.name.endswith(suffix) and entry.is_file()
+                )
+            except FileNotFoundError:
+                continue
+        listed = sorted(names)
+        if after is not None:
+            listed = [name for name in listed if name > after]
+        return listed[:limit]
 
     async def read(self, key: str) -> bytes | None:
-        try:
-            return (self.root / key).read_bytes()
-        except FileNotFoundError:
-            return None
+        day = key.rsplit("/", 1)[-1][:_DAY_LENGTH]
+        paths = [self.root / day / key] if _DAY_FOLDER.match(day) else []
+        for path in [*paths, self.root / key]:
+            try:
+                return path.read_bytes()
+            except FileNotFoundError:
+                continue
+        return None
 
 
 # Buckets ----------------------------------------------------------------------------------------------------

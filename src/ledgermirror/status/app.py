@@ -9,11 +9,14 @@ import logging
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.errors import CONNECTION_FAILURES
+from ledgermirror.metrics import exposition
+from ledgermirror.metrics.http import HttpMetricsMiddleware
 from ledgermirror.status import http, manage, page, public
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.http import body_cache
@@ -49,8 +52,9 @@ def create_status_app(
         return Response(b"", status_code=499)
 
     app = Starlette(
-        routes=[*public.ROUTES, *page.ROUTES, *manage.ROUTES],
+        routes=[*public.ROUTES, *page.ROUTES, *manage.ROUTES, exposition.route(state.metrics.registry)],
         lifespan=lifespan,
+        middleware=[Middleware(HttpMetricsMiddleware, metrics=state.metrics.http)],
         exception_handlers={
             404: not_found,
             ClientDisconnect: disconnected,

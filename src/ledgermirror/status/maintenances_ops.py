@@ -93,8 +93,9 @@ async def schedule(conn: Conn, data: Any, now: dt.datetime, actor: str) -> str:
     return maintenance_id
 
 
-async def _materialise(conn: Conn, row: asyncpg.Record, now: dt.datetime) -> str:
-    """Write the automatic moves made so far as updates; return the current (effective) status."""
+async def _materialise(conn: Conn, row: asyncpg.Record, now: dt.datetime) -> tuple[str, int]:
+    """Write the automatic moves made so far as updates; return the current (effective) status and how many
+    automatic moves were written."""
     window = maintenance.Window(
         row["id"],
         row["status"],
@@ -109,14 +110,15 @@ async def _materialise(conn: Conn, row: asyncpg.Record, now: dt.datetime) -> str
         await add_update(
             conn, row["id"], move.status, body, move.at, affected=None, notify=False, update_id=move.id
         )
-    return moves[-1].status if moves else str(row["status"])
+    return (moves[-1].status if moves else str(row["status"])), len(moves)
 
 
 async def _change(
     conn: Conn, maintenance_id: str, values: dict[str, Any], now: dt.datetime, cancel: bool = False
-) -> None:
+) -> int:
+    """Apply a change; return the automatic moves written down first."""
     row = await load(conn, maintenance_id, "maintenance")
-    current = await _materialise(conn, row, now)
+    current, automatic = await _materialise(conn, row, now)
     if current == "completed" and (cancel or values.get("status", "completed") != "completed"):
         raise InvalidInput(f"maintenance {maintenance_id} is already completed")
     status = "completed" if cancel else values.get("status", current)
@@ -154,22 +156,27 @@ async def _change(
             affected=None,
             notify=values.get("deliver_notifications", True),
         )
+    return automatic
 
 
-async def update_maintenance(conn: Conn, maintenance_id: str, data: Any, now: dt.datetime, actor: str) -> None:
+async def update_maintenance(conn: Conn, maintenance_id: str, data: Any, now: dt.datetime, actor: str) -> int:
+    """Returns the automatic moves written down before the change (the status metrics count them)."""
     values = fields.parse(data, UPDATE_FIELDS)
     async with conn.transaction():
-        await _change(conn, maintenance_id, values, now)
+        automatic = await _change(conn, maintenance_id, values, now)
         await audit.record(
             conn, now, actor, "maintenance.update", "maintenance", target_id=maintenance_id, details=values
         )
+    return automatic
 
 
-async def cancel(conn: Conn, maintenance_id: str, data: Any, now: dt.datetime, actor: str) -> None:
-    """Statuspage has no cancelled state: a cancelled maintenance is completed with an update saying so."""
+async def cancel(conn: Conn, maintenance_id: str, data: Any, now: dt.datetime, actor: str) -> int:
+    """Statuspage has no cancelled state: a cancelled maintenance is completed with an update saying so.
+    Returns the automatic moves written down before the change."""
     values = fields.parse(data, CANCEL_FIELDS)
     async with conn.transaction():
-        await _change(conn, maintenance_id, values, now, cancel=True)
+        automatic = await _change(conn, maintenance_id, values, now, cancel=True)
         await audit.record(
             conn, now, actor, "maintenance.cancel", "maintenance", target_id=maintenance_id, details=values
         )
+    return automatic

@@ -25,7 +25,8 @@ from ledgermirror.status.wire import from_ns, is_id
 _log = logging.getLogger(__name__)
 
 Create = Callable[[Conn, Any, dt.datetime, str], Awaitable[str]]
-Change = Callable[[Conn, str, Any, dt.datetime, str], Awaitable[None]]
+Change = Callable[[Conn, str, Any, dt.datetime, str], Awaitable[int | None]]
+"""A change; a maintenance change returns the automatic moves it wrote down first (counted as metrics)."""
 
 
 def _json(status_code: int, payload: dict[str, Any]) -> Response:
@@ -65,6 +66,15 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 async def _run(request: Request, work: Callable[[Conn, dt.datetime, str, Any], Awaitable[Any]]) -> Response:
     state: StatusState = request.app.state.status
+    response = await _write(request, state, work)
+    result = "ok" if response.status_code < 300 else str(response.status_code)
+    state.metrics.writes.labels(request.scope["route"].path, result).inc()
+    return response
+
+
+async def _write(
+    request: Request, state: StatusState, work: Callable[[Conn, dt.datetime, str, Any], Awaitable[Any]]
+) -> Response:
     pool = state.write_pool()
     if pool is None:
         return _json(503, {"error": "the management API is not enabled on this instance"})
@@ -93,6 +103,8 @@ async def _run(request: Request, work: Callable[[Conn, dt.datetime, str, Any], A
     state.cache.clear()
     if isinstance(result, str):
         return _json(201, {"id": result})
+    if isinstance(result, int) and result:
+        state.metrics.automatic_changes.labels("maintenance").inc(result)
     return _json(200, {"ok": True})
 
 
@@ -107,10 +119,10 @@ def _change(path: str, method: str, action: Change) -> Route:
     async def handle(request: Request) -> Response:
         target = request.path_params["id"]
 
-        async def work(conn: Conn, now: dt.datetime, actor: str, data: Any) -> None:
+        async def work(conn: Conn, now: dt.datetime, actor: str, data: Any) -> int | None:
             if not is_id(target):
                 raise NotFound(f"no such id {target}")
-            await action(conn, target, data, now, actor)
+            return await action(conn, target, data, now, actor)
 
         return await _run(request, work)
 

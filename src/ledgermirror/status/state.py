@@ -1,4 +1,4 @@
-"""Per-app state of the status service (settings, clock, pools, body cache), reached from each request."""
+"""Per-app state of the status service (settings, clock, pools, body cache, metrics), reached from each request."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import asyncpg
 
 from ledgermirror.clock import Clock
+from ledgermirror.metrics.status import StatusMetrics
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.db import create_pool
 from ledgermirror.ttl_cache import TtlCache
@@ -19,6 +20,7 @@ class StatusState:
     read_url: str
     write_url: str | None
     cache: TtlCache[bytes]
+    metrics: StatusMetrics = field(default_factory=StatusMetrics)
     _read: asyncpg.Pool | None = field(default=None)
     _write: asyncpg.Pool | None = field(default=None)
 

@@ -155,11 +155,12 @@ def test_contract_create_and_call_results_logs_and_sidecars(ledger: Ledger) -> N
         (SLOT_WRITTEN, b"", b"\x09", False),
     ]
     state = fetch(ledger.url, "select * from contract_state")
+    # The reference's ContractState pads the slot to 32 bytes and keeps the value as written.
     assert state == [
         {
             "contract_id": encoded(CONTRACT),
             "slot": SLOT_WRITTEN.rjust(32, b"\0"),
-            "value": b"\x09".rjust(32, b"\0"),
+            "value": b"\x09",
             "created_timestamp": t1,
             "modified_timestamp": t2,
         }
@@ -183,6 +184,48 @@ def test_contract_create_and_call_results_logs_and_sidecars(ledger: Ledger) -> N
     assert fetch(ledger.url, "select initcode, runtime_bytecode from contract") == [
         {"initcode": b"\x60\x80", "runtime_bytecode": b"\xfe\xed"}
     ]
+    # Before HAPI 0.69: the top-level action's gas used + 21,000 + 16 per non-zero payload byte (+ 32,000 and
+    # the initcode as payload for a create).
+    assert [row["gas_consumed"] for row in results] == [20_000 + 21_000 + 32 + 32_000, 20_000 + 21_000 + 32]
+    links = fetch(ledger.url, "select * from contract_transaction order by consensus_timestamp, entity_id")
+    assert [(row["consensus_timestamp"], row["entity_id"]) for row in links] == [
+        (t1, encoded(PAYER)),
+        (t1, encoded(CONTRACT)),
+        (t2, encoded(PAYER)),
+        (t2, encoded(CONTRACT)),
+    ]
+    assert all(sorted(row["contract_ids"]) == [encoded(PAYER), encoded(CONTRACT)] for row in links)
+    assert all(row["payer_account_id"] == encoded(PAYER) for row in links)
+    hashes = fetch(ledger.url, "select * from contract_transaction_hash order by consensus_timestamp")
+    assert hashes == [
+        {
+            "consensus_timestamp": stamp,
+            "entity_id": encoded(CONTRACT),
+            "hash": item.record.transactionHash[:32],
+            "payer_account_id": encoded(PAYER),
+            "transaction_result": 22,
+        }
+        for stamp, item in zip((t1, t2), items, strict=True)
+    ]
+
+
+def test_gas_consumed_is_gas_used_from_hapi_0_69(ledger: Ledger) -> None:
+    call = _module("contract_call_pb2").ContractCallTransactionBody(contractID=contract(CONTRACT), gas=9)
+    called = function_result(contractID=contract(CONTRACT), gasUsed=12_345)
+    items = [record_item(body("contractCall", call), at=T0, contractCallResult=called)]
+    import_with_sidecars(ledger.url, items, sidecar_records(T0), hapi=(0, 69, 0))
+    assert fetch(ledger.url, "select gas_used, gas_consumed from contract_result") == [
+        {"gas_used": 12_345, "gas_consumed": 12_345}
+    ]
+
+
+def test_gas_consumed_is_null_before_0_69_without_actions(ledger: Ledger) -> None:
+    call = _module("contract_call_pb2").ContractCallTransactionBody(contractID=contract(CONTRACT), gas=9)
+    called = function_result(contractID=contract(CONTRACT), gasUsed=12_345)
+    import_with_sidecars(
+        ledger.url, [record_item(body("contractCall", call), at=T0, contractCallResult=called)], []
+    )
+    assert fetch(ledger.url, "select gas_consumed from contract_result") == [{"gas_consumed": None}]
 
 
 def test_failed_create_keeps_its_initcode(ledger: Ledger) -> None:

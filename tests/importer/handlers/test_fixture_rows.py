@@ -85,3 +85,40 @@ def test_fixture_sidecar_writes_contract_rows(ledger: Ledger) -> None:
     assert state and all(row["size"] == 32 and row["created_timestamp"] == call for row in state)
     contracts = fetch(ledger.url, "select id, runtime_bytecode from contract where runtime_bytecode is not null")
     assert [row["id"] for row in contracts] == [1003] and len(contracts[0]["runtime_bytecode"]) > 0
+
+
+def test_fixture_sidecar_file_row_and_contract_links(ledger: Ledger) -> None:
+    """The second v6 file's sidecar as a ``sidecar_file`` row (B.5 values); the call and its child create
+    linked to their contracts and payer in ``contract_transaction``, hashed in ``contract_transaction_hash``;
+    no action sidecar before HAPI 0.69: no ``gas_consumed``."""
+    name = f"{SECOND}_01.rcd.gz"
+    batch = Batch()
+    record = read_record_file(f"{SECOND}.rcd.gz", record_bytes(SECOND))
+    rows_of_file(record, batch, [read_sidecar_file(name, sidecar_bytes(SECOND))])
+    write(ledger.url, batch)
+    assert fetch(ledger.url, "select * from sidecar_file") == [
+        {
+            "bytes": None,
+            "count": 2,
+            "consensus_end": 1657701971304284004,
+            "hash_algorithm": 0,
+            "hash": bytes.fromhex(
+                "1ed54ea01aab5e726a087e94a0dd52c0f49b149d7a773ae71a3dc099f623bcf1840393db68f8db476ab11e6159f030f2"
+            ),
+            "id": 1,
+            "name": name,
+            "size": 279,
+            "types": [1, 3],
+        }
+    ]
+    call, create = (item.consensus_timestamp for item in record.items)
+    links = fetch(ledger.url, "select consensus_timestamp, entity_id from contract_transaction order by 1, 2")
+    assert (call, 1002) in {(row["consensus_timestamp"], row["entity_id"]) for row in links}
+    assert (call, 1003) in {(row["consensus_timestamp"], row["entity_id"]) for row in links}  # its state changes
+    assert {(row["consensus_timestamp"], row["entity_id"]) for row in links} >= {(call, 2), (create, 1003)}
+    hashes = fetch(ledger.url, "select consensus_timestamp, entity_id from contract_transaction_hash order by 1")
+    assert hashes == [
+        {"consensus_timestamp": call, "entity_id": 1002},
+        {"consensus_timestamp": create, "entity_id": 1003},
+    ]
+    assert fetch(ledger.url, "select gas_consumed from contract_result") == [{"gas_consumed": None}] * 2

@@ -6,7 +6,8 @@ HAPI ``Transaction`` (at most 6 KiB, the network's transaction size limit), and 
 points; default 0). The arithmetic lives in :mod:`ledgermirror.fees`; this module reads the request, the fee
 schedule (file 0.0.113, cached per app and reloaded when ``file_data`` has a newer row for the file; the
 shipped default when there is none that decodes) and, in STATE mode, the custom fees of the involved tokens
-and topic. ``X-Fee-Schedule`` names the schedule used: ``0.0.113@<seconds.nanos>`` or ``default``.
+and topic and the tokens' types. ``X-Fee-Schedule`` names the schedule used: ``0.0.113@<seconds.nanos>``
+or ``default``.
 The ``GET`` on the same path (``network_fees.py``) is unrelated.
 """
 
@@ -52,13 +53,18 @@ _INT32_MAX = (1 << 31) - 1
 _LATEST = "select max(consensus_timestamp) as latest from file_data"
 _FILE_ENTITY = Column("entity_id")
 
-# Custom fees of the involved tokens and topic: primary-key lookups on custom_fee.
-_CUSTOM_FEES = "select c.entity_id\nfrom custom_fee c"
-_CUSTOM_FEE_ENTITY = Column("c.entity_id")
-_HAS_CUSTOM_FEES = """(
+# STATE facts of the involved tokens and topic: which have custom fees (primary-key lookups on custom_fee) and
+# which tokens are non-fungible (primary-key lookups on token).
+_STATE = """select c.entity_id as id, true as custom, false as non_fungible
+from custom_fee c
+where c.entity_id = any({entities}::bigint[]) and (
        case when jsonb_typeof(c.fixed_fees) = 'array' then jsonb_array_length(c.fixed_fees) else 0 end
      + case when jsonb_typeof(c.fractional_fees) = 'array' then jsonb_array_length(c.fractional_fees) else 0 end
-     + case when jsonb_typeof(c.royalty_fees) = 'array' then jsonb_array_length(c.royalty_fees) else 0 end) > 0"""
+     + case when jsonb_typeof(c.royalty_fees) = 'array' then jsonb_array_length(c.royalty_fees) else 0 end) > 0
+union all
+select token_id, false, true
+from token
+where token_id = any({tokens}::bigint[]) and type = 'NON_FUNGIBLE_UNIQUE'"""
 
 
 # The involved tokens and topic the database knows (the described form's notes name the others).
@@ -180,18 +186,20 @@ def _encoded(ids: list[tuple[int, int, int]]) -> dict[int, tuple[int, int, int]]
 
 
 async def read_state(ctx: AppContext, parsed: ParsedTransaction) -> usage.State:
-    """Which of the transaction's tokens and topic have custom fees (one indexed query, or none)."""
+    """Which of the transaction's tokens and topic have custom fees, and which tokens are non-fungible (one
+    indexed query, or none)."""
     tokens = _encoded(usage.token_ids(parsed.body))
     topic = usage.topic_id(parsed.body)
     topics = _encoded([topic] if topic is not None else [])
     wanted = sorted({*tokens, *topics})
     if not wanted:
         return usage.State()
-    select = Select(_CUSTOM_FEES).any_of(_CUSTOM_FEE_ENTITY, wanted).where(_HAS_CUSTOM_FEES)
-    rows = await ctx.database.fetch(select.build())
-    with_fees = {int(row["entity_id"]) for row in rows}
+    rows = await ctx.database.fetch(template(_STATE, entities=wanted, tokens=sorted(tokens)))
+    with_fees = {int(row["id"]) for row in rows if row["custom"]}
+    non_fungible = {int(row["id"]) for row in rows if row["non_fungible"]}
     return usage.State(
         tokens_with_custom_fees=frozenset(tokens[key] for key in with_fees if key in tokens),
+        non_fungible_tokens=frozenset(tokens[key] for key in non_fungible if key in tokens),
         topics_with_custom_fees=frozenset(topics[key] for key in with_fees if key in topics),
     )
 

@@ -38,3 +38,19 @@ RECORD_FILE = Table(
     ),
     key=("consensus_end",),
 )
+
+SIDECAR_FILE = Table(
+    "sidecar_file",
+    (
+        nullable("bytes", "bytea"),
+        nullable("count", "integer"),
+        not_null("consensus_end", "bigint"),
+        not_null("hash_algorithm", "integer"),
+        not_null("hash", "bytea"),
+        not_null("id", "integer"),
+        not_null("name", "character varying(250)"),
+        nullable("size", "integer"),
+        not_null("types", "integer[]"),
+    ),
+    key=("consensus_end", "id"),
+)

@@ -1,5 +1,5 @@
 """Contract results, logs, actions, storage state and its changes, Ethereum transactions
-(``0031_contracts.sql``)."""
+(``0031_contracts.sql``); the contract transaction links and hashes (``0035_importer_rows.sql``)."""
 
 from __future__ import annotations
 
@@ -130,4 +130,26 @@ ETHEREUM_TRANSACTION = Table(
         nullable("authorization_list", "jsonb"),
     ),
     key=("consensus_timestamp",),
+)
+
+CONTRACT_TRANSACTION = Table(
+    "contract_transaction",
+    (
+        not_null("consensus_timestamp", "bigint"),
+        not_null("contract_ids", "bigint[]"),
+        not_null("entity_id", "bigint"),
+        not_null("payer_account_id", "bigint"),
+    ),
+    key=("consensus_timestamp", "entity_id"),
+)
+
+CONTRACT_TRANSACTION_HASH = Table(
+    "contract_transaction_hash",
+    (
+        not_null("consensus_timestamp", "bigint"),
+        not_null("entity_id", "bigint"),
+        not_null("hash", "bytea"),
+        not_null("payer_account_id", "bigint"),
+        not_null("transaction_result", "smallint"),
+    ),
 )

@@ -127,6 +127,8 @@ REGISTERED_NODE = Table(
         not_null("type", "smallint[]", ()),
     ),
     key=("registered_node_id",),
+    history=True,
+    keep_existing=frozenset({"created_timestamp"}),
 )
 
 NETWORK_FREEZE = Table(
@@ -141,4 +143,15 @@ NETWORK_FREEZE = Table(
         not_null("type", "smallint"),
     ),
     key=("consensus_timestamp",),
+)
+
+LEDGER = Table(
+    "ledger",
+    (
+        not_null("consensus_timestamp", "bigint"),
+        not_null("history_proof_verification_key", "bytea"),
+        not_null("ledger_id", "bytea"),
+        not_null("node_contributions", "jsonb"),
+    ),
+    key=("ledger_id",),
 )

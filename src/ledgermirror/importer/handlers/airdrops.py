@@ -23,7 +23,7 @@ from ledgermirror.importer.handlers.token_accounts import association
 PENDING, CLAIMED, CANCELLED = "PENDING", "CLAIMED", "CANCELLED"
 
 
-def _airdrop_key(pending_id: Any) -> dict[str, int]:
+def _airdrop_key(batch: Batch, pending_id: Any) -> dict[str, int]:
     """sender_account_id, receiver_account_id, token_id and serial_number of a ``PendingAirdropId``."""
     if pending_id.WhichOneof("token_reference") == "non_fungible_token":
         token = ids.token_id(pending_id.non_fungible_token.token_ID)
@@ -32,8 +32,8 @@ def _airdrop_key(pending_id: Any) -> dict[str, int]:
         token = ids.token_id(pending_id.fungible_token_type)
         serial = 0
     return {
-        "sender_account_id": ids.account_id(pending_id.sender_id),
-        "receiver_account_id": ids.account_id(pending_id.receiver_id),
+        "sender_account_id": batch.account_of(pending_id.sender_id),
+        "receiver_account_id": batch.account_of(pending_id.receiver_id),
         "token_id": token,
         "serial_number": serial,
     }
@@ -43,7 +43,7 @@ def token_airdrop(item: Item, batch: Batch) -> None:
     if not item.successful:
         return
     for pending in item.record.new_pending_airdrops:
-        key = _airdrop_key(pending.pending_airdrop_id)
+        key = _airdrop_key(batch, pending.pending_airdrop_id)
         fungible = key["serial_number"] == 0
         batch.upsert(
             "token_airdrop",
@@ -64,7 +64,7 @@ def _settle(state: str, body_name: str) -> Handler:
         stamp = item.consensus_timestamp
         associations: list[dict[str, Any]] = []
         for pending_id in getattr(item.body, body_name).pending_airdrops:
-            key = _airdrop_key(pending_id)
+            key = _airdrop_key(batch, pending_id)
             batch.upsert("token_airdrop", {**key, "state": state, "timestamp_range": stamp})
             batch.touch(key["sender_account_id"], key["receiver_account_id"], key["token_id"])
             if state == CLAIMED:

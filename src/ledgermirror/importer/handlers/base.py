@@ -35,6 +35,7 @@ from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers.lookups import Aliases
 from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.transaction_codes import result_number
 
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from ledgermirror.importer.sidecar_file import SidecarFile
 
 FAIL_INVALID = result_number("FAIL_INVALID")
+DIGEST_SHA_384 = 0
+"""``sidecar_file.hash_algorithm`` (and ``record_file.digest_algorithm``) of SHA-384."""
 SUCCESS_CODES = frozenset(
     result_number(name)
     for name in ("SUCCESS", "SUCCESS_BUT_MISSING_EXPECTED_OPERATION", "FEE_SCHEDULE_FILE_PART_UPLOADED")
@@ -136,6 +139,14 @@ class Batch:
         """``transaction`` rows of atomic batches by consensus timestamp (their inner transactions list)."""
         self.log_index = 0
         """The next ``contract_log.index``: runs per record file (reset by :func:`rows_of_file`)."""
+        self.aliases = Aliases()
+        """Aliases and EVM addresses -> entity ids: the batch's creates, and what ``lookups`` read."""
+        self.hook_queues: dict[int, list[tuple[int, int]]] = {}
+        """(owner, hook id) of the hooks a CryptoTransfer calls, by its consensus timestamp, in execution order:
+        its hook executions (child calls to 0.0.365) take them in turn."""
+        self.contract_parents: dict[int, tuple[int, int, bytes]] = {}
+        """Items with a contract result by consensus timestamp: (timestamp, index, 32-byte hash) that synthetic
+        logs of their children take."""
         self._latest: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
 
     # Rows ----------------------------------------------------------------------------------------------------
@@ -167,6 +178,14 @@ class Batch:
     def latest(self, table: str, *key: Any) -> dict[str, Any] | None:
         """The values this batch last set for a key (merged over one timestamp), None when it set none."""
         return self._latest.get((table, key))
+
+    def account_of(self, message: Any) -> int:
+        """An ``AccountID``'s entity, an alias looked up (0.0.0 when unknown)."""
+        return self.aliases.account(message)
+
+    def contract_of(self, message: Any) -> int:
+        """A ``ContractID``'s entity, an EVM address looked up (0.0.0 when unknown)."""
+        return self.aliases.contract(message)
 
     def set_transaction(self, **columns: Any) -> None:
         """Set columns of the current item's ``transaction`` row."""
@@ -286,16 +305,20 @@ def _type_of(body: Any, body_name: str) -> int:
 
 def rows_of_file(record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()) -> None:
     """Every item of the file: its common rows and its handler's rows, in file order. Each item gets the
-    records of the file's (verified) ``sidecars`` that carry its consensus timestamp."""
-    from ledgermirror.importer.handlers.common import rows_of_item
+    records of the file's (verified) ``sidecars`` that carry its consensus timestamp. (The importer reads the
+    aliases the items name first: ``lookups.rows_of_file_with_lookups``.)"""
+    rows_of_items(record_file, items_of_file(record_file, sidecars), batch, sidecars)
 
+
+def items_of_file(record_file: RecordFile, sidecars: Sequence[SidecarFile] = ()) -> list[Item]:
+    """The file's items, parsed, with their sidecar records; a child of a failed parent is not successful."""
     hapi = tuple(record_file.hapi_version) if record_file.hapi_version is not None else None
     by_timestamp: dict[int, list[Any]] = {}
     for sidecar in sidecars:
         for sidecar_record in sidecar.records:
             by_timestamp.setdefault(ids.nanos(sidecar_record.consensus_timestamp), []).append(sidecar_record)
     successes: dict[int, bool] = {}
-    batch.log_index = 0
+    items = []
     for index, record_item in enumerate(record_file.items):
         item = item_of(record_item, index, hapi_version=hapi)  # type: ignore[arg-type]
         found = by_timestamp.get(item.consensus_timestamp)
@@ -305,7 +328,36 @@ def rows_of_file(record_file: RecordFile, batch: Batch, sidecars: Sequence[Sidec
         if parent is not None and item.successful and not successes.get(parent, True):
             item = _failed(item)
         successes[item.consensus_timestamp] = item.successful
+        items.append(item)
+    return items
+
+
+def rows_of_items(
+    record_file: RecordFile, items: Sequence[Item], batch: Batch, sidecars: Sequence[SidecarFile] = ()
+) -> None:
+    """The rows of the file's parsed ``items``, then one ``sidecar_file`` row per sidecar (§5.7)."""
+    from ledgermirror.importer.handlers.common import rows_of_item
+
+    batch.log_index = 0
+    batch.hook_queues.clear()
+    batch.contract_parents.clear()
+    for item in items:
         rows_of_item(item, batch)
+    for listed, sidecar in zip(record_file.sidecars, sidecars, strict=False):
+        batch.insert(
+            "sidecar_file",
+            {
+                "bytes": None,
+                "count": len(sidecar.records),
+                "consensus_end": record_file.consensus_end,
+                "hash_algorithm": DIGEST_SHA_384,
+                "hash": listed.hash,
+                "id": listed.id,
+                "name": sidecar.name,
+                "size": sidecar.size,
+                "types": sorted(listed.types),
+            },
+        )
 
 
 def _failed(item: Item) -> Item:
@@ -413,6 +465,9 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     are applied with their own segment, before that upsert (which may create the row, close its version into
     ``entity_history`` or set ``balance_timestamp``). No deferred step reads ``entity``, so the result is the
     same as applying every segment's deltas in turn, with one statement per batch instead of one per segment.
+
+    A batch holding a NodeStakeUpdate ends with the pending rewards of the period it ended (``entity_stakes``),
+    read from the balances and entity versions written before.
     """
     counts: dict[str, int] = {}
     upserted_after = _entities_upserted_after(batch.segments)
@@ -433,4 +488,8 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
             await running.add_entity_balances(
                 conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
             )
+        if any("node_stake" in segment.inserts for segment in batch.segments):
+            from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
+
+            _add(counts, await update_entity_stakes(conn))
     return counts

@@ -3,7 +3,8 @@
 Order per item: the item's handler (its ``entity_id`` and type-specific rows), then the registry's common
 steps, then, always (even on failure), crypto transfers with their balance changes and staking reward
 transfers; on success or FAIL_INVALID: automatic token associations (not for TokenCreate), token transfers,
-NFT transfers and assessed custom fees; then the ``transaction`` row and its ``transaction_hash`` row (every
+NFT transfers (with their synthetic ERC-20/721 ``Transfer`` logs, ``synthetic_logs``) and assessed custom
+fees; then the ``transaction`` row and its ``transaction_hash`` row (every
 type but ConsensusSubmitMessage), and ``entity_transaction`` rows when the batch keeps them.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgermirror.importer.handlers import ids
+from ledgermirror.importer.handlers import ids, synthetic_logs
 from ledgermirror.importer.handlers.base import Batch, Item
 from ledgermirror.ledger.transaction_codes import type_number
 
@@ -210,6 +211,7 @@ def token_transfers(item: Item, batch: Batch) -> None:
             )
             batch.add_token_balance(account, token, entry.amount, stamp)
             batch.touch(account)
+        synthetic_logs.fungible_transfers(item, batch, token, token_list.transfers)
         for transfer in token_list.nftTransfers:
             nft_transfers.append(_nft_transfer(item, batch, token, transfer, body_list))
     if nft_transfers:
@@ -238,6 +240,7 @@ def _nft_transfer(item: Item, batch: Batch, token: int, transfer: Any, body_list
             batch.add_token_balance(receiver, token, 1, stamp)
         if sender:
             batch.add_token_balance(sender, token, -1, stamp)
+        synthetic_logs.nft_transfer(item, batch, token, (sender, receiver), serial)
     return {
         "is_approval": approval,
         "receiver_account_id": ids.nullable(receiver),

@@ -4,29 +4,34 @@ Runs for every item (a ``COMMON`` step, after the type's handler has set ``trans
 
 * its sidecar records (matched to the item by consensus timestamp in ``rows_of_file``) first:
   state changes to ``contract_state_change`` as given (slots and values without leading zeros) and, for each
-  written value or migration read, the current value in ``contract_state`` (slot and value left-padded to 32
-  bytes), actions to ``contract_action``, bytecode to ``contract.runtime_bytecode``
-  (``initcode`` too for a create, ``failed_initcode`` of the result for a failed one);
+  written value or migration read, the current value in ``contract_state`` (the slot left-padded to 32 bytes,
+  the value as written: the reference's ``ContractState``), actions to ``contract_action``, bytecode to
+  ``contract.runtime_bytecode`` (``initcode`` too for a create, ``failed_initcode`` of the result for a failed
+  one); the state changes of the hook system contract 0.0.365 in a hook execution (a child ContractCall to
+  0.0.365) go to ``hook_storage_change`` instead, under the next (owner, hook) of the parent CryptoTransfer's
+  hook execution queue (:mod:`.hooks`);
 * for a ContractCall or ContractCreate whatever the status, and for any item whose record has a function result
-  (EthereumTransaction, precompile children): one ``contract_result`` row and one ``contract_log`` row per
-  ``logInfo`` (``index`` runs per record file: :attr:`Batch.log_index`);
+  (EthereumTransaction, precompile children): one ``contract_result`` row, its ``contract_transaction_hash``
+  row, and one ``contract_log`` row per ``logInfo`` (``index`` runs per record file: :attr:`Batch.log_index`);
+  ``gas_consumed`` is ``gas_used`` from HAPI 0.69 (the reference's ``smartContractThrottlingVersion``), before
+  it the top-level action's gas used plus the intrinsic gas of the payload (NULL without actions);
 * for an EthereumTransaction: the ``ethereum_transaction`` row from the decoded RLP (written whatever the
   status; none when the payload does not decode), and a default ``contract_result`` for a failure without a
-  function result (not for DUPLICATE_TRANSACTION or WRONG_NONCE).
-
-Not done: ``gas_consumed`` before the reference's ``smartContractThrottlingVersion`` (we store ``gas_used``),
-``contract_transaction`` / ``contract_transaction_hash``, synthetic logs of token operations, EVM-address
-lookups (a contract given only by address counts as 0.0.0), hook storage changes.
+  function result (not for DUPLICATE_TRANSACTION or WRONG_NONCE);
+* ``contract_transaction``: one row per contract or account involved (the result's contract, the payer, the
+  contracts of its logs and state changes), each listing them all.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ledgermirror.importer.ethereum_data import EthereumDataError, decode_ethereum_data
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.base import Batch, Item
 from ledgermirror.importer.handlers.evm import keccak256
+from ledgermirror.importer.handlers.hooks import hook_storage_changes
 from ledgermirror.ledger.transaction_codes import result_number
 
 CONTRACT_CALL = "contractCall"
@@ -37,6 +42,16 @@ NO_DEFAULT_RESULT = frozenset(result_number(name) for name in ("DUPLICATE_TRANSA
 HASH_LENGTH = 32
 SLOT_LENGTH = 32
 RESULT_NOT_SET = 0
+THROTTLING_MINOR = 69
+"""From HAPI 0.69 (``smartContractThrottlingVersion``) ``gas_consumed`` is the result's ``gas_used``."""
+TX_BASE_COST = 21_000
+TX_DATA_ZERO_COST = 4
+TX_DATA_NON_ZERO_COST = 16
+TX_CREATE_EXTRA = 32_000
+CREATE_CALL_TYPE = 2
+"""``ContractActionType.CREATE``."""
+HOOK_CONTRACT_NUM = 365
+"""The hook system contract: its state changes in a hook execution are the hook's storage."""
 
 
 def function_result(record: Any) -> Any:
@@ -47,15 +62,28 @@ def function_result(record: Any) -> Any:
     return None
 
 
+@dataclass(slots=True)
+class _Sidecars:
+    """What the item's sidecar records gave beyond their rows."""
+
+    initcode: bytes | None = None
+    creation: bool = False
+    top_gas_used: int | None = None
+    """``gas_used`` of the top-level action (call depth 0), None without actions."""
+    involved: dict[int, None] = field(default_factory=dict)
+    """Contracts of the state changes (ordered set)."""
+
+
 def contract_results(item: Item, batch: Batch) -> None:
-    created_initcode = sidecar_rows(item, batch)
+    sidecars = sidecar_rows(item, batch)
     ethereum = _ethereum_row(item, batch) if item.body_name == ETHEREUM else None
     result = function_result(item.record)
+    involved: dict[int, None] = {}
     if item.body_name in (CONTRACT_CALL, CONTRACT_CREATE) or result is not None:
-        _result_rows(item, batch, result, ethereum, created_initcode)
+        involved = _result_rows(item, batch, result, ethereum, sidecars)
     elif item.body_name == ETHEREUM and ethereum is not None and item.result not in NO_DEFAULT_RESULT:
-        batch.insert(
-            "contract_result",
+        _insert_result(
+            batch,
             {
                 **_common(item, ethereum),
                 "contract_id": 0,
@@ -66,6 +94,51 @@ def contract_results(item: Item, batch: Batch) -> None:
                 "created_contract_ids": [],
             },
         )
+    involved.update(sidecars.involved)
+    _contract_transactions(item, batch, involved)
+
+
+def _insert_result(batch: Batch, row: dict[str, Any]) -> None:
+    """A ``contract_result`` row and its ``contract_transaction_hash`` row."""
+    batch.insert("contract_result", row)
+    batch.insert(
+        "contract_transaction_hash",
+        {
+            "consensus_timestamp": row["consensus_timestamp"],
+            "entity_id": row["contract_id"],
+            "hash": row["transaction_hash"],
+            "payer_account_id": row["payer_account_id"],
+            "transaction_result": row["transaction_result"],
+        },
+    )
+
+
+def _contract_transactions(item: Item, batch: Batch, involved: dict[int, None]) -> None:
+    """One ``contract_transaction`` row per involved id (0.0.0 left out), each listing every id."""
+    entity_ids = [entity_id for entity_id in involved if entity_id]
+    for entity_id in entity_ids:
+        batch.insert(
+            "contract_transaction",
+            {
+                "consensus_timestamp": item.consensus_timestamp,
+                "contract_ids": entity_ids,
+                "entity_id": entity_id,
+                "payer_account_id": item.payer_account_id,
+            },
+        )
+
+
+def gas_consumed(item: Item, gas_used: int, parameters: bytes, sidecars: _Sidecars) -> int | None:
+    """The reference's ``gas_consumed``: ``gas_used`` from HAPI 0.69; before, the top-level action's gas used
+    plus the intrinsic gas of the payload (the initcode of a create, else the function parameters)."""
+    if item.hapi_at_least(THROTTLING_MINOR):
+        return gas_used
+    if sidecars.top_gas_used is None:
+        return None
+    payload = sidecars.initcode if sidecars.initcode is not None else parameters
+    zeros = payload.count(0)
+    cost = TX_BASE_COST + TX_DATA_ZERO_COST * zeros + TX_DATA_NON_ZERO_COST * (len(payload) - zeros)
+    return sidecars.top_gas_used + cost + (TX_CREATE_EXTRA if sidecars.creation else 0)
 
 
 def _common(item: Item, ethereum: dict[str, Any] | None) -> dict[str, Any]:
@@ -84,8 +157,9 @@ def _common(item: Item, ethereum: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _result_rows(
-    item: Item, batch: Batch, result: Any, ethereum: dict[str, Any] | None, created_initcode: bytes | None
-) -> None:
+    item: Item, batch: Batch, result: Any, ethereum: dict[str, Any] | None, sidecars: _Sidecars
+) -> dict[int, None]:
+    created_initcode = sidecars.initcode if sidecars.creation else None
     body_name = item.body_name
     failed_initcode = None
     if body_name == CONTRACT_CREATE:
@@ -100,7 +174,7 @@ def _result_rows(
         contract = batch.transaction.get("entity_id") or 0
         amount, gas_limit, parameters = body.amount, body.gas, bytes(body.functionParameters)
     else:
-        contract = ids.contract_id(result.contractID) if result.HasField("contractID") else 0
+        contract = batch.contract_of(result.contractID) if result.HasField("contractID") else 0
         amount, gas_limit, parameters = result.amount, result.gas, bytes(result.functionParameters)
         if ethereum is not None and not gas_limit:  # before HAPI 0.25 the result has no gas: the RLP's
             amount = int.from_bytes(ethereum.get("value") or b"", "big")
@@ -124,15 +198,25 @@ def _result_rows(
             call_result=bytes(result.contractCallResult),
             error_message=result.errorMessage,
             gas_used=result.gasUsed,
-            gas_consumed=result.gasUsed,
+            gas_consumed=gas_consumed(item, result.gasUsed, parameters, sidecars),
             function_result=bytes(result.SerializeToString()),
-            created_contract_ids=[ids.contract_id(created) for created in result.createdContractIDs],
+            created_contract_ids=[batch.contract_of(created) for created in result.createdContractIDs],
         )
-        _log_rows(batch, result, contract, common)
-    batch.insert("contract_result", row)
+    involved: dict[int, None] = {contract: None, item.payer_account_id: None}
+    if result is not None:
+        batch.contract_parents[item.consensus_timestamp] = (
+            item.consensus_timestamp,
+            item.index,
+            common["transaction_hash"],
+        )
+        involved.update(_log_rows(batch, result, contract, common))
+    _insert_result(batch, row)
+    return involved
 
 
-def _log_rows(batch: Batch, result: Any, root_contract: int, common: dict[str, Any]) -> None:
+def _log_rows(batch: Batch, result: Any, root_contract: int, common: dict[str, Any]) -> dict[int, None]:
+    """The result's logs; returns their contracts (ordered set)."""
+    contracts: dict[int, None] = {}
     for log in result.logInfo:
         topics: list[bytes | None] = [bytes(topic).lstrip(b"\0") for topic in log.topic[:4]]
         topics += [None] * (4 - len(topics))
@@ -152,9 +236,12 @@ def _log_rows(batch: Batch, result: Any, root_contract: int, common: dict[str, A
                 "payer_account_id": common["payer_account_id"],
                 "transaction_hash": common["transaction_hash"],
                 "transaction_index": common["transaction_index"],
+                "synthetic": False,
             },
         )
         batch.log_index += 1
+        contracts[ids.contract_id(log.contractID)] = None
+    return contracts
 
 
 def _ethereum_row(item: Item, batch: Batch) -> dict[str, Any] | None:
@@ -180,35 +267,54 @@ def _ethereum_row(item: Item, batch: Batch) -> dict[str, Any] | None:
 # Sidecars ----------------------------------------------------------------------------------------------------
 
 
-def sidecar_rows(item: Item, batch: Batch) -> bytes | None:
-    """The item's sidecar records as rows; returns the initcode of a bytecode record, if any."""
-    initcode = None
+def sidecar_rows(item: Item, batch: Batch) -> _Sidecars:
+    """The item's sidecar records as rows; returns the initcode of a bytecode record, whether it creates a
+    contract, the top-level action's gas used and the contracts whose state changed."""
+    found = _Sidecars()
     action_index = 0
+    hook_execution = is_hook_execution(item, batch)
     for record in item.sidecar_records:
         kind = record.WhichOneof("sidecar_records")
         if kind == "state_changes":
-            _state_changes(item, batch, record)
+            _state_changes(item, batch, record, found, hook_execution)
         elif kind == "actions":
             for action in record.actions.contract_actions:
+                if action.call_depth == 0:
+                    found.top_gas_used = action.gas_used
+                    found.creation = action.call_type == CREATE_CALL_TYPE
                 batch.insert("contract_action", _action_row(item, action, action_index))
                 action_index += 1
         elif kind == "bytecode":
             code = record.bytecode
             contract = ids.contract_id(code.contract_id)
             if not record.migration:
-                initcode = bytes(code.initcode) or initcode
+                found.initcode = bytes(code.initcode) or found.initcode
+                found.creation = True
             if contract and code.runtime_bytecode:
                 row = {"id": contract, "runtime_bytecode": bytes(code.runtime_bytecode)}
                 if not record.migration and item.body_name == CONTRACT_CREATE and code.initcode:
                     row["initcode"] = bytes(code.initcode)
                 batch.upsert("contract", row)
-    return initcode
+    return found
 
 
-def _state_changes(item: Item, batch: Batch, record: Any) -> None:
+def is_hook_execution(item: Item, batch: Batch) -> bool:
+    """A hook execution: a child ContractCall to the hook system contract 0.0.365."""
+    return (
+        item.body_name == CONTRACT_CALL
+        and item.parent_consensus_timestamp is not None
+        and ids.parts(batch.contract_of(item.body.contractCall.contractID))["num"] == HOOK_CONTRACT_NUM
+    )
+
+
+def _state_changes(item: Item, batch: Batch, record: Any, found: _Sidecars, hook_execution: bool) -> None:
     timestamp = item.consensus_timestamp
     for change in record.state_changes.contract_state_changes:
         contract = ids.contract_id(change.contract_id)
+        if hook_execution and ids.parts(contract)["num"] == HOOK_CONTRACT_NUM:
+            hook_storage_changes(item, batch, change.storage_changes)
+            continue
+        found.involved[contract] = None
         for storage in change.storage_changes:
             slot = bytes(storage.slot)
             read = bytes(storage.value_read)
@@ -231,7 +337,7 @@ def _state_changes(item: Item, batch: Batch, record: Any) -> None:
                     {
                         "contract_id": contract,
                         "slot": slot.rjust(SLOT_LENGTH, b"\0"),
-                        "value": (written if written is not None else read).rjust(SLOT_LENGTH, b"\0"),
+                        "value": written if written is not None else read,
                         "created_timestamp": timestamp,
                         "modified_timestamp": timestamp,
                     },

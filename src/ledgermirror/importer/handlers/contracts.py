@@ -9,8 +9,8 @@ Contract results, logs, sidecar records (state changes, actions, ``runtime_bytec
 
 Before HAPI 0.47 the sender's nonce is the RLP nonce + 1 (success, revert or too many child records only).
 
-Not done here: child creates before HAPI 0.23 and EVM-address lookups (a
-contract given only by its EVM address has no entity id here).
+Contracts named by EVM address are looked up (``lookups``: create2 and lazily created addresses; a long-zero
+address directly). Not done here: child creates before HAPI 0.23.
 """
 
 from __future__ import annotations
@@ -37,10 +37,10 @@ RLP_NONCE_RESULTS = frozenset(
 """Before HAPI 0.47 the sender's nonce becomes the RLP nonce + 1 only with these statuses."""
 
 
-def _result_contract(record: Any) -> int:
+def _result_contract(batch: Batch, record: Any) -> int:
     for name in ("contractCreateResult", "contractCallResult"):
         if record.HasField(name) and getattr(record, name).HasField("contractID"):
-            return ids.contract_id(getattr(record, name).contractID)
+            return batch.contract_of(getattr(record, name).contractID)
     return ids.EMPTY
 
 
@@ -64,6 +64,7 @@ def contract_create(item: Item, batch: Batch) -> None:
         return
     result = record.contractCreateResult
     evm_address = bytes(result.evm_address.value) if result.HasField("evm_address") else None
+    batch.aliases.learn(evm_address, contract)
     upsert_entity(
         item,
         batch,
@@ -73,7 +74,7 @@ def contract_create(item: Item, batch: Batch) -> None:
         balance=0,
         balance_timestamp=item.consensus_timestamp,
         auto_renew_account_id=(
-            ids.account_id(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
+            batch.account_of(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
         ),
         auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
         evm_address=evm_address or None,
@@ -96,7 +97,7 @@ def contract_create(item: Item, batch: Batch) -> None:
 
 def contract_update(item: Item, batch: Batch) -> None:
     body = item.body.contractUpdateInstance
-    contract = ids.contract_id(body.contractID)
+    contract = batch.contract_of(body.contractID)
     batch.set_transaction(entity_id=ids.nullable(contract))
     memo = None
     if body.HasField("memoWrapper"):
@@ -111,7 +112,7 @@ def contract_update(item: Item, batch: Batch) -> None:
         CONTRACT,
         expiration_timestamp=ids.nanos(body.expirationTime) if body.HasField("expirationTime") else None,
         auto_renew_account_id=(
-            ids.account_id(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
+            batch.account_of(body.auto_renew_account_id) if body.HasField("auto_renew_account_id") else None
         ),
         auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
         key=key_or_none(body, "adminKey"),
@@ -130,14 +131,14 @@ def contract_update(item: Item, batch: Batch) -> None:
 
 def contract_delete(item: Item, batch: Batch) -> None:
     body = item.body.contractDeleteInstance
-    contract = ids.contract_id(body.contractID)
+    contract = batch.contract_of(body.contractID)
     batch.set_transaction(entity_id=ids.nullable(contract))
     case = body.WhichOneof("obtainers")
     obtainer = 0
     if case == "transferAccountID":
-        obtainer = ids.account_id(body.transferAccountID)
+        obtainer = ids.account_id(body.transferAccountID)  # the reference looks up only a contract obtainer
     elif case == "transferContractID":
-        obtainer = ids.contract_id(body.transferContractID)
+        obtainer = batch.contract_of(body.transferContractID)
     upsert_entity(
         item,
         batch,
@@ -150,12 +151,12 @@ def contract_delete(item: Item, batch: Batch) -> None:
 
 
 def contract_call(item: Item, batch: Batch) -> None:
-    contract = _result_contract(item.record) or ids.contract_id(item.body.contractCall.contractID)
+    contract = _result_contract(batch, item.record) or batch.contract_of(item.body.contractCall.contractID)
     batch.set_transaction(entity_id=ids.nullable(contract))
 
 
 def ethereum_transaction(item: Item, batch: Batch) -> None:
-    batch.set_transaction(entity_id=ids.nullable(_result_contract(item.record)))
+    batch.set_transaction(entity_id=ids.nullable(_result_contract(batch, item.record)))
     result = function_result(item.record)
     if result is None or not result.HasField("sender_id"):
         return

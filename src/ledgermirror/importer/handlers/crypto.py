@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ledgermirror.importer.handlers import evm, hooks, ids
+from ledgermirror.importer.handlers import evm, hooks, ids, synthetic_logs
 from ledgermirror.importer.handlers.base import Batch, Handler, Item
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
 
@@ -50,6 +50,9 @@ def crypto_create(item: Item, batch: Batch) -> None:
     if key is None and len(alias) > evm.ADDRESS_LENGTH:
         key = alias
     evm_address = bytes(item.record.evm_address) or evm.address_of_alias(alias)
+    if item.successful:
+        batch.aliases.learn(alias, account)
+        batch.aliases.learn(evm_address, account)
     upsert_entity(
         item,
         batch,
@@ -73,7 +76,7 @@ def crypto_create(item: Item, batch: Batch) -> None:
 
 def crypto_update(item: Item, batch: Batch) -> None:
     body = item.body.cryptoUpdateAccount
-    account = ids.account_id(body.accountIDToUpdate)
+    account = batch.account_of(body.accountIDToUpdate)
     batch.set_transaction(entity_id=ids.nullable(account))
     receiver_sig_required = None
     if body.HasField("receiverSigRequiredWrapper"):
@@ -105,14 +108,16 @@ def crypto_update(item: Item, batch: Batch) -> None:
 
 def crypto_delete(item: Item, batch: Batch) -> None:
     body = item.body.cryptoDelete
-    account = ids.account_id(body.deleteAccountID)
+    account = batch.account_of(body.deleteAccountID)
     batch.set_transaction(entity_id=ids.nullable(account))
-    obtainer = ids.account_id(body.transferAccountID) if body.HasField("transferAccountID") else 0
+    obtainer = batch.account_of(body.transferAccountID) if body.HasField("transferAccountID") else 0
     upsert_entity(item, batch, account, Operation.DELETE, ACCOUNT, obtainer_id=obtainer or None)
 
 
 def crypto_transfer(item: Item, batch: Batch) -> None:
-    """No entity; on success, approved debits lower the spender's allowances (§1.14)."""
+    """No entity; the hooks it calls (for the storage changes of their executions); on success, approved
+    debits lower the spender's allowances (§1.14)."""
+    hooks.hook_queue(item, batch)
     if not item.successful:
         return
     body = item.body.cryptoTransfer
@@ -144,11 +149,11 @@ def _latest_first(entries: Iterable[Any], key: Any) -> list[Any]:
     return kept
 
 
-def _owner(item: Item, message: Any) -> int | None:
-    """An allowance's owner: the payer when unset; None (skip) when given only by an alias."""
+def _owner(item: Item, batch: Batch, message: Any) -> int | None:
+    """An allowance's owner: the payer when unset; an alias looked up; None (skip) when it is not found."""
     if not message.ByteSize():
         return item.payer_account_id
-    return ids.account_id(message) or None
+    return batch.account_of(message) or None
 
 
 def crypto_approve_allowance(item: Item, batch: Batch) -> None:
@@ -158,9 +163,9 @@ def crypto_approve_allowance(item: Item, batch: Batch) -> None:
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
     for entry in _latest_first(
-        body.cryptoAllowances, lambda e: (_owner(item, e.owner), ids.account_id(e.spender))
+        body.cryptoAllowances, lambda e: (_owner(item, batch, e.owner), ids.account_id(e.spender))
     ):
-        owner = _owner(item, entry.owner)
+        owner = _owner(item, batch, entry.owner)
         if owner is None:
             continue
         batch.upsert(
@@ -174,9 +179,9 @@ def crypto_approve_allowance(item: Item, batch: Batch) -> None:
                 "timestamp_range": stamp,
             },
         )
-    token_key = lambda e: (_owner(item, e.owner), ids.account_id(e.spender), ids.token_id(e.tokenId))  # noqa: E731
+    token_key = lambda e: (_owner(item, batch, e.owner), ids.account_id(e.spender), ids.token_id(e.tokenId))  # noqa: E731
     for entry in _latest_first(body.tokenAllowances, token_key):
-        owner = _owner(item, entry.owner)
+        owner = _owner(item, batch, entry.owner)
         if owner is None:
             continue
         batch.upsert(
@@ -191,6 +196,8 @@ def crypto_approve_allowance(item: Item, batch: Batch) -> None:
                 "timestamp_range": stamp,
             },
         )
+        parties = (owner, ids.account_id(entry.spender))
+        synthetic_logs.approval(item, batch, ids.token_id(entry.tokenId), parties, entry.amount)
     _nft_allowances(item, batch, body.nftAllowances)
 
 
@@ -199,10 +206,10 @@ def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
     seen_serials: set[tuple[int, int]] = set()
     approvals = _latest_first(
         [entry for entry in entries if entry.HasField("approved_for_all")],
-        lambda e: (_owner(item, e.owner), ids.account_id(e.spender), ids.token_id(e.tokenId)),
+        lambda e: (_owner(item, batch, e.owner), ids.account_id(e.spender), ids.token_id(e.tokenId)),
     )
     for entry in approvals:
-        owner = _owner(item, entry.owner)
+        owner = _owner(item, batch, entry.owner)
         if owner is None:
             continue
         batch.upsert(
@@ -216,8 +223,11 @@ def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
                 "timestamp_range": stamp,
             },
         )
+        parties = (owner, ids.account_id(entry.spender))
+        approved = entry.approved_for_all.value
+        synthetic_logs.approval_for_all(item, batch, ids.token_id(entry.tokenId), parties, approved)
     for entry in reversed(list(entries)):
-        owner = _owner(item, entry.owner)
+        owner = _owner(item, batch, entry.owner)
         if owner is None:
             continue
         token = ids.token_id(entry.tokenId)
@@ -237,6 +247,7 @@ def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
                     "timestamp_range": stamp,
                 },
             )
+            synthetic_logs.nft_approval(item, batch, token, (owner, ids.account_id(entry.spender)), serial)
 
 
 def crypto_delete_allowance(item: Item, batch: Batch) -> None:
@@ -246,10 +257,12 @@ def crypto_delete_allowance(item: Item, batch: Batch) -> None:
         return
     for entry in item.body.cryptoDeleteAllowance.nftAllowances:
         token = ids.token_id(entry.token_id)
+        owner = _owner(item, batch, entry.owner) or ids.EMPTY
         for serial in entry.serial_numbers:
             batch.upsert(
                 "nft", {"token_id": token, "serial_number": serial, "timestamp_range": item.consensus_timestamp}
             )
+            synthetic_logs.nft_approval(item, batch, token, (owner, ids.EMPTY), serial)
 
 
 def live_hash(item: Item, batch: Batch) -> None:

@@ -76,20 +76,20 @@ def file_delete(item: Item, batch: Batch) -> None:
     upsert_entity(item, batch, file_id, Operation.DELETE, FILE)
 
 
-def _system_target(body: Any) -> tuple[int, str]:
+def _system_target(batch: Batch, body: Any) -> tuple[int, str]:
     if body.WhichOneof("id") == "contractID":
-        return ids.contract_id(body.contractID), CONTRACT
+        return batch.contract_of(body.contractID), CONTRACT
     return ids.file_id(body.fileID), FILE
 
 
 def system_delete(item: Item, batch: Batch) -> None:
-    entity_id, entity_type = _system_target(item.body.systemDelete)
+    entity_id, entity_type = _system_target(batch, item.body.systemDelete)
     batch.set_transaction(entity_id=ids.nullable(entity_id))
     upsert_entity(item, batch, entity_id, Operation.DELETE, entity_type)
 
 
 def system_undelete(item: Item, batch: Batch) -> None:
-    entity_id, entity_type = _system_target(item.body.systemUndelete)
+    entity_id, entity_type = _system_target(batch, item.body.systemUndelete)
     batch.set_transaction(entity_id=ids.nullable(entity_id))
     upsert_entity(item, batch, entity_id, Operation.UPDATE, entity_type)
 

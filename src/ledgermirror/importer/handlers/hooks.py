@@ -2,9 +2,16 @@
 CryptoUpdate, ContractCreate and ContractUpdate; slot writes of a hook's initial storage and of HookStore
 into ``hook_storage_change`` and ``hook_storage``.
 
-Not done: storage changes of hook executions (sidecar state changes of 0.0.365 attributed through the parent
-CryptoTransfer's hook queue). ``value_read`` of a written slot is the value written (the reference's value is
-not documented here).
+Hook executions: a CryptoTransfer's body names the allowance hooks it calls; :func:`hook_queue` lists them in
+the reference's execution order (every pre-transaction hook, then every pre-post hook for its "pre" call,
+then the same for its "post" call; per transfer entry: HBAR entries, then per token its fungible entries and
+its NFT transfers, sender hook before receiver hook). Each execution is a child ContractCall to 0.0.365 whose
+sidecar state changes of 0.0.365 are that hook's storage: :func:`hook_storage_changes` writes them as
+``hook_storage_change`` rows (slot, value read, value written as given, as the reference does; no
+``hook_storage`` row) under the next (owner, hook) of the parent's queue.
+
+``value_read`` of a HookStore or initial-storage write is the value written (the reference's value is not
+documented here).
 """
 
 from __future__ import annotations
@@ -79,6 +86,65 @@ def write_storage(item: Item, batch: Batch, owner: int, hook_id: int, updates: I
         batch.defer(step)
 
 
+_AMOUNT_HOOKS = ("pre_tx_allowance_hook", "pre_post_tx_allowance_hook")
+_SENDER_HOOKS = ("pre_tx_sender_allowance_hook", "pre_post_tx_sender_allowance_hook")
+_RECEIVER_HOOKS = ("pre_tx_receiver_allowance_hook", "pre_post_tx_receiver_allowance_hook")
+
+
+def hook_queue(item: Item, batch: Batch) -> None:
+    """The (owner, hook id) pairs a CryptoTransfer calls, in execution order."""
+    body = item.body.cryptoTransfer
+    pre: list[tuple[int, int]] = []
+    pre_post: list[tuple[int, int]] = []
+
+    def add(owner: Any, holder: Any, names: tuple[str, str]) -> None:
+        single, both = names
+        if holder.HasField(single):
+            call, calls = getattr(holder, single), pre
+        elif holder.HasField(both):
+            call, calls = getattr(holder, both), pre_post
+        else:
+            return
+        if call.WhichOneof("id") == "hook_id":
+            calls.append((batch.account_of(owner), call.hook_id))
+
+    for entry in body.transfers.accountAmounts:
+        add(entry.accountID, entry, _AMOUNT_HOOKS)
+    for token_list in body.tokenTransfers:
+        for entry in token_list.transfers:
+            add(entry.accountID, entry, _AMOUNT_HOOKS)
+        for nft in token_list.nftTransfers:
+            add(nft.senderAccountID, nft, _SENDER_HOOKS)
+            add(nft.receiverAccountID, nft, _RECEIVER_HOOKS)
+    queue = pre + pre_post + pre_post
+    if queue:
+        batch.hook_queues[item.consensus_timestamp] = queue
+
+
+def hook_storage_changes(item: Item, batch: Batch, storage_changes: Iterable[Any]) -> None:
+    """The 0.0.365 state changes of one hook execution: ``hook_storage_change`` rows of the next hook of the
+    parent CryptoTransfer's queue (none when the queue is empty: the reference logs a recoverable error)."""
+    queue = batch.hook_queues.get(item.parent_consensus_timestamp or -1)
+    if not queue:
+        return
+    owner, hook_id = queue.pop(0)
+    if not owner:
+        return
+    for change in storage_changes:
+        batch.insert(
+            "hook_storage_change",
+            {
+                "consensus_timestamp": item.consensus_timestamp,
+                "hook_id": hook_id,
+                "owner_id": owner,
+                "key": bytes(change.slot),
+                "value_read": bytes(change.value_read),
+                "value_written": bytes(change.value_written.value) if change.HasField("value_written") else None,
+                "deleted": False,
+            },
+        )
+
+
 def create_hooks(item: Item, batch: Batch, owner: int, creations: Iterable[Any]) -> None:
     """Each EVM hook whose spec names a contract: a ``hook`` row and its initial storage."""
     if not item.successful or not owner:
@@ -95,7 +161,7 @@ def create_hooks(item: Item, batch: Batch, owner: int, creations: Iterable[Any])
             {
                 "owner_id": owner,
                 "hook_id": details.hook_id,
-                "contract_id": ids.nullable(ids.contract_id(spec.contract_id)),
+                "contract_id": ids.nullable(batch.contract_of(spec.contract_id)),
                 "admin_key": key_or_none(details, "admin_key"),
                 "created_timestamp": stamp,
                 "deleted": False,
@@ -117,15 +183,15 @@ def delete_hooks(item: Item, batch: Batch, owner: int, hook_ids: Iterable[int]) 
         )
 
 
-def _owner(hook_entity: Any) -> int:
+def _owner(batch: Batch, hook_entity: Any) -> int:
     if hook_entity.WhichOneof("entity_id") == "contract_id":
-        return ids.contract_id(hook_entity.contract_id)
-    return ids.account_id(hook_entity.account_id)
+        return batch.contract_of(hook_entity.contract_id)
+    return batch.account_of(hook_entity.account_id)
 
 
 def hook_store(item: Item, batch: Batch) -> None:
     body = item.body.hook_store
-    owner = _owner(body.hook_id.entity_id)
+    owner = _owner(batch, body.hook_id.entity_id)
     batch.set_transaction(entity_id=ids.nullable(owner))
     if item.successful and owner:
         write_storage(item, batch, owner, body.hook_id.hook_id, body.storage_updates)

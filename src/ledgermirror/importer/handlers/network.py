@@ -45,7 +45,7 @@ def _node_row(item: Item, node_id: int, **fields: Any) -> dict[str, Any]:
 
 def node_create(item: Item, batch: Batch) -> None:
     body = item.body.nodeCreate
-    account = ids.account_id(body.account_id) if body.HasField("account_id") else 0
+    account = batch.account_of(body.account_id) if body.HasField("account_id") else 0
     _node_transaction(item, batch, account)
     if not item.successful:
         return
@@ -65,7 +65,7 @@ def node_create(item: Item, batch: Batch) -> None:
 
 def node_update(item: Item, batch: Batch) -> None:
     body = item.body.nodeUpdate
-    account = ids.account_id(body.account_id) if body.HasField("account_id") else 0
+    account = batch.account_of(body.account_id) if body.HasField("account_id") else 0
     _node_transaction(item, batch, account)
     if not item.successful:
         return

@@ -60,7 +60,7 @@ def token_create(item: Item, batch: Batch) -> None:
     if not item.successful:
         return
     stamp = item.consensus_timestamp
-    auto_renew = ids.account_id(body.autoRenewAccount) if body.HasField("autoRenewAccount") else ids.EMPTY
+    auto_renew = batch.account_of(body.autoRenewAccount) if body.HasField("autoRenewAccount") else ids.EMPTY
     upsert_entity(
         item,
         batch,
@@ -181,7 +181,9 @@ def token_update(item: Item, batch: Batch) -> None:
         Operation.UPDATE,
         TOKEN,
         key=key_or_none(body, "adminKey"),
-        auto_renew_account_id=ids.account_id(body.autoRenewAccount) if body.HasField("autoRenewAccount") else None,
+        auto_renew_account_id=batch.account_of(body.autoRenewAccount)
+        if body.HasField("autoRenewAccount")
+        else None,
         auto_renew_period=_seconds(body, "autoRenewPeriod"),
         expiration_timestamp=_nanos(body, "expiry"),
         memo=memo,
@@ -227,7 +229,7 @@ def fee_schedule_update(item: Item, batch: Batch) -> None:
 def token_reject(item: Item, batch: Batch) -> None:
     """The owner (else the payer); the record's transfers back to the treasuries do the rest."""
     body = item.body.tokenReject
-    owner = ids.account_id(body.owner) if body.HasField("owner") else ids.EMPTY
+    owner = batch.account_of(body.owner) if body.HasField("owner") else ids.EMPTY
     batch.set_transaction(entity_id=ids.nullable(owner or item.payer_account_id))
 
 

@@ -36,7 +36,7 @@ def topic_create(item: Item, batch: Batch) -> None:
     if not item.successful or not topic:
         return
     stamp = item.consensus_timestamp
-    auto_renew = ids.account_id(body.autoRenewAccount) if body.HasField("autoRenewAccount") else ids.EMPTY
+    auto_renew = batch.account_of(body.autoRenewAccount) if body.HasField("autoRenewAccount") else ids.EMPTY
     upsert_entity(
         item,
         batch,
@@ -76,7 +76,9 @@ def topic_update(item: Item, batch: Batch) -> None:
         Operation.UPDATE,
         TOPIC,
         memo=sanitize(body.memo.value) if body.HasField("memo") else None,
-        auto_renew_account_id=ids.account_id(body.autoRenewAccount) if body.HasField("autoRenewAccount") else None,
+        auto_renew_account_id=batch.account_of(body.autoRenewAccount)
+        if body.HasField("autoRenewAccount")
+        else None,
         auto_renew_period=body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
         expiration_timestamp=ids.nanos(body.expirationTime) if body.HasField("expirationTime") else None,
     )

@@ -1,0 +1,142 @@
+"""Accounts given by alias and contracts given by EVM address (the reference's ``EntityIdService.lookup``).
+
+An ``AccountID`` may name an account by its alias (a serialized key, or a 20-byte EVM address) and a
+``ContractID`` a contract by its EVM address (a create2 address, or a lazily created account's). The
+reference resolves them where a handler needs the entity: CryptoUpdate, CryptoDelete and its obtainer,
+allowance owners, airdrop senders and receivers, TokenReject, node accounts, auto-renew accounts of topics,
+tokens and contracts, ContractCall/Update/Delete and a contract obtainer, hook contracts, function results and
+their created contracts. It resolves them from what it has seen: entities created earlier in the stream
+(``entity.alias``, ``entity.evm_address``) and those created in the same file (a CryptoCreate's receipt
+account and record alias, a ContractCreate's ``evm_address``). A long-zero address (twelve zero bytes, then
+the num) needs no lookup. What is not found stays 0.0.0, as in the reference (a recoverable error there).
+
+:class:`Aliases` is the batch's table; handlers stay free of the database: :func:`rows_of_file_with_lookups`
+reads the keys a file needs from ``entity`` (``db.aliases``) before its rows are built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from ledgermirror.db import aliases as stored_aliases
+from ledgermirror.importer.handlers import ids
+from ledgermirror.ledger.evm import ADDRESS_LENGTH
+
+if TYPE_CHECKING:
+    from ledgermirror.importer.handlers.base import Batch, Item
+    from ledgermirror.importer.record_file import RecordFile
+    from ledgermirror.importer.sidecar_file import SidecarFile
+
+_LONG_ZERO_PREFIX = bytes(12)
+
+LOOKUP_BODIES = frozenset(
+    {
+        "cryptoUpdateAccount",
+        "cryptoDelete",
+        "cryptoApproveAllowance",
+        "cryptoCreateAccount",
+        "contractCall",
+        "contractUpdateInstance",
+        "contractDeleteInstance",
+        "contractCreateInstance",
+        "ethereumTransaction",
+        "systemDelete",
+        "systemUndelete",
+        "tokenAirdrop",
+        "tokenClaimAirdrop",
+        "tokenCancelAirdrop",
+        "tokenReject",
+        "nodeCreate",
+        "nodeUpdate",
+        "hook_store",
+        "consensusCreateTopic",
+        "consensusUpdateTopic",
+        "tokenCreation",
+        "tokenUpdate",
+    }
+)
+"""Bodies whose ids the handlers look up (the others never name an entity by alias where it matters)."""
+
+
+def long_zero(address: bytes) -> int | None:
+    """The entity a long-zero EVM address names (shard and realm 0), None for any other address."""
+    if len(address) == ADDRESS_LENGTH and address.startswith(_LONG_ZERO_PREFIX):
+        return ids.encoded(0, 0, int.from_bytes(address[12:], "big"))
+    return None
+
+
+class Aliases:
+    """Alias or EVM address bytes -> entity id, for one batch."""
+
+    def __init__(self) -> None:
+        self.known: dict[bytes, int] = {}
+
+    def learn(self, key: bytes | None, entity_id: int) -> None:
+        """An entity created in the batch (its alias or EVM address)."""
+        if key and entity_id:
+            self.known[bytes(key)] = entity_id
+
+    def resolve(self, key: bytes) -> int:
+        """The entity of an alias or EVM address, 0.0.0 when unknown."""
+        found = long_zero(key)
+        if found is not None:
+            return found
+        return self.known.get(key, ids.EMPTY)
+
+    def account(self, message: Any) -> int:
+        """An ``AccountID``: its number, else its alias looked up."""
+        if message.WhichOneof("account") == "alias":
+            return self.resolve(bytes(message.alias))
+        return ids.account_id(message)
+
+    def contract(self, message: Any) -> int:
+        """A ``ContractID``: its number, else its EVM address looked up."""
+        if message.WhichOneof("contract") == "evm_address":
+            return self.resolve(bytes(message.evm_address))
+        return ids.contract_id(message)
+
+
+def _keys(message: Any) -> Iterator[bytes]:
+    """The aliases and EVM addresses inside a message (every nesting level, set fields only)."""
+    for descriptor, value in message.ListFields():
+        if descriptor.message_type is None:
+            continue
+        name = descriptor.message_type.name
+        values = value if descriptor.is_repeated else (value,)
+        for nested in values:
+            if name == "AccountID" and nested.WhichOneof("account") == "alias":
+                yield bytes(nested.alias)
+            elif name == "ContractID" and nested.WhichOneof("contract") == "evm_address":
+                yield bytes(nested.evm_address)
+            elif not descriptor.message_type.GetOptions().map_entry:
+                yield from _keys(nested)
+
+
+def wanted(items: Iterable[Item]) -> set[bytes]:
+    """The keys the handlers of ``items`` will look up (long-zero addresses left out)."""
+    found: set[bytes] = set()
+    for item in items:
+        if item.body_name in LOOKUP_BODIES:
+            found.update(key for key in _keys(getattr(item.body, item.body_name)) if long_zero(key) is None)
+        for name in ("contractCallResult", "contractCreateResult"):
+            if item.record.HasField(name) and getattr(item.record, name).contractID.evm_address:
+                found.add(bytes(getattr(item.record, name).contractID.evm_address))
+    return found
+
+
+async def rows_of_file_with_lookups(
+    conn: asyncpg.Connection, record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()
+) -> None:
+    """``rows_of_file``, with the aliases and EVM addresses its items name read from ``entity`` first (those
+    the batch already knows from its own creates are not read)."""
+    from ledgermirror.importer.handlers.base import items_of_file, rows_of_items
+
+    items = items_of_file(record_file, sidecars)
+    missing = [key for key in wanted(items) if key not in batch.aliases.known]
+    if missing:
+        for key, entity_id in (await stored_aliases.entity_ids(conn, missing)).items():
+            batch.aliases.learn(key, entity_id)
+    rows_of_items(record_file, items, batch, sidecars)

@@ -1,0 +1,62 @@
+"""The query API's own metrics: response cache hits and misses, the database pool (size, in use, waiting),
+statement timeouts and database-unavailable answers (503). Failures arrive through
+:class:`ledgermirror.db.pool.PoolObserver`, which this class implements; the pool gauges are sampled from the
+pool's own counts (:meth:`ApiMetrics.sample_pool`) every second and before each scrape, which costs a query
+nothing."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from ledgermirror.db.pool import Database
+from ledgermirror.metrics.http import HttpMetrics
+
+SAMPLE_SECONDS = 1.0
+
+
+class ApiMetrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
+        self.http = HttpMetrics(self.registry, "api")
+        cache = Counter(
+            "ledgermirror_api_response_cache",
+            "Response cache lookups of GET endpoints, by result",
+            ["result"],
+            registry=self.registry,
+        )
+        self.cache_hits = cache.labels("hit")
+        self.cache_misses = cache.labels("miss")
+        pool = Gauge(
+            "ledgermirror_api_db_pool_connections",
+            "Database pool connections: open (size), in use by a query, and requests waiting for one",
+            ["state"],
+            multiprocess_mode="livesum",
+            registry=self.registry,
+        )
+        self.pool_size = pool.labels("size")
+        self.pool_in_use = pool.labels("in_use")
+        self.pool_waiting = pool.labels("waiting")
+        self.statement_timeouts = Counter(
+            "ledgermirror_api_statement_timeouts",
+            "Statements cancelled by the statement timeout",
+            registry=self.registry,
+        )
+        self.unavailable = Counter(
+            "ledgermirror_api_database_unavailable",
+            "Queries that failed because the database was unreachable or out of time (answered 503)",
+            registry=self.registry,
+        )
+
+    def sample_pool(self, database: Database | None) -> None:
+        if database is None:
+            return
+        self.pool_size.set(database.pool.get_size())
+        self.pool_in_use.set(database.in_use)
+        self.pool_waiting.set(database.waiting)
+
+    # PoolObserver
+    def timed_out(self) -> None:
+        self.statement_timeouts.inc()
+
+    def failed(self) -> None:
+        self.unavailable.inc()

@@ -1,0 +1,91 @@
+"""Per-request metrics of an ASGI service: requests by route template (never the raw path, so ids do not
+multiply the series), method and status class; latency by route; requests in flight.
+
+The middleware must sit inside any middleware that copies the scope, so that it sees the ``route`` the router
+records in the scope it was given. Requests no route matched are counted under ``route="unmatched"``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+UNMATCHED = "unmatched"
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""Methods counted by name; any other is ``other`` (a client must not be able to add series at will)."""
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class HttpMetrics:
+    """The request metrics of one service (``service`` label: ``api`` or ``status``)."""
+
+    def __init__(self, registry: CollectorRegistry, service: str) -> None:
+        self.service = service
+        self.requests = Counter(
+            "ledgermirror_http_requests",
+            "HTTP requests answered, by route template, method and status class",
+            ["service", "route", "method", "status"],
+            registry=registry,
+        )
+        self.latency = Histogram(
+            "ledgermirror_http_request_duration_seconds",
+            "Time from the request's arrival to the end of its response, by route template",
+            ["service", "route"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.in_flight = Gauge(
+            "ledgermirror_http_requests_in_flight",
+            "Requests being served now",
+            ["service"],
+            multiprocess_mode="livesum",
+            registry=registry,
+        ).labels(service)
+        self._counted: dict[tuple[str, str, int], Any] = {}
+        self._timed: dict[str, Any] = {}
+
+    def record(self, template: str, method: str, status: int, seconds: float) -> None:
+        """Count one answered request (the labelled children are looked up once, then kept: ~1 µs a request)."""
+        status_class = status // 100
+        counter = self._counted.get((template, method, status_class))
+        if counter is None:
+            counter = self.requests.labels(self.service, template, method, f"{status_class}xx")
+            self._counted[(template, method, status_class)] = counter
+        counter.inc()
+        histogram = self._timed.get(template)
+        if histogram is None:
+            histogram = self._timed[template] = self.latency.labels(self.service, template)
+        histogram.observe(seconds)
+
+
+class HttpMetricsMiddleware:
+    def __init__(self, app: ASGIApp, metrics: HttpMetrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        metrics = self.metrics
+        metrics.in_flight.inc()
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            metrics.in_flight.dec()
+            route = scope.get("route")
+            template = getattr(route, "path", UNMATCHED) if route is not None else UNMATCHED
+            method = scope["method"] if scope["method"] in METHODS else "other"
+            metrics.record(template, method, status, time.perf_counter() - started)
