@@ -43,8 +43,8 @@ class ApiUser:
 def hash_password(password: str, *, iterations: int = DEFAULT_ITERATIONS, salt: bytes | None = None) -> str:
     salt = salt if salt is not None else secrets.token_bytes(16)
     digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations)
-    encode = base64.b64encode
-    return f"{ALGORITHM}${iterations}${encode(salt).decode()}${encode(digest).decode()}"
+    parts = (ALGORITHM, str(iterations), base64.b64encode(salt).decode(), base64.b64encode(digest).decode())
+    return "$".join(parts)
 
 
 def _split(stored: str) -> tuple[int, bytes, bytes]:
