@@ -133,6 +133,7 @@ def test_following_next_links(balances: TestClient, api_settings: Settings, quer
         ),
         (f"{BASE}?account.balance=9223372036854775808", ["Invalid parameter: account.balance"]),
         (f"{BASE}?account.publickey=%00", ["Invalid parameter: account.publickey"]),
+        (f"{BASE}?account.publickey=ne:{KEY}", ["Invalid parameter: account.publickey"]),
         (f"{BASE}?consensus=hashgraph", ["Unknown query parameter: consensus"]),
     ],
 )

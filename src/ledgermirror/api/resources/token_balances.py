@@ -21,7 +21,7 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import Op, Order
+from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery, inclusive_range
 from ledgermirror.api.resources import schemas, token_ref
@@ -47,7 +47,9 @@ ACCOUNT_BALANCE = ParamSpec[int](
 ACCOUNT_PUBLICKEY = ParamSpec[str](
     "account.publickey",
     values.public_key,
-    "The account's public key (hex, optional 0x, raw or DER-encoded).",
+    "The account's public key (hex, optional 0x, raw or DER-encoded); equality only, the last value counts.",
+    ops=EQ_ONLY,
+    repeatable=False,
     schema=schemas.PUBLIC_KEY_QUERY,
 )
 TIMESTAMP = ParamSpec[int](
