@@ -75,6 +75,10 @@ class ListSpec(Generic[C]):
     """Keys the body has before the list (``/tokens/{id}/balances``: ``timestamp``), from the page's rows."""
     envelope_schema: dict[str, Any] = field(default_factory=dict)
     """The OpenAPI properties of those keys."""
+    status: Callable[[C, Sequence[Row]], int] | None = None
+    """The page's 2xx status from its rows (``206`` for an NFT history whose mint is missing); default 200."""
+    extra_responses: dict[str, Any] = field(default_factory=dict)
+    """OpenAPI responses beyond 200/400/404/503 (the ``206``)."""
 
     def endpoint(self) -> Endpoint:
         async def handler(request: Request, ctx: AppContext) -> Page:
@@ -92,6 +96,7 @@ class ListSpec(Generic[C]):
             ),
             tag=self.tag,
             path_params=self.path_params,
+            extra_responses=self.extra_responses,
         )
 
 
@@ -142,4 +147,5 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
             link = next_link(request.scope["path"], query.given, anchors, order)
     head = spec.envelope(context, rows) if spec.envelope is not None else {}
     items = [spec.render(context, row) for row in rows]
-    return Page({**head, spec.items: items, "links": {"next": link}}, link)
+    status = spec.status(context, rows) if spec.status is not None else 200
+    return Page({**head, spec.items: items, "links": {"next": link}}, link, status=status)

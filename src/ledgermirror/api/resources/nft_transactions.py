@@ -1,30 +1,32 @@
 """``GET /api/v1/tokens/{tokenId}/nfts/{serialNumber}/transactions``: the transactions that changed one NFT,
 newest first by default.
 
-Two steps, as the reference does: the NFT's event timestamps (the start of its current row and of every
-``nft_history`` version, plus the token's deletion when its entity is deleted), then the transactions at those
-timestamps, each with the first element of its ``nft_transfer`` list that moves this NFT (a token deletion
-has none: null sender and receiver). Rows whose NFT row is missing, or has no creation time, answer ``206
-Partial Content``: the history is known to lack its mint.
+The NFT's events are the start of its current row and of every ``nft_history`` version, plus its token's
+deletion when the token's entity is deleted (the reference's event timestamps); the page is the transactions at
+those times, each with the first element of its ``nft_transfer`` list that moves this NFT (a token deletion has
+none: null sender and receiver). One statement: the events (each part ordered and limited) joined to
+``transaction`` by its key. A page whose NFT row is missing, or has no creation time, answers ``206 Partial
+Content``: the history is known to lack its mint.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
-from ledgermirror.api.listing import has_more, probe_limit
+from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.pagination import Anchor, next_link
-from ledgermirror.api.querystring.params import ParamSet, ParamSpec, inclusive_bounds
+from ledgermirror.api.querystring.pagination import Anchor
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery, inclusive_bounds
 from ledgermirror.api.resources import schemas, token_nfts, token_ref
-from ledgermirror.db.sql import template
+from ledgermirror.db.sql import Column, Select
 from ledgermirror.ledger.entity_id import EntityId, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.ledger.transaction_codes import type_name, type_number
@@ -46,49 +48,82 @@ _WINDOW = (
 )
 
 
-def _events(order: Order) -> str:
+def _head(order: Order) -> str:
+    """Static SQL for one order: the events (``{limit}`` each), joined to their transactions."""
     direction = order.value
-    return f"""select ts from (
+    return f"""select t.consensus_timestamp, t.nonce, t.payer_account_id, t.valid_start_ns, t.type, t.nft_transfer,
+    coalesce((select n.created_timestamp is not null from nft n
+              where n.token_id = {{token}} and n.serial_number = {{serial}}), false) as minted
+from (
     (select lower(timestamp_range) as ts from nft
      where token_id = {{token}} and serial_number = {{serial}} and {_WINDOW})
-    union all
+    union
     (select lower(timestamp_range) as ts from nft_history
      where token_id = {{token}} and serial_number = {{serial}} and {_WINDOW}
      order by lower(timestamp_range) {direction} limit {{limit}})
-    union all
+    union
     (select lower(timestamp_range) as ts from entity where id = {{token}} and deleted is true and {_WINDOW})
 ) events
-order by ts {direction}
-limit {{limit}}"""
+join transaction t on t.consensus_timestamp = events.ts"""
 
 
-_EVENTS = {order: _events(order) for order in Order}
-_MINTED = "select created_timestamp from nft where token_id = {token} and serial_number = {serial}"
+_HEADS = {order: _head(order) for order in Order}
+_TIMESTAMP = Column("t.consensus_timestamp")
 
 
-def _transactions(order: Order) -> str:
-    return f"""select consensus_timestamp, nonce, payer_account_id, valid_start_ns, type, nft_transfer
-from transaction
-where consensus_timestamp = any({{stamps}}::bigint[])
-order by consensus_timestamp {order.value}"""
+@dataclass(frozen=True, slots=True)
+class Nft:
+    token: int
+    serial: int
+    lower: int
+    upper: int
+    equal: list[int]
+    excluded: list[int]
 
 
-_TRANSACTIONS = {order: _transactions(order) for order in Order}
+async def _prepare(request: Request, ctx: AppContext) -> Prepared[Nft]:
+    token = token_ref.token_of(request.path_params, ctx)
+    serial = token_nfts.serial_of(request.path_params, ctx)
+    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    stamps = query.filters(TIMESTAMP)
+    lower, upper = inclusive_bounds(stamps)
+    if lower > upper:
+        raise NothingMatches
+    equal = sorted({item.value for item in stamps if item.op is Op.EQ})
+    excluded = [item.value for item in stamps if item.op is Op.NE]
+    return Prepared(query, Nft(token, serial, lower, upper, equal, excluded))
 
 
-def _transfer(row: Any, token: int, serial: int) -> dict[str, Any]:
+def plan(nft: Nft, query: ParsedQuery, limit: int, order: Order) -> Select:
+    args = {
+        "token": nft.token,
+        "serial": nft.serial,
+        "lower": nft.lower,
+        "upper": nft.upper,
+        "equal": nft.equal,
+        "excluded": nft.excluded,
+        "limit": limit,
+    }
+    return Select(_HEADS[order], args).order_by([_TIMESTAMP], order).limit(limit)
+
+
+def _transfer(row: Any, nft: Nft) -> dict[str, Any]:
     if row["type"] == TOKENDELETION:
         return {}
     moves = row["nft_transfer"]
     loaded = json.loads(moves) if isinstance(moves, str) else moves
     for item in loaded if isinstance(loaded, list) else []:
-        if isinstance(item, dict) and item.get("token_id") == token and item.get("serial_number") == serial:
+        if (
+            isinstance(item, dict)
+            and item.get("token_id") == nft.token
+            and item.get("serial_number") == nft.serial
+        ):
             return item
     return {}
 
 
-def render(row: Any, token: int, serial: int) -> dict[str, Any]:
-    transfer = _transfer(row, token, serial)
+def render(nft: Nft, row: Any) -> dict[str, Any]:
+    transfer = _transfer(row, nft)
     seconds, nanos = divmod(int(row["valid_start_ns"]), 1_000_000_000)
     receiver, sender = transfer.get("receiver_account_id"), transfer.get("sender_account_id")
     return {
@@ -102,41 +137,13 @@ def render(row: Any, token: int, serial: int) -> dict[str, Any]:
     }
 
 
-async def get_transactions(request: Request, ctx: AppContext) -> Page:
-    token = token_ref.token_of(request.path_params, ctx)
-    serial = token_nfts.serial_of(request.path_params, ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    limit = query.last(LIMIT, ctx.settings.limit_default)
-    order = query.last(ORDER, Order.DESC)
-    stamps = query.filters(TIMESTAMP)
-    lower, upper = inclusive_bounds(stamps)
-    probe = ctx.settings.pagination_probe
-    events = await ctx.database.fetch(
-        template(
-            _EVENTS[order],
-            token=token,
-            serial=serial,
-            lower=lower,
-            upper=upper,
-            equal=sorted({item.value for item in stamps if item.op is Op.EQ}),
-            excluded=[item.value for item in stamps if item.op is Op.NE],
-            limit=probe_limit(limit, probe=probe),
-        )
-    )
-    more = has_more(len(events), limit, probe=probe)
-    found = [int(event["ts"]) for event in events[:limit]]
-    if not found:
-        return Page({"transactions": [], "links": {"next": None}})
-    rows = await ctx.database.fetch(template(_TRANSACTIONS[order], stamps=found))
-    minted = await ctx.database.fetch(template(_MINTED, token=token, serial=serial))
-    link = None
-    if more and rows:
-        last = int(rows[-1]["consensus_timestamp"])
-        anchor = Anchor(TIMESTAMP.name, format_ns(last) or "", number=last)
-        link = next_link(request.scope["path"], query.given, [anchor], order)
-    partial = bool(rows) and (not minted or minted[0]["created_timestamp"] is None)
-    body = {"transactions": [render(row, token, serial) for row in rows], "links": {"next": link}}
-    return Page(body, link, status=206 if partial else 200)
+def _anchors(nft: Nft, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+    stamp = int(row["consensus_timestamp"])
+    return [Anchor(TIMESTAMP.name, format_ns(stamp) or "", number=stamp)]
+
+
+def _status(nft: Nft, rows: Sequence[Any]) -> int:
+    return 206 if rows and not rows[0]["minted"] else 200
 
 
 ITEM: dict[str, Any] = {
@@ -161,16 +168,23 @@ ITEM: dict[str, Any] = {
     ],
 }
 
-ENDPOINT = Endpoint(
+LIST = ListSpec[Nft](
     path="/api/v1/tokens/{tokenId}/nfts/{serialNumber}/transactions",
-    handler=get_transactions,
+    items="transactions",
     params=PARAMS,
+    default_order=Order.DESC,
+    prepare=_prepare,
+    plan=plan,
+    render=render,
+    anchors=_anchors,
     max_age=1,
     summary="List an NFT's transactions",
     description="The transactions that minted, moved, wiped or burned one NFT (and its token's deletion), newest "
     "first by default, with pagination through links.next. 206 when the NFT's mint is not in the database.",
-    response_schema=schemas.list_response("transactions", ITEM),
+    item_schema=ITEM,
     tag="tokens",
     path_params=(token_ref.OPENAPI_PATH_PARAMETER, token_nfts.OPENAPI_SERIAL_PARAMETER),
+    status=_status,
     extra_responses={"206": {"description": "Partial content: the NFT's mint is missing"}},
 )
+ENDPOINT = LIST.endpoint()
