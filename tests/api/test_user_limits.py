@@ -67,3 +67,11 @@ def test_wrong_credentials_are_401(limited: TestClient, header: dict[str, str]) 
 )
 def test_malformed_credentials_are_anonymous(limited: TestClient, value: str) -> None:
     assert count(limited.get(URL, headers={"Authorization": value})) == 2
+
+
+def test_a_browser_may_send_credentials(limited: TestClient) -> None:
+    preflight = limited.options(
+        URL, headers={"Origin": "http://example.test", "Access-Control-Request-Headers": "authorization"}
+    )
+    assert preflight.status_code == 204
+    assert "authorization" in preflight.headers["access-control-allow-headers"].lower()

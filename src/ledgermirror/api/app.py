@@ -88,7 +88,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
 _CORS_PREFLIGHT = {
     "access-control-allow-origin": "*",
     "access-control-allow-methods": "GET,HEAD,POST",
-    "access-control-allow-headers": "*",
+    "access-control-allow-headers": "*, authorization",  # the wildcard does not cover Authorization (users)
     "access-control-max-age": "86400",
 }
 
