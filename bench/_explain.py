@@ -17,7 +17,7 @@ from typing import Any
 
 import asyncpg
 from bench._driver import Post
-from bench._scenarios import SCENARIOS, SEPARATE_SERVICES, Sample
+from bench._scenarios import SCENARIOS, SEPARATE_SERVICES, Sample, sample_topics
 
 from ledgermirror.api.app import create_app
 from ledgermirror.conformance.inprocess import Lifespan, get, send_request
@@ -77,6 +77,7 @@ async def sample_from_api(app: Any) -> Sample:
     accounts = (await fetch("/api/v1/accounts?limit=50&account.id=gte:0.0.1001&balance=false"))["accounts"]
     tokens = (await fetch("/api/v1/tokens?limit=50"))["tokens"]
     blocks = (await fetch("/api/v1/blocks?limit=10&order=desc"))["blocks"]
+    topics, sequences, stamps = await sample_topics(fetch)
     return Sample(
         accounts=[a["account"] for a in accounts],
         evm_addresses=[a["evm_address"] for a in accounts if a.get("evm_address")],
@@ -84,6 +85,9 @@ async def sample_from_api(app: Any) -> Sample:
         tokens=[t["token_id"] for t in tokens],
         blocks=[str(b["number"]) for b in blocks],
         block_hashes=[b["hash"] for b in blocks],
+        topics=topics,
+        sequences=sequences,
+        message_timestamps=stamps,
     )
 
 

@@ -7,8 +7,8 @@ any implementation of this API (ours or the reference) on the same database.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from bench._driver import NextPath, Post, get_json
@@ -22,6 +22,10 @@ class Sample:
     tokens: list[str]
     blocks: list[str]
     block_hashes: list[str]
+    topics: list[str] = field(default_factory=list)
+    """Topics with messages, the busiest first; sequence numbers and timestamps of the first one's messages."""
+    sequences: list[str] = field(default_factory=list)
+    message_timestamps: list[str] = field(default_factory=list)
 
 
 async def sample(base_url: str) -> Sample:
@@ -35,6 +39,7 @@ async def sample(base_url: str) -> Sample:
     except RuntimeError:
         return Sample([], [], [], [], [], [])
     rows = accounts["accounts"]
+    topics, sequences, stamps = await sample_topics(lambda path: get_json(base_url, path))
     return Sample(
         accounts=[row["account"] for row in rows],
         evm_addresses=[row["evm_address"] for row in rows if row.get("evm_address")],
@@ -42,7 +47,49 @@ async def sample(base_url: str) -> Sample:
         tokens=[row["token_id"] for row in tokens["tokens"]],
         blocks=[str(row["number"]) for row in blocks["blocks"]],
         block_hashes=[row["hash"] for row in blocks["blocks"]],
+        topics=topics,
+        sequences=sequences,
+        message_timestamps=stamps,
     )
+
+
+_TOPIC_PROBES = 20
+
+
+async def sample_topics(fetch: Callable[[str], Awaitable[Any]]) -> tuple[list[str], list[str], list[str]]:
+    """Topics with messages among the ids after the last token (where the synthetic ledger puts them), and the
+    sequence numbers and timestamps of the first one's first messages; empty lists when there are none.
+    ``fetch(path)`` answers the JSON body (or raises ``RuntimeError``)."""
+    try:
+        last: Any = await fetch("/api/v1/tokens?order=desc&limit=1")
+    except RuntimeError:
+        return [], [], []
+    if not last.get("tokens"):
+        return [], [], []
+    shard, realm, num = (int(part) for part in last["tokens"][0]["token_id"].split("."))
+    topics: list[str] = []
+    first: list[Any] = []
+    for offset in range(1, _TOPIC_PROBES + 1):
+        topic = f"{shard}.{realm}.{num + offset}"
+        try:
+            page: Any = await fetch(f"/api/v1/topics/{topic}/messages?limit=100")
+        except RuntimeError:
+            continue
+        if page.get("messages"):
+            topics.append(topic)
+            first = first or page["messages"]
+    sequences = [str(message["sequence_number"]) for message in first]
+    return topics, sequences, [message["consensus_timestamp"] for message in first]
+
+
+def _topic_deep(data: Sample, rng: random.Random) -> NextPath:
+    """The busiest topic's messages from the first page to the end through ``links.next``, then again."""
+    start = f"/api/v1/topics/{data.topics[0] if data.topics else '0.0.1'}/messages?limit=25"
+
+    def next_path(previous_next: str | None) -> str:
+        return previous_next or start
+
+    return next_path
 
 
 Builder = Callable[[Sample, random.Random], NextPath]
@@ -59,6 +106,11 @@ def _mix(*templates: str) -> Builder:
             "token": data.tokens,
             "block": data.blocks,
             "hash": data.block_hashes,
+            # a ledger without topics still runs the topic scenarios (empty pages and 404s, not a crash)
+            "topic": data.topics or ["0.0.1"],
+            "first_topic": data.topics[:1] or ["0.0.1"],
+            "sequence": data.sequences or ["1"],
+            "message_ts": data.message_timestamps or ["1.000000000"],
         }
 
         def next_path(_: str | None) -> str:
@@ -170,6 +222,15 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/blocks/{block}",
         "/api/v1/blocks/{hash}",
     ),
+    "topic-messages": _mix(
+        "/api/v1/topics/{topic}/messages",
+        "/api/v1/topics/{topic}/messages?limit=100&order=desc",
+        "/api/v1/topics/{first_topic}/messages?sequencenumber=gt:{sequence}&limit=25",
+        "/api/v1/topics/{first_topic}/messages?encoding=utf-8&timestamp=gte:{message_ts}",
+        "/api/v1/topics/{first_topic}/messages/{sequence}",
+        "/api/v1/topics/messages/{message_ts}",
+    ),
+    "topic-messages-deep": _topic_deep,
 }
 
 SEPARATE_SERVICES = frozenset({"status-service"})

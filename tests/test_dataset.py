@@ -21,12 +21,13 @@ MAIN_TABLES = (
     "nft_allowance", "nft", "token_airdrop", "staking_reward_transfer", "entity_stake", "account_balance",
     "token_balance", "record_file", "transaction", "transaction_hash", "crypto_transfer", "token_transfer",
     "address_book", "address_book_entry", "address_book_service_endpoint", "node", "node_stake", "network_stake",
-    "file_data", "nft_history", "hook", "hook_storage", "hook_storage_change", "registered_node",
+    "file_data", "topic", "topic_message", "schedule", "transaction_signature", "nft_history", "hook",
+    "hook_storage", "hook_storage_change", "registered_node",
 )  # fmt: skip
 CHECKSUMMED = (
     "entity", "entity_history", "token", "token_history", "token_account", "crypto_allowance", "token_allowance",
     "nft", "token_airdrop", "account_balance", "token_balance", "record_file", "transaction", "crypto_transfer",
-    "address_book_entry", "node_stake",
+    "address_book_entry", "node_stake", "topic_message", "schedule",
 )  # fmt: skip
 
 
@@ -126,6 +127,30 @@ def test_small_fills_every_main_table(first: Loaded) -> None:
     assert fetchval(first.uri, entries) == 4
 
 
+def test_topics_and_schedules_in_every_state(first: Loaded) -> None:
+    assert fetchval(first.uri, "select count(*) from topic") == 20
+    assert fetchval(first.uri, "select count(*) from topic_message") == 2_000
+    assert fetchval(first.uri, "select count(*) from topic_message where chunk_num = 3") > 0
+    assert fetchval(first.uri, "select count(*) from topic_message where initial_transaction_id is not null") > 0
+    states = (
+        "select count(*) filter (where executed_timestamp is not null), count(*) filter (where e.deleted), "
+        "count(*) filter (where executed_timestamp is null and not e.deleted) from schedule s "
+        "join entity e on e.id = s.schedule_id"
+    )
+    conn_rows = asyncio.run(_fetchrow(first.uri, states))
+    assert all(count > 0 for count in conn_rows), conn_rows
+
+
+async def _fetchrow(uri: str, sql: str) -> tuple[Any, ...]:
+    conn = await asyncpg.connect(uri)
+    try:
+        row = await conn.fetchrow(sql)
+        assert row is not None
+        return tuple(row)
+    finally:
+        await conn.close()
+
+
 def test_updated_entities_and_tokens_have_history(first: Loaded) -> None:
     """A realistic share of accounts and tokens changed after creation; their earlier versions are history."""
     accounts = fetchval(first.uri, "select count(*) from entity where type = 'ACCOUNT' and num >= 1001")
@@ -218,6 +243,24 @@ INVARIANTS = {
     "current versions are open": (
         "select (select count(*) from entity where not upper_inf(timestamp_range))"
         " + (select count(*) from token where not upper_inf(timestamp_range))"
+    ),
+    "topic messages are numbered 1, 2, 3, ... per topic in consensus order": (
+        "select count(*) from (select sequence_number, row_number() over (partition by topic_id "
+        "order by consensus_timestamp) as n from topic_message) m where sequence_number <> n"
+    ),
+    "every topic message has its successful submit transaction": (
+        "select count(*) from topic_message m left join transaction t on t.consensus_timestamp = "
+        "m.consensus_timestamp and t.type = 27 and t.result = 22 and t.entity_id = m.topic_id "
+        "where t.consensus_timestamp is null"
+    ),
+    "every topic has its entity and fee schedule": (
+        "select count(*) from topic t left join entity e on e.id = t.id and e.type = 'TOPIC' "
+        "left join custom_fee f on f.entity_id = t.id where e.id is null or f.entity_id is null"
+    ),
+    "every schedule has its entity and a signature": (
+        "select count(*) from schedule s left join entity e on e.id = s.schedule_id and e.type = 'SCHEDULE' "
+        "where e.id is null "
+        "or not exists (select 1 from transaction_signature g where g.entity_id = s.schedule_id)"
     ),
     "every NFT version begins with a transaction that moves it": (
         "select count(*) from (select token_id, serial_number, lower(timestamp_range) as ts from nft "

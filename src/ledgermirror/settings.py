@@ -66,6 +66,9 @@ class Settings:
     bind_timestamp_range: bool = False
     """Bound the embedded transactions of ``/api/v1/accounts/{id}`` to ``max_transactions_timestamp_range_ns``."""
     max_transactions_timestamp_range_ns: int = 60 * 86_400 * 1_000_000_000
+    topic_message_lookup: bool = False
+    """Narrow topic message queries through ``topic_message_lookup`` (the reference's
+    ``query.topicMessageLookup``; ``ne`` on ``sequencenumber``/``timestamp`` is then refused)."""
     pagination_probe: bool = True
     """Fetch ``limit + 1`` rows so a page that ends the data carries no ``next`` link."""
     fee_estimate_described_form: bool = False

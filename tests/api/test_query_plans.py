@@ -19,6 +19,7 @@ from tests.support import Ledger
 
 from ledgermirror import dataset
 from ledgermirror.db.sql import Statement
+from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.runtime import Prepared
 
 
@@ -43,8 +44,17 @@ async def _load(url: str) -> dict[str, str]:
         fungible = await conn.fetchrow(
             "select token_id from token where type = 'FUNGIBLE_COMMON' order by token_id limit 1"
         )
+        message = await conn.fetchrow(
+            "select topic_id, consensus_timestamp from topic_message order by consensus_timestamp limit 1"
+        )
+        schedule = await conn.fetchrow("select schedule_id, creator_account_id from schedule limit 1")
+        assert message is not None and schedule is not None
         assert nft is not None and hook is not None and fungible is not None
         return {
+            "topic": f"0.0.{message['topic_id']}",
+            "message_ts": format_ns(message["consensus_timestamp"]),
+            "schedule": f"0.0.{schedule['schedule_id']}",
+            "creator": f"0.0.{schedule['creator_account_id']}",
             "account": f"0.0.{row['id']}",
             "evm": row["evm"],
             "key": row["public_key"],
@@ -91,6 +101,25 @@ URLS = [
     "/api/v1/blocks?block.number=gt:5&limit=2",
     "/api/v1/blocks/{block}",
     "/api/v1/blocks/0x{hash}",
+    # topics, schedules, balances (issue 14)
+    "/api/v1/topics/{topic}",
+    "/api/v1/topics/{topic}/messages?limit=5",
+    "/api/v1/topics/{topic}/messages?sequencenumber=gt:3&order=desc",
+    "/api/v1/topics/{topic}/messages?timestamp=gt:{message_ts}&encoding=utf-8",
+    "/api/v1/topics/{topic}/messages/2",
+    "/api/v1/topics/messages/{message_ts}",
+    "/api/v1/schedules?limit=5",
+    "/api/v1/schedules?account.id={creator}",
+    "/api/v1/schedules?schedule.id=gt:{schedule}&order=desc",
+    "/api/v1/schedules/{schedule}",
+    "/api/v1/balances",
+    "/api/v1/balances?account.id={account}",
+    "/api/v1/balances?account.id={evm}",
+    "/api/v1/balances?account.publickey={key}&account.balance=gt:0",
+    "/api/v1/balances?timestamp={ts}&order=asc",
+    "/api/v1/balances?timestamp={ts}&account.id=gte:{account}",
+    "/api/v1/balances?timestamp={ts}&account.publickey={key}",
+    # token routes, account tokens, hooks, registered nodes (issue 14)
     "/api/v1/tokens/{token}",
     "/api/v1/tokens/{token}?timestamp=lte:{ts}",
     "/api/v1/tokens/{fungible}/balances?limit=5",

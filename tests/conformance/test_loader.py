@@ -21,7 +21,7 @@ from ledgermirror.db.migrate import migrate
 from ledgermirror.db.reset import reset
 
 SPECS = Path(__file__).resolve().parents[3] / "shared" / "upstream" / "specs"
-FOLDERS = ("accounts", "tokens", "blocks", "balances", "network", "route")
+FOLDERS = ("accounts", "tokens", "blocks", "balances", "network", "route", "topics", "schedules")
 DEFAULT_PUBLIC_KEY = "4a5ad514f0957fa170a676210c9bdbddf3bc9519702cf915fa6767a40463b96f"
 ALIAS = "KGNABD5L3ZGSRVUCSPDR7TONZSRY3D5OMEBKQMVTD2AC6JL72HMQ"
 

@@ -80,11 +80,12 @@ def test_judge_headers_only_on_success() -> None:
 
 def test_settings_for_maps_reference_config() -> None:
     settings, unsupported = settings_for(
-        {"response": {"limit": {"default": 3, "max": 4}}, "query": {"topicMessageLookup": True}}
+        {"response": {"limit": {"default": 3, "max": 4}}, "query": {"topicMessageLookup": True, "notASetting": 1}}
     )
     assert (settings.limit_default, settings.limit_max) == (3, 4)
     assert settings.max_repeated_query_parameters == 8
-    assert unsupported == ["query.topicMessageLookup"]
+    assert settings.topic_message_lookup is True
+    assert unsupported == ["query.notASetting"]
 
 
 def test_fake_time() -> None:

@@ -24,6 +24,7 @@ from ledgermirror.api.resources import (
     account_tokens,
     accounts,
     airdrops,
+    balances,
     blocks,
     crypto_allowances,
     health,
@@ -39,11 +40,14 @@ from ledgermirror.api.resources import (
     nft_transactions,
     registered_nodes,
     rewards,
+    schedules,
     token_allowances,
     token_balances,
     token_info,
     token_nfts,
     tokens,
+    topic_messages,
+    topics,
 )
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
@@ -74,6 +78,15 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
+    # topics, schedules, balances (issue 14)
+    topics.ENDPOINT,
+    topic_messages.LIST_ENDPOINT,
+    topic_messages.BY_SEQUENCE_ENDPOINT,
+    topic_messages.BY_TIMESTAMP_ENDPOINT,
+    schedules.LIST_ENDPOINT,
+    schedules.ONE_ENDPOINT,
+    balances.ENDPOINT,
+    # token routes, account tokens, hooks, registered nodes (issue 14)
     token_info.ENDPOINT,
     token_nfts.ENDPOINT,
     token_nfts.ONE_ENDPOINT,

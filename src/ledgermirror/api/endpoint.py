@@ -41,6 +41,8 @@ class Page:
     text: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     """Extra response headers (e.g. ``X-Fee-Schedule``)."""
+    max_age: int | None = None
+    """This answer's cache max-age when it differs from the endpoint's (a schedule in its final state)."""
     status: int = 200
     """A 2xx other than 200 (``206 Partial Content`` for an NFT history whose mint is missing)."""
 
@@ -116,12 +118,14 @@ class Endpoint:
             page = await self._run(request, ctx)
             if isinstance(page, Response):
                 return page
+            max_age = self.max_age if page.max_age is None else page.max_age
+            cache_control = f"public, max-age={max_age}"
             if page.text is not None:
-                rendered = Rendered(page.text.encode(), self.cache_control, self.max_age, content_type=TEXT_TYPE)
+                rendered = Rendered(page.text.encode(), cache_control, max_age, content_type=TEXT_TYPE)
             else:
                 rendered = render_json(
-                    page.payload, cache_control=self.cache_control, max_age=self.max_age, link=page.next_link
+                    page.payload, cache_control=cache_control, max_age=max_age, link=page.next_link
                 )
                 rendered.status = page.status
-            ctx.cache.put(key, rendered, self.max_age)
+            ctx.cache.put(key, rendered, max_age)
         return rendered.respond(request)

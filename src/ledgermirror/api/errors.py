@@ -24,21 +24,26 @@ import orjson
 from ledgermirror.db.errors import DatabaseUnavailable
 
 
-def error_body(*messages: str) -> bytes:
-    """``{"_status":{"messages":[{"message": ...}, ...]}}``, the reference's error envelope."""
-    return orjson.dumps({"_status": {"messages": [{"message": message} for message in messages]}})
+def error_body(*messages: str, detail: str | None = None) -> bytes:
+    """``{"_status":{"messages":[{"message": ...}, ...]}}``, the reference's error envelope; ``detail`` is added
+    to the last message (``{"message": "Invalid parameter: account.id", "detail": "..."}``)."""
+    items: list[dict[str, str]] = [{"message": message} for message in messages]
+    if detail is not None and items:
+        items[-1]["detail"] = detail
+    return orjson.dumps({"_status": {"messages": items}})
 
 
 class ApiError(Exception):
     status: ClassVar[int] = 500
     default_message: ClassVar[str] = "Internal error"
 
-    def __init__(self, *messages: str) -> None:
+    def __init__(self, *messages: str, detail: str | None = None) -> None:
         self.messages = messages or (self.default_message,)
+        self.detail = detail
         super().__init__("; ".join(self.messages))
 
     def body(self) -> bytes:
-        return error_body(*self.messages)
+        return error_body(*self.messages, detail=self.detail)
 
 
 class BadRequest(ApiError):

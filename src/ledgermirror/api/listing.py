@@ -49,8 +49,8 @@ Plan = Callable[[C, ParsedQuery, int, Order], Select]
 """``plan(context, query, row_limit, order)``."""
 Render = Callable[[C, Row], dict[str, Any]]
 Anchors = Callable[[C, ParsedQuery, Row, AppContext], Sequence[Anchor]]
-Envelope = Callable[[C | None, Sequence[Row]], dict[str, Any]]
-"""``envelope(context, rows)``: the keys before the list; ``context`` is None when nothing matched."""
+Header = Callable[[C | None, Sequence[Row]], dict[str, Any]]
+"""``header(context, rows)``: the keys before the list; ``context`` is None when nothing matched."""
 """The next link's anchors from the page's last row; empty: the page is the last one."""
 
 
@@ -71,10 +71,11 @@ class ListSpec(Generic[C]):
     item_schema: dict[str, Any]
     tag: str
     path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
-    envelope: Envelope[C] | None = None
-    """Keys the body has before the list (``/tokens/{id}/balances``: ``timestamp``), from the page's rows."""
-    envelope_schema: dict[str, Any] = field(default_factory=dict)
-    """The OpenAPI properties of those keys."""
+    header: Header[C] | None = None
+    """Keys the body carries before the list, from the page's rows (``/balances`` and ``/tokens/{id}/balances``:
+    ``timestamp``; a hook's storage: ``hook_id``, ``owner_id``); the context is None when nothing matched."""
+    header_schema: dict[str, Any] = field(default_factory=dict)
+    """The OpenAPI schemas of the ``header`` keys."""
     status: Callable[[C, Sequence[Row]], int] | None = None
     """The page's 2xx status from its rows (``206`` for an NFT history whose mint is missing); default 200."""
     extra_responses: dict[str, Any] = field(default_factory=dict)
@@ -91,23 +92,11 @@ class ListSpec(Generic[C]):
             max_age=self.max_age,
             summary=self.summary,
             description=self.description,
-            response_schema=_with_envelope(
-                schemas.list_response(self.items, self.item_schema), self.envelope_schema
-            ),
+            response_schema=schemas.list_response(self.items, self.item_schema, self.header_schema),
             tag=self.tag,
             path_params=self.path_params,
             extra_responses=self.extra_responses,
         )
-
-
-def _with_envelope(schema: dict[str, Any], properties: dict[str, Any]) -> dict[str, Any]:
-    if not properties:
-        return schema
-    return {
-        **schema,
-        "properties": {**properties, **schema["properties"]},
-        "required": [*properties, *schema["required"]],
-    }
 
 
 def probe_limit(limit: int, *, probe: bool) -> int:
@@ -120,8 +109,8 @@ def has_more(found: int, limit: int, *, probe: bool) -> bool:
     return found > limit if probe else found == limit
 
 
-def empty_page(items: str) -> Page:
-    return Page({items: [], "links": {"next": None}})
+def empty_page(items: str, header: dict[str, Any] | None = None) -> Page:
+    return Page({**(header or {}), items: [], "links": {"next": None}})
 
 
 async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Page:
@@ -134,9 +123,7 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         probe = ctx.settings.pagination_probe
         select = spec.plan(context, query, probe_limit(limit, probe=probe), order)
     except NothingMatches:
-        if spec.envelope is not None:
-            return Page({**spec.envelope(None, []), spec.items: [], "links": {"next": None}})
-        return empty_page(spec.items)
+        return empty_page(spec.items, spec.header(None, []) if spec.header else None)
     rows = await ctx.database.fetch(select.build())
     more = has_more(len(rows), limit, probe=probe)
     rows = rows[:limit]
@@ -145,7 +132,7 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         anchors = spec.anchors(context, query, rows[-1], ctx)
         if anchors:
             link = next_link(request.scope["path"], query.given, anchors, order)
-    head = spec.envelope(context, rows) if spec.envelope is not None else {}
+    header = spec.header(context, rows) if spec.header else {}
     items = [spec.render(context, row) for row in rows]
     status = spec.status(context, rows) if spec.status is not None else 200
-    return Page({**head, spec.items: items, "links": {"next": link}}, link, status=status)
+    return Page({**header, spec.items: items, "links": {"next": link}}, link, status=status)

@@ -15,6 +15,11 @@ from typing import Any
 
 DEFAULT_HEADERS = {"cache-control": "public, max-age=1"}
 BIND_TIMESTAMP_RANGE_MATRIX = "bindTimestampRangeMatrix.js"
+MATRICES: dict[str, tuple[str, dict[str, Any]]] = {
+    BIND_TIMESTAMP_RANGE_MATRIX: ("bindTimestampRange=true", {"query": {"bindTimestampRange": True}}),
+    "topicMessageLookupMatrix.js": ("topicMessageLookup=true", {"query": {"topicMessageLookup": True}}),
+}
+"""A spec's ``matrix`` file -> its second variant's name (also its ``responseJsonMatrix`` key) and config."""
 DIALECT = "js"
 """Specs that give one body per implementation (``js``/``java``) are judged by the Node one: our error style."""
 
@@ -29,6 +34,10 @@ _IN_SCOPE = [
         r"^/api/v1/accounts/[^/]+/airdrops/(outstanding|pending)/?$",
         r"^/api/v1/network/(supply|fees|exchangerate|nodes|stake)/?$",
         r"^/api/v1/blocks(/[^/]+)?/?$",
+        r"^/api/v1/topics/[^/]+/messages(/[^/]+)?/?$",
+        r"^/api/v1/topics/messages/[^/]+/?$",
+        r"^/api/v1/schedules(/[^/]+)?/?$",
+        r"^/api/v1/balances/?$",
         r"^/api/v1/tokens/[^/]+(/balances|/nfts(/[^/]+(/transactions)?)?)?/?$",
         r"^/api/v1/accounts/[^/]+/tokens/?$",
     )
@@ -90,7 +99,8 @@ def load_checks(root: Path, spec_file: Path) -> list[Check]:
         raise SpecError(f"{name}: not JSON: {error}") from error
     headers = {**folder_headers(root, spec_file), **spec.get("responseHeaders", {})}
     tests = spec.get("tests") or [spec]
-    variants = ["", "bindTimestampRange=true"] if spec.get("matrix") == BIND_TIMESTAMP_RANGE_MATRIX else [""]
+    matrix = MATRICES.get(spec.get("matrix", ""))
+    variants = ["", matrix[0]] if matrix else [""]
     setup = spec.get("setup", {})
     checks: list[Check] = []
     for variant in variants:
@@ -120,7 +130,7 @@ def _test_checks(
         body = copy.deepcopy(matrix[DIALECT])  # per-implementation bodies: ours speaks the Node dialect
     config = {**setup.get("config", {}), **test.get("config", {})}
     if variant:
-        config = _deep_merge(config, {"query": {"bindTimestampRange": True}})
+        config = _deep_merge(config, next(extra for name, extra in MATRICES.values() if name == variant))
         overrides = matrix.get(variant, {})
         if isinstance(body, dict):
             body = {**body, **overrides}

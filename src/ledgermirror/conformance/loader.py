@@ -17,11 +17,12 @@ from typing import Any
 
 import asyncpg
 
-from ledgermirror.conformance import entities, network, tokens, transactions
+from ledgermirror.conformance import entities, network, tokens, topics_schedules, transactions
 from ledgermirror.conformance.ids import Context
 from ledgermirror.conformance.rows import Row
 from ledgermirror.conformance.values import SetupValueError, pg_text
 from ledgermirror.db import write
+from ledgermirror.db.sql import Select
 
 Converter = Callable[[dict[str, Any], Context], list[Row]]
 
@@ -51,17 +52,17 @@ LOAD_ORDER: tuple[tuple[str, Converter | None], ...] = (
     ("nodes", network.node_rows),
     ("nodestakes", network.node_stake_rows),
     ("recordFiles", network.record_file_rows),
-    ("schedules", None),
+    ("schedules", topics_schedules.schedule_rows),
     ("stakingRewardTransfers", entities.staking_reward_transfer_rows),
-    ("topicmessages", None),
-    ("topicmessagelookups", None),
+    ("topicmessages", topics_schedules.topic_message_rows),
+    ("topicmessagelookups", topics_schedules.topic_message_lookup_rows),
     ("tokens", tokens.token_rows),
     ("tokenaccounts", tokens.token_account_rows),
     ("tokenAllowances", tokens.token_allowance_rows),
     ("tokenBalance", tokens.token_balance_rows),
     ("transactions", transactions.transaction_rows),
     ("transactionhashes", transactions.transaction_hash_rows),
-    ("transactionsignatures", None),
+    ("transactionsignatures", topics_schedules.transaction_signature_rows),
     ("contractStates", None),
 )
 NOT_DATA = frozenset({"config", "features", "sql"})
@@ -115,8 +116,12 @@ async def load_setup(
     spec: str,
     shard: int = 0,
     realm: int = 0,
+    topic_message_lookup: bool = False,
 ) -> None:
     """Insert the rows described by a spec's ``setup``, in one transaction.
+
+    With ``topic_message_lookup`` (the spec's ``query.topicMessageLookup``) and no lookup rows given, the
+    lookup rows are generated from the topic messages, as the reference harness does.
 
     ``shard``/``realm`` are the configured ``hiero.mirror.common`` values: bare numbers in id columns are
     nums within them. The spec-wide shard/realm rewrite of ``0.0.N`` strings is the runner's job.
@@ -138,3 +143,16 @@ async def load_setup(
                         await _insert(conn, row)
                 except _ITEM_ERRORS as exc:
                     raise LoaderError(f"{where}: {type(exc).__name__}: {exc}") from exc
+        if topic_message_lookup and not _items(setup, "topicmessagelookups", spec):
+            await _generate_lookups(conn)
+
+
+_MESSAGES = "select topic_id, sequence_number, consensus_timestamp from topic_message"
+
+
+async def _generate_lookups(conn: asyncpg.Connection) -> None:
+    statement = Select(_MESSAGES).build()
+    found = await conn.fetch(statement.text, *statement.args)
+    messages = [(row["topic_id"], row["sequence_number"], row["consensus_timestamp"]) for row in found]
+    for row in topics_schedules.generated_lookup_rows(messages):
+        await _insert(conn, row)

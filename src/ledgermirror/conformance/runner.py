@@ -46,6 +46,7 @@ _CONFIG_KEYS: dict[tuple[str, ...], str] = {
     ("response", "limit", "tokenBalance", "singleAccount"): "token_balance_limit_single_account",
     ("query", "bindTimestampRange"): "bind_timestamp_range",
     ("query", "maxTransactionsTimestampRangeNs"): "max_transactions_timestamp_range_ns",
+    ("query", "topicMessageLookup"): "topic_message_lookup",
 }
 
 
@@ -155,11 +156,11 @@ async def run_checks(checks: list[Check], owner_url: str, api_url: str, base: Se
 
 async def _run_one(check: Check, app: Any, ctx: AppContext, conn: asyncpg.Connection, base: Settings) -> Outcome:
     await reset(conn)
+    settings, unsupported = settings_for(check.config, base)
     try:
-        await load_setup(conn, check.setup, spec=check.spec)
+        await load_setup(conn, check.setup, spec=check.spec, topic_message_lookup=settings.topic_message_lookup)
     except LoaderError as error:
         return Outcome(check, [f"setup: {error}"])
-    settings, unsupported = settings_for(check.config, base)
     fake = fake_time_ns(check.setup)
     clock = SystemClock() if fake is None else FrozenStartClock(fake)
     app.state.ctx = AppContext(settings, clock, ctx.db)  # the spec's config, an empty response cache

@@ -20,7 +20,18 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from ledgermirror.dataset import accounts, associations, blocks, hooks, network, nft_transfers, nfts, tokens
+from ledgermirror.dataset import (
+    accounts,
+    associations,
+    blocks,
+    consensus,
+    hooks,
+    network,
+    nft_transfers,
+    nfts,
+    schedules,
+    tokens,
+)
 from ledgermirror.dataset.profiles import Profile, resolve_profile
 from ledgermirror.dataset.world import Emit, Row, World
 from ledgermirror.db import schema, write
@@ -61,6 +72,8 @@ STREAMS: tuple[_Stream, ...] = (
     ),
     _Stream("network", _chain(network.system_files, network.nodes)),
     _Stream("blocks", blocks.blocks),
+    _Stream("topics", _chain(consensus.topics, consensus.messages)),
+    _Stream("schedules", schedules.schedules),
     _Stream("nft transfers", nft_transfers.nft_transfers),
     _Stream("hooks", _chain(hooks.hooks, hooks.registered_nodes)),
 )

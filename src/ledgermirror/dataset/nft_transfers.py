@@ -4,8 +4,8 @@ burn, as ``transaction`` rows with their ``nft_transfer`` lists, and the minted 
 
 The events are the ones :func:`~ledgermirror.dataset.nfts.nft_plan` decided (the ``nft`` rows' creation and
 modification times), so ``/api/v1/tokens/{id}/nfts/{serial}/transactions`` finds a transaction at each of them.
-Those times lie between the block windows (``World.between_blocks``), so they never collide with a block's
-transaction.
+Those times lie in the last quarter of the gaps between blocks (``World.between_blocks``), so they never collide
+with a block's, a topic message's or a schedule's transaction.
 """
 
 from __future__ import annotations

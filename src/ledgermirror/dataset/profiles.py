@@ -32,6 +32,9 @@ class Profile:
     balance_snapshots: int = 1  # full account/token balance snapshots, one a day, ending on the last day
     staking_days: int = 1  # days of node_stake history
     days: int = 30  # length of the timeline
+    topics: int = 0  # consensus topics (dataset/consensus.py)
+    topic_messages: int = 0  # their messages, a quarter of them in the first topic
+    schedules: int = 0  # scheduled transactions, executed, pending, deleted and expired in turn
     chunk_rows: int = 20_000  # rows per COPY
 
     def __post_init__(self) -> None:
@@ -44,6 +47,9 @@ class Profile:
             "nft_allowances": self.nft_allowances,
             "nfts": self.nfts,
             "airdrops": self.airdrops,
+            "topics": self.topics,
+            "topic_messages": self.topic_messages,
+            "schedules": self.schedules,
         }
         for field, value in counts.items():
             if value < 0:
@@ -84,6 +90,9 @@ SMALL = Profile(
     balance_snapshots=3,
     staking_days=3,
     days=30,
+    topics=20,
+    topic_messages=2_000,
+    schedules=40,
 )
 
 MEDIUM = Profile(
@@ -102,6 +111,9 @@ MEDIUM = Profile(
     balance_snapshots=2,
     staking_days=7,
     days=365,
+    topics=1_000,
+    topic_messages=1_000_000,
+    schedules=20_000,
     chunk_rows=50_000,
 )
 
@@ -121,6 +133,9 @@ LARGE = Profile(
     balance_snapshots=2,
     staking_days=14,
     days=730,
+    topics=10_000,
+    topic_messages=10_000_000,
+    schedules=200_000,
     chunk_rows=100_000,
 )
 

@@ -292,13 +292,23 @@ class World:
         return block, (ordinal - first) * slots // creations
 
     def between_blocks(self, at: int) -> int:
-        """``at`` moved out of the block windows, where the block generator puts its transactions: a time inside
-        a window goes to the same offset after it, so events placed this way (NFT mints and transfers) never
-        share a consensus timestamp with a block's transaction. Times already outside stay."""
-        offset = (at - self.start) % self.block_interval
-        if offset >= self.block_window or self.block_interval < 2 * self.block_window + 1:
+        """``at`` moved into the last quarter of its block's gap (after the block window and the second after it):
+        the blocks' transactions lie in the windows, topic messages and schedules in the first half of the gaps,
+        so events placed this way (NFT mints, transfers and burns) never share a consensus timestamp with them.
+        The mapping keeps the order of times a second or more apart."""
+        block, offset = divmod(at - self.start, self.block_interval)
+        gap = self.block_interval - self.block_window - SECOND
+        if gap < 8 or not 0 <= block < self.blocks:
             return at
-        return at + self.block_window
+        quarter = gap // 4
+        return (
+            self.block_start(block)
+            + self.block_window
+            + SECOND
+            + gap
+            - quarter
+            + offset * quarter // self.block_interval
+        )
 
     def slot_time(self, block: int, slot: int, slots: int, jitter: int) -> int:
         gap = self.block_window // slots

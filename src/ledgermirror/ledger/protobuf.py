@@ -45,6 +45,10 @@ class Hapi:
     """File 0.0.113 (``org.hiero.hapi.support.fees.FeeSchedule``)."""
     Extra: type[fee_schedule_pb2.Extra]
     """The simple fee schedule's ``Extra`` enum."""
+    TransactionID: type[basic_types_pb2.TransactionID]
+    """``topic_message.initial_transaction_id``."""
+    KeyList: type[basic_types_pb2.KeyList]
+    """``topic.fee_exempt_key_list``."""
     DecodeError: type[Exception]
     """What ``FromString`` raises for bytes that are not a message of its type."""
 
@@ -73,6 +77,8 @@ def hapi() -> Hapi:
         CustomFeeLimit=hapi_module("services.custom_fees_pb2").CustomFeeLimit,
         SimpleFeeSchedule=fees.FeeSchedule,
         Extra=fees.Extra,
+        TransactionID=basic.TransactionID,
+        KeyList=basic.KeyList,
         DecodeError=importlib.import_module("google.protobuf.message").DecodeError,
     )
 

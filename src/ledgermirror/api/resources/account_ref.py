@@ -29,7 +29,7 @@ PATH_PARAMETER = "idOrAliasOrEvmAddress"
 _ALIAS = re.compile(r"(?:(\d{1,5})\.)?(?:(\d{1,5})\.)?([A-Z2-7]+)", re.ASCII)
 _ALIAS_COLUMN = Column("alias")
 _DELETED = Column("deleted")
-_ALIAS_TEXT = (
+ALIAS_TEXT = (
     r"([A-Z2-7]{8})*"
     r"([A-Z2-7]{8}|[A-Z2-7][AEIMQUY4]|[A-Z2-7]{3}[AQ]|[A-Z2-7]{4}[ACEGIKMOQSUWY246]|[A-Z2-7]{6}[AIQY])"
 )
@@ -44,7 +44,7 @@ OPENAPI_PATH_PARAMETER = {
     "base32 alias (with or without a shard.realm. prefix)",
     "schema": {
         "type": "string",
-        "pattern": rf"^({schemas.ENTITY_ID_VALUE}|{schemas.EVM_ADDRESS_VALUE}|{_ALIAS_TEXT})$",
+        "pattern": rf"^({schemas.ENTITY_ID_VALUE}|{schemas.EVM_ADDRESS_VALUE}|{ALIAS_TEXT})$",
     },
     "example": "0.0.1001",
 }

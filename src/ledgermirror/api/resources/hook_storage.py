@@ -177,7 +177,7 @@ def render(storage: Storage, row: Any) -> dict[str, Any]:
     return {"key": _hex(row["key"]), "timestamp": format_ns(row["timestamp"]), "value": _hex(row["value"])}
 
 
-def _envelope(storage: Storage | None, rows: Sequence[Any]) -> dict[str, Any]:
+def _header(storage: Storage | None, rows: Sequence[Any]) -> dict[str, Any]:
     if storage is None:
         return {}
     return {"hook_id": storage.hook, "owner_id": format_encoded(storage.owner)}
@@ -214,7 +214,7 @@ LIST = ListSpec[Storage](
     item_schema=SLOT,
     tag="accounts",
     path_params=(account_ref.OPENAPI_PATH_PARAMETER, OPENAPI_HOOK_PARAMETER),
-    envelope=_envelope,
-    envelope_schema={"hook_id": {"type": "integer", "format": "int64"}, "owner_id": schemas.ENTITY_ID},
+    header=_header,
+    header_schema={"hook_id": {"type": "integer", "format": "int64"}, "owner_id": schemas.ENTITY_ID},
 )
 ENDPOINT = LIST.endpoint()

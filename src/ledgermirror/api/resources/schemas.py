@@ -92,10 +92,12 @@ TIMESTAMP_RANGE: dict[str, Any] = {
 }
 
 
-def list_response(key: str, item: dict[str, Any]) -> dict[str, Any]:
-    """``{<key>: [item, ...], "links": {"next": ...}}``, the shape of every paginated list."""
+def list_response(key: str, item: dict[str, Any], header: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``{<key>: [item, ...], "links": {"next": ...}}``, the shape of every paginated list; ``header`` holds the
+    schemas of keys before the list (``/balances``: ``timestamp``)."""
+    extra = header or {}
     return {
         "type": "object",
-        "properties": {key: {"type": "array", "items": item}, "links": LINKS},
-        "required": [key, "links"],
+        "properties": {**extra, key: {"type": "array", "items": item}, "links": LINKS},
+        "required": [*extra, key, "links"],
     }

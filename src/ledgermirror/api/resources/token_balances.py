@@ -146,7 +146,7 @@ def _render(context: TokenBalances, row: Any) -> dict[str, Any]:
     return {"account": format_encoded(row["account_id"]), "balance": row["balance"], "decimals": context.decimals}
 
 
-def _envelope(context: TokenBalances | None, rows: Sequence[Any]) -> dict[str, Any]:
+def _header(context: TokenBalances | None, rows: Sequence[Any]) -> dict[str, Any]:
     if context is None or not rows:
         return {"timestamp": None}
     if context.snapshot is not None:
@@ -185,7 +185,7 @@ LIST = ListSpec[TokenBalances](
     item_schema=BALANCE,
     tag="tokens",
     path_params=(token_ref.OPENAPI_PATH_PARAMETER,),
-    envelope=_envelope,
-    envelope_schema={"timestamp": {"type": ["string", "null"], "example": "1586567700.453054000"}},
+    header=_header,
+    header_schema={"timestamp": {"type": ["string", "null"], "example": "1586567700.453054000"}},
 )
 ENDPOINT = LIST.endpoint()
