@@ -231,6 +231,14 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/topics/messages/{message_ts}",
     ),
     "topic-messages-deep": _topic_deep,
+    "token-routes": _mix(
+        "/api/v1/tokens/{token}",
+        "/api/v1/tokens/{token}/balances",
+        "/api/v1/tokens/{token}/nfts",
+        "/api/v1/accounts/{account}/tokens",
+        "/api/v1/accounts/{account}/hooks",
+        "/api/v1/network/registered-nodes",
+    ),
 }
 
 SEPARATE_SERVICES = frozenset({"status-service"})
