@@ -78,6 +78,7 @@ async def sample_from_api(app: Any) -> Sample:
     tokens = (await fetch("/api/v1/tokens?limit=50"))["tokens"]
     blocks = (await fetch("/api/v1/blocks?limit=10&order=desc"))["blocks"]
     topics, sequences, stamps = await sample_topics(fetch)
+    transactions = (await fetch("/api/v1/transactions?limit=50"))["transactions"]
     return Sample(
         accounts=[a["account"] for a in accounts],
         evm_addresses=[a["evm_address"] for a in accounts if a.get("evm_address")],
@@ -88,6 +89,7 @@ async def sample_from_api(app: Any) -> Sample:
         topics=topics,
         sequences=sequences,
         message_timestamps=stamps,
+        transactions=[t["transaction_id"] for t in transactions],
     )
 
 

@@ -26,6 +26,8 @@ class Sample:
     """Topics with messages, the busiest first; sequence numbers and timestamps of the first one's messages."""
     sequences: list[str] = field(default_factory=list)
     message_timestamps: list[str] = field(default_factory=list)
+    transactions: list[str] = field(default_factory=list)
+    """Transaction ids (``shard.realm.num-seconds-nanos``)."""
 
 
 async def sample(base_url: str) -> Sample:
@@ -36,6 +38,7 @@ async def sample(base_url: str) -> Sample:
         )
         tokens: Any = await get_json(base_url, "/api/v1/tokens?limit=100")
         blocks: Any = await get_json(base_url, "/api/v1/blocks?limit=25&order=desc")
+        transactions: Any = await get_json(base_url, "/api/v1/transactions?limit=100")
     except RuntimeError:
         return Sample([], [], [], [], [], [])
     rows = accounts["accounts"]
@@ -50,6 +53,7 @@ async def sample(base_url: str) -> Sample:
         topics=topics,
         sequences=sequences,
         message_timestamps=stamps,
+        transactions=[row["transaction_id"] for row in transactions["transactions"]],
     )
 
 
@@ -111,6 +115,7 @@ def _mix(*templates: str) -> Builder:
             "first_topic": data.topics[:1] or ["0.0.1"],
             "sequence": data.sequences or ["1"],
             "message_ts": data.message_timestamps or ["1.000000000"],
+            "transaction": data.transactions or ["0.0.2-1-000000000"],  # none: a 404, not a crash
         }
 
         def next_path(_: str | None) -> str:
@@ -231,6 +236,22 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/topics/messages/{message_ts}",
     ),
     "topic-messages-deep": _topic_deep,
+    "transactions-first-page": _mix(
+        "/api/v1/transactions", "/api/v1/transactions?limit=100", "/api/v1/transactions?order=asc"
+    ),
+    "transactions-by-account": _mix(
+        "/api/v1/transactions?account.id={account}",
+        "/api/v1/transactions?account.id={account}&type=credit",
+        "/api/v1/transactions?account.id={account}&transactiontype=CRYPTOTRANSFER&limit=10",
+    ),
+    "transactions-by-type": _mix(
+        "/api/v1/transactions?transactiontype=CRYPTOTRANSFER",
+        "/api/v1/transactions?transactiontype=TOKENMINT",
+        "/api/v1/transactions?result=fail",
+        "/api/v1/transactions?type=debit",
+    ),
+    "transactions-deep": _deep("/api/v1/transactions?limit=25"),
+    "transaction-lookups": _mix("/api/v1/transactions/{transaction}"),
     "token-routes": _mix(
         "/api/v1/tokens/{token}",
         "/api/v1/tokens/{token}/balances",

@@ -244,6 +244,16 @@ INVARIANTS = {
         "select (select count(*) from entity where not upper_inf(timestamp_range))"
         " + (select count(*) from token where not upper_inf(timestamp_range))"
     ),
+    "every NFT has its mint transaction": (
+        "select count(*) from nft n where not exists (select 1 from transaction t where t.type = 37 and "
+        "t.nft_transfer @> jsonb_build_array(jsonb_build_object('token_id', n.token_id, "
+        "'serial_number', n.serial_number, 'sender_account_id', null)))"
+    ),
+    "every NFT held outside its treasury was transferred to its owner": (
+        "select count(*) from nft n join token k using (token_id) where n.account_id <> k.treasury_account_id "
+        "and not exists (select 1 from transaction t where t.nft_transfer @> jsonb_build_array(jsonb_build_object("
+        "'token_id', n.token_id, 'serial_number', n.serial_number, 'receiver_account_id', n.account_id)))"
+    ),
     "topic messages are numbered 1, 2, 3, ... per topic in consensus order": (
         "select count(*) from (select sequence_number, row_number() over (partition by topic_id "
         "order by consensus_timestamp) as n from topic_message) m where sequence_number <> n"
@@ -286,3 +296,13 @@ INVARIANTS = {
 @pytest.mark.parametrize("invariant", sorted(INVARIANTS))
 def test_invariants(first: Loaded, invariant: str) -> None:
     assert fetchval(first.uri, INVARIANTS[invariant]) == 0, invariant
+
+
+def test_transactions_include_failures_nft_and_token_transfers(first: Loaded) -> None:
+    """The transaction list has every kind of row the reference renders: hbar, token and NFT transfers, staking
+    rewards and failed transactions."""
+    assert fetchval(first.uri, "select count(*) from transaction where nft_transfer is not null") > 100
+    assert fetchval(first.uri, "select count(*) from transaction where type = 38") > 0  # burns
+    assert fetchval(first.uri, "select count(*) from transaction where result <> 22") > 0
+    assert fetchval(first.uri, "select count(distinct consensus_timestamp) from token_transfer") > 0
+    assert fetchval(first.uri, "select count(*) from staking_reward_transfer") > 0

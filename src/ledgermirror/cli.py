@@ -11,12 +11,13 @@ import logging
 import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import asyncpg
 
 from ledgermirror import __version__, log
+from ledgermirror.blocknode import command as blocknode_command
 from ledgermirror.db.embedded import mask_password
 from ledgermirror.importer import command as import_command
 from ledgermirror.runtime import (
@@ -109,8 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate = commands.add_parser(
         "simulate",
         help="write a simulated network's signed record streams and truth.json",
-        description="Write a deterministic simulated network: node keys, an initial address book, signed v6 "
-        "record files every 2 s with sidecars in the recordstreams/record0.0.N/ layout, and truth.json.",
+        description="Write a deterministic simulated network: node keys, an initial address book, signed "
+        "record files (v6 with sidecars by default; v5, v2 or a mix) every 2 s in the recordstreams/record0.0.N/ "
+        "layout, and truth.json.",
     )
     simulate.add_argument("--out", type=Path, required=True, help="the output folder")
     simulate.add_argument("--nodes", type=_positive, default=4, help="consensus nodes (default 4)")
@@ -123,6 +125,21 @@ def build_parser() -> argparse.ArgumentParser:
         default="account",
         help="node folders: recordstreams/record0.0.N/ (account, default) or HIP-679 simulated/0/<node>/record/",
     )
+    simulate.add_argument(
+        "--format",
+        choices=("records", "blocks", "cutover", "native"),
+        default="records",
+        help="record files (default), wrapped record blocks under block/ (HIP-1056, signed record file proofs), "
+        "cutover: the first half as record files, the rest as blocks; or native: HIP-1056 native blocks with a "
+        "placeholder TSS proof (imported as chain-verified only)",
+    )
+    simulate.add_argument(
+        "--record-version",
+        choices=("6", "5", "2", "mixed"),
+        default="6",
+        help="record file version: 6 (default), 5, 2, or mixed (the first third v2, then v5, then v6); "
+        "other than 6 only with --format records",
+    )
     commands.add_parser(
         "hash-password",
         help="hash an API user's password for LEDGERMIRROR_USERS",
@@ -131,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     status_cli.register(commands)
     import_command.register(commands)
+    blocknode_command.register(commands)
     return parser
 
 
@@ -183,17 +201,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return status_cli.run(args, settings)
         if args.command == "import":
             return _import(args, settings)
-        if args.command == "simulate":
-            return _simulate(args)
-        if args.command == "hash-password":
-            return _hash_password()
+        if args.command in _ARGUMENTS_ONLY:
+            return _ARGUMENTS_ONLY[args.command](args)
         return _serve(settings, log_format)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_DATABASE
 
 
-def _hash_password() -> int:
+def _hash_password(args: argparse.Namespace) -> int:
     password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\r\n")
     if not password:
         print("ledgermirror: an empty password", file=sys.stderr)
@@ -317,12 +333,24 @@ def _simulate(args: argparse.Namespace) -> int:
     from ledgermirror.simulator.run import simulate
 
     summary = simulate(
-        args.out, nodes=args.nodes, seconds=args.seconds, tps=args.tps, seed=args.seed, layout=args.layout
+        args.out,
+        nodes=args.nodes,
+        seconds=args.seconds,
+        tps=args.tps,
+        seed=args.seed,
+        layout=args.layout,
+        fmt=args.format,
+        record_version=args.record_version,
     )
     print(
         f"simulated {summary.transactions} transactions in {summary.record_files} record files "
         f"({summary.sidecar_files} with a sidecar, {summary.bytes_written} bytes) into {summary.out} "
         f"in {summary.seconds_total:.1f} s (node keys {summary.seconds_keys:.1f} s)"
+        + {
+            "records": "",
+            "blocks": "; written as wrapped record blocks under block/",
+            "native": "; written as native blocks under block/",
+        }.get(args.format, "; the second half written as wrapped record blocks under block/")
     )
     return 0
 
@@ -361,3 +389,11 @@ def _run_uvicorn(settings: Settings, api_url: str) -> None:
         loop="uvloop",
     )
     http_server.run(config)
+
+
+_ARGUMENTS_ONLY: dict[str, Callable[[argparse.Namespace], int]] = {
+    "simulate": _simulate,
+    "blocknode": blocknode_command.run,
+    "hash-password": _hash_password,
+}
+"""Commands that need their arguments only (no database, no settings beyond logging)."""

@@ -15,11 +15,12 @@ class SystemClock:
         return time.time_ns()
 
 
-class FrozenStartClock:
-    """Starts at a given instant and keeps ticking from there (the reference harness's fake time)."""
+class FixedClock:
+    """Always the same instant: the reference harness's fake time as a request sees it within the fake clock's
+    first tick (its timers advance in 20 ms steps, so the spec files expect "now" to be exactly the fake time)."""
 
-    def __init__(self, start_ns: int) -> None:
-        self._offset = start_ns - time.monotonic_ns()
+    def __init__(self, now_ns: int) -> None:
+        self._now_ns = now_ns
 
     def now_ns(self) -> int:
-        return time.monotonic_ns() + self._offset
+        return self._now_ns

@@ -27,9 +27,22 @@ def test_unknown_route_is_json_404(client: TestClient) -> None:
         assert response.headers["content-type"] == "application/json; charset=utf-8"
 
 
-def test_other_methods_are_404(client: TestClient) -> None:
+def test_other_methods_on_a_known_path_are_405(client: TestClient) -> None:
+    for path in ("/api/v1/tokens", "/api/v1/accounts/0.0.2", "/api/v1/transactions", "/api/v1/network/fees"):
+        for method in ("POST", "PUT", "DELETE", "PATCH"):
+            if (path, method) == ("/api/v1/network/fees", "POST"):
+                continue  # the fee estimate
+            response = client.request(method, path)
+            assert response.status_code == 405, (method, path)
+            message = f"Request method '{method}' is not supported"
+            assert response.json() == {"_status": {"messages": [{"message": message}]}}
+            assert response.headers["content-type"] == "application/json; charset=utf-8"
+            assert "GET" in response.headers["allow"]
+
+
+def test_other_methods_on_an_unknown_path_are_404(client: TestClient) -> None:
     for method in ("POST", "PUT", "DELETE", "PATCH"):
-        response = client.request(method, "/api/v1/tokens")
+        response = client.request(method, "/api/v1/tokensx")
         assert response.status_code == 404
         assert response.json() == {"_status": {"messages": [{"message": "Not found"}]}}
 

@@ -98,7 +98,7 @@ def test_get_head_and_other_methods_still_route(client: TestClient) -> None:
     assert client.get(URL).status_code == 404  # no 0.0.111 yet
     for method in ("PUT", "DELETE", "PATCH"):
         response = client.request(method, URL, content=b"", headers=PROTOBUF)
-        assert (response.status_code, messages(response)) == (404, ["Not found"])
+        assert (response.status_code, messages(response)) == (405, [f"Request method '{method}' is not supported"])
 
 
 def test_schedule_from_file_113_and_its_refresh(client: TestClient, ledger: Ledger) -> None:

@@ -9,6 +9,7 @@ prefer sequential scans, so the plain plans say nothing; `bench/` checks the cho
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 
 import asyncpg
@@ -37,6 +38,12 @@ async def _load(url: str) -> dict[str, str]:
             "select index, hash, consensus_end from record_file order by index desc limit 1"
         )
         assert row is not None and token is not None and block is not None
+        transaction = await conn.fetchrow(
+            "select payer_account_id, valid_start_ns, encode(transaction_hash, 'hex') as hash from transaction "
+            "where type = 14 order by consensus_timestamp desc limit 1"
+        )
+        assert transaction is not None
+        seconds, nanos = divmod(transaction["valid_start_ns"], 10**9)
         nft = await conn.fetchrow(
             "select token_id, serial_number from nft_history order by token_id, serial_number limit 1"
         )
@@ -51,6 +58,8 @@ async def _load(url: str) -> dict[str, str]:
         assert message is not None and schedule is not None
         assert nft is not None and hook is not None and fungible is not None
         return {
+            "txid": f"0.0.{transaction['payer_account_id']}-{seconds}-{nanos:09d}",
+            "txhash": transaction["hash"],
             "topic": f"0.0.{message['topic_id']}",
             "message_ts": format_ns(message["consensus_timestamp"]),
             "schedule": f"0.0.{schedule['schedule_id']}",
@@ -119,6 +128,21 @@ URLS = [
     "/api/v1/balances?timestamp={ts}&order=asc",
     "/api/v1/balances?timestamp={ts}&account.id=gte:{account}",
     "/api/v1/balances?timestamp={ts}&account.publickey={key}",
+    # transactions (issue 14)
+    "/api/v1/transactions",
+    "/api/v1/transactions?order=asc&limit=5",
+    "/api/v1/transactions?timestamp=lte:{ts}&timestamp=ne:{ts}",
+    "/api/v1/transactions?transactiontype=TOKENMINT",
+    "/api/v1/transactions?result=fail",
+    "/api/v1/transactions?type=credit",
+    "/api/v1/transactions?account.id={account}",
+    "/api/v1/transactions?account.id={account}&type=debit&result=success",
+    "/api/v1/transactions?account.id={account}&transactiontype=CRYPTOTRANSFER",
+    "/api/v1/transactions?account.id=gte:{account}&account.id=lt:0.0.1100",
+    "/api/v1/transactions?account.id=0.0.98&limit=3",
+    "/api/v1/transactions/{txid}",
+    "/api/v1/transactions/{txid}?nonce=0&scheduled=false",
+    "/api/v1/transactions/{txhash}",
     # token routes, account tokens, hooks, registered nodes (issue 14)
     "/api/v1/tokens/{token}",
     "/api/v1/tokens/{token}?timestamp=lte:{ts}",
@@ -180,3 +204,59 @@ def test_every_query_has_an_index(
     assert response.status_code == 200, response.text
     assert recorder.statements, "the request issued no query"
     assert asyncio.run(_seq_scans(database.owner_url, recorder.statements)) == []
+
+
+def _indexes(plan: dict[str, object]) -> list[str]:
+    found = [str(plan["Index Name"])] if "Index Name" in plan else []
+    for child in plan.get("Plans", []):  # type: ignore[attr-defined]
+        found += _indexes(child)
+    return found
+
+
+def _literal(value: object) -> str:
+    """A test's own bound value (integers, integer lists) as SQL text, typed by the prepared statement."""
+    if isinstance(value, list):
+        return "'{" + ",".join(str(int(item)) for item in value) + "}'"
+    assert isinstance(value, int)
+    return str(int(value))
+
+
+async def _generic_plan_indexes(url: str, statement: Statement) -> list[str]:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("set plan_cache_mode = force_generic_plan")
+        await conn.execute("prepare page as " + statement.text)
+        values = ", ".join(_literal(value) for value in statement.args)
+        text = await conn.fetchval(f"explain (format json) execute page({values})")
+    finally:
+        await conn.close()
+    return _indexes(json.loads(text)[0]["Plan"])
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "/api/v1/transactions?account.id={account}",
+        "/api/v1/transactions?account.id={account}&type=credit",
+        "/api/v1/transactions?account.id={account}&account.id=0.0.1002",
+    ],
+)
+def test_generic_plans_of_account_pages_read_the_account_indexes(
+    session_client: TestClient,
+    database: Prepared,
+    loaded: dict[str, str],
+    template: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool's prepared statements switch to a generic plan after a few runs; for a page of one account's
+    transactions that plan must still read each source through the account's index, not walk every transaction
+    in time order (what PostgreSQL picks when it cannot see the values of unknown timestamp bounds or an array)."""
+    ctx = session_client.app.state.ctx  # type: ignore[attr-defined]
+    ctx.cache.clear()
+    recorder = RecordingDatabase(ctx.database)
+    monkeypatch.setattr(ctx, "db", recorder)
+    assert session_client.get(template.format(**loaded)).status_code == 200
+    (page,) = [statement for statement in recorder.statements if " union" in statement.text]
+    used = asyncio.run(_generic_plan_indexes(database.owner_url, page))
+    assert "crypto_transfer__entity_id_consensus_timestamp" in used
+    assert not {"transaction_pkey", "crypto_transfer__consensus_timestamp"} & set(used), used

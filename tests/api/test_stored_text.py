@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from starlette.testclient import TestClient
 from tests.support import Ledger
@@ -16,8 +18,19 @@ QUERY_CASES = [
 ]
 
 
+_PATH_VALUES = {
+    "hashOrNumber": "1",
+    "sequenceNumber": "1",
+    "serialNumber": "1",
+    "hookId": "1",
+    "timestamp": "1.000000001",
+    "transactionIdOrHash": "0.0.1001-1-1",
+}
+
+
 def _concrete(path: str) -> str:
-    return path.replace("{idOrAliasOrEvmAddress}", "0.0.1001").replace("{hashOrNumber}", "1")
+    """A valid value for every path parameter (an entity id unless named here), so the query is what fails."""
+    return re.sub(r"\{(\w+)\}", lambda match: _PATH_VALUES.get(match.group(1), "0.0.1001"), path)
 
 
 @pytest.mark.parametrize(("path", "name"), QUERY_CASES)

@@ -192,3 +192,39 @@ def test_every_tokens_list_spec_passes_in_reference_pagination_mode() -> None:
     failures = [outcome.check.id for outcome in report.outcomes if not outcome.passed]
     assert failures == [], text
     assert len(report.outcomes) >= 58
+
+
+def test_transaction_hash_v1_matrix_nulls_the_hash_payers(tmp_path: Path) -> None:
+    """The matrix runs every check twice; the second run's setup ends with no payer on the hash rows, so a hash
+    lookup no longer narrows to the first row's payer (here: 0.0.1002 pays the older row, 0.0.1001's nonce 5
+    child is found only without payers)."""
+    digest = "ab" * 48
+    spec = {
+        "matrix": "transactionHashV1Matrix.js",
+        "setup": {
+            "transactions": [
+                {"consensus_timestamp": "1000", "payerAccountId": "0.0.1002", "transaction_hash": digest},
+                {
+                    "consensus_timestamp": "2000",
+                    "payerAccountId": "0.0.1001",
+                    "nonce": 5,
+                    "transaction_hash": digest,
+                },
+            ]
+        },
+        "url": f"/api/v1/transactions/{digest}?nonce=5",
+        "responseStatus": 404,
+        "responseJson": {"_status": {"messages": [{"message": "Not found"}]}},
+    }
+    specs = tmp_path / "specs"
+    write_spec(specs, "transactions/{id}/hash.json", spec)
+    checks = load_checks(specs, specs / "transactions/{id}/hash.json")
+    assert [check.id for check in checks] == [
+        f"transactions/{{id}}/hash.json #1 /api/v1/transactions/{digest}?nonce=5",
+        f"transactions/{{id}}/hash.json #2 /api/v1/transactions/{digest}?nonce=5 [transactionHashV1]",
+    ]
+    assert all(check.config == {} for check in checks)
+    report, _ = run_quiet(specs, expected_file=tmp_path / "none.txt")
+    default, nulled = report.outcomes
+    assert default.passed
+    assert nulled.problems[0] == "status: expected 404, got 200"

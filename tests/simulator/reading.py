@@ -37,11 +37,11 @@ def verify_all(out: Path) -> list[VerifiedRecordFile]:
     would check them; raises on the first refusal."""
     book = read_address_book((out / "addressbook.bin").read_bytes())
     folders = node_folders(out)
-    names = sorted(path.name for path in folders[0].glob("*.rcd.gz"))
+    names = sorted(path.name for path in folders[0].iterdir() if path.name.endswith((".rcd", ".rcd.gz")))
     verified = []
     previous: ChainLink | None = None
-    for name in names:
-        stem = name.removesuffix(".rcd.gz")
+    for name in names:  # v6 files are .rcd.gz, v5 and v2 files .rcd
+        stem = name.split(".rcd", 1)[0]
         signatures = {
             node_id: (f"{stem}.rcd_sig", (folder / f"{stem}.rcd_sig").read_bytes())
             for node_id, folder in enumerate(folders)

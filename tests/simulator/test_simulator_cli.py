@@ -60,3 +60,40 @@ def test_simulate_refuses_a_bad_argument(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "expected a positive integer" in result.stderr
+
+
+def test_simulate_writes_mixed_record_versions(tmp_path: Path) -> None:
+    arguments = [
+        "--out",
+        str(tmp_path),
+        "--nodes",
+        "1",
+        "--seconds",
+        "6",
+        "--tps",
+        "5",
+        "--record-version",
+        "mixed",
+    ]
+    result = subprocess.run(
+        [sys.executable, "-m", "ledgermirror", "simulate", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    truth = json.loads((tmp_path / "truth.json").read_text())
+    assert truth["network"]["record_version"] == "mixed"
+    assert [(f["name"].split("Z", 1)[1], f["version"]) for f in truth["record_files"]["files"]] == [
+        (".rcd", 2), (".rcd", 5), (".rcd.gz", 6)
+    ]  # fmt: skip
+    refused = subprocess.run(
+        [sys.executable, "-m", "ledgermirror", "simulate", "--out", str(tmp_path), "--record-version", "4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert "invalid choice: '4'" in refused.stderr

@@ -117,12 +117,18 @@ def test_hbar_is_conserved_and_balances_are_the_transfers(items: list[Item], tru
 
 
 def test_fees_go_from_the_payer_to_the_node_and_0_0_98(items: list[Item]) -> None:
+    """An atomic batch's inner transactions name no node: their node share goes to the batch's node."""
+    batch_node = ""
     for item in items:
+        if item.body_name == "atomic_batch":
+            batch_node = _num(item.body.nodeAccountID)
         fee = item.record.transactionFee
         if not fee or item.record.HasField("scheduleRef"):
             continue
         moves = {_num(a.accountID): a.amount for a in item.record.transferList.accountAmounts}
-        node = _num(item.body.nodeAccountID)
+        inner = item.body.HasField("batch_key")
+        node = batch_node if inner else _num(item.body.nodeAccountID)
+        assert inner == (node != _num(item.body.nodeAccountID))
         assert moves[node] == fee // 10
         assert moves["0.0.98"] == fee - fee // 10
         if item.record.receipt.status != SUCCESS:
@@ -192,7 +198,8 @@ def test_the_mix_covers_every_kind(items: list[Item], truth: dict[str, Any]) -> 
     assert statuses[10] and statuses[28] and statuses[104] and statuses[184]  # balances, part, not associated
     files = {item.body.fileUpdate.fileID.fileNum for item in items if item.body_name == "fileUpdate"}
     files |= {item.body.fileAppend.fileID.fileNum for item in items if item.body_name == "fileAppend"}
-    assert files == {101, 102, 111, 112}
+    assert {num for num in files if num < 1000} == {101, 102, 111, 112}
+    assert {f"0.0.{num}" for num in files if num >= 1000} <= set(truth["user_files"])  # files users created
     children = [item for item in items if item.record.HasField("parent_consensus_timestamp")]
     assert any(item.body_name == "cryptoCreateAccount" and item.record.alias for item in children)
     scheduled = [item for item in items if item.record.HasField("scheduleRef")]
@@ -269,12 +276,31 @@ def test_address_book_updates_rebuild_the_bootstrap_keys(network: tuple[Path, Su
 
 def test_airdrops_pending_claimed_or_straight_through(items: list[Item], truth: dict[str, Any]) -> None:
     pending: dict[tuple[str, str, str], int] = {}
+    pending_nfts: set[tuple[str, str, str, int]] = set()
+    settled: dict[tuple[str, str, str, int], str] = {}
     straight = 0
     for item in items:
         for entry in item.record.new_pending_airdrops:
             key = entry.pending_airdrop_id
+            if key.HasField("non_fungible_token"):
+                nft = key.non_fungible_token
+                pending_nfts.add(
+                    (_num(key.sender_id), _num(key.receiver_id), f"0.0.{nft.token_ID.tokenNum}", nft.serial_number)
+                )
+                continue
             token = f"0.0.{key.fungible_token_type.tokenNum}"
             pending[(_num(key.sender_id), _num(key.receiver_id), token)] = entry.pending_airdrop_value.amount
+        if item.body_name in ("tokenClaimAirdrop", "tokenCancelAirdrop"):
+            for key in getattr(item.body, item.body_name).pending_airdrops:
+                if key.HasField("non_fungible_token"):
+                    nft = key.non_fungible_token
+                    ident = (
+                        _num(key.sender_id),
+                        _num(key.receiver_id),
+                        f"0.0.{nft.token_ID.tokenNum}",
+                        nft.serial_number,
+                    )
+                    settled[ident] = "CLAIMED" if item.body_name == "tokenClaimAirdrop" else "CANCELLED"
         if item.body_name == "tokenAirdrop" and item.record.tokenTransferLists:
             assert item.record.automatic_token_associations
             straight += 1
@@ -284,6 +310,10 @@ def test_airdrops_pending_claimed_or_straight_through(items: list[Item], truth: 
     for key, amount in pending.items():
         assert states[key]["amount"] == amount
     assert {a["state"] for a in truth["airdrops"]} <= {"PENDING", "CLAIMED", "CANCELLED"}
+    assert pending_nfts, "NFT serials are airdropped pending"
+    nft_states = {(a["sender"], a["receiver"], a["token"], a["serial"]): a["state"] for a in truth["nft_airdrops"]}
+    assert set(nft_states) == pending_nfts
+    assert nft_states == {key: settled.get(key, "PENDING") for key in pending_nfts}
 
 
 def test_truth_lists_the_record_files_as_read(verified: list[VerifiedRecordFile], truth: dict[str, Any]) -> None:

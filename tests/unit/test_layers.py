@@ -1,7 +1,7 @@
 """The layers' rules (ARCHITECTURE.md), read from the source: ``ledger/`` imports nothing else of ours;
-``db/``, ``dataset/``, ``fees/`` and ``importer/`` never import ``ledgermirror.api``; and outside ``db/`` no
-module numbers a SQL placeholder (``$1``): statements are composed by ``db/sql.py`` (``Select``, ``template``,
-``update``) or ``db/write.py``."""
+``db/``, ``dataset/``, ``fees/``, ``importer/`` and ``blocknode/`` never import ``ledgermirror.api``; and
+outside ``db/`` no module numbers a SQL placeholder (``$1``): statements are composed by ``db/sql.py``
+(``Select``, ``template``, ``update``) or ``db/write.py``."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_ledger_imports_nothing_else_of_ours() -> None:
     assert wrong == set()
 
 
-@pytest.mark.parametrize("package", ["ledger", "db", "dataset", "fees", "importer"])
+@pytest.mark.parametrize("package", ["ledger", "db", "dataset", "fees", "importer", "blocknode"])
 def test_no_import_of_the_api(package: str) -> None:
     wrong = {
         f"{path.relative_to(PACKAGE)}: {name}"

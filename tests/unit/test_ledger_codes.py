@@ -88,3 +88,10 @@ def test_types_agree_with_the_transaction_body() -> None:
     matched = {name: fields[name.lower()] for name in TYPE_NAMES.values() if name.lower() in fields}
     assert len(matched) >= 20
     assert {name: number for name, number in matched.items() if TYPE_NUMBERS[name] != number} == {}
+
+
+def test_hook_dispatch_is_type_76() -> None:
+    """The reference's type names include HOOKDISPATCH (76), between HOOKSTORE and LEDGERIDPUBLICATION."""
+    assert type_number("HOOKSTORE") == 75
+    assert type_number("HOOKDISPATCH") == 76
+    assert type_number("LEDGERIDPUBLICATION") == 77

@@ -476,3 +476,19 @@ def test_closed_and_inclusive_range() -> None:
     assert inclusive_range([Filter("x", Op.EQ, 4)]) == (None, None)
     assert inclusive_range([Filter("x", Op.EQ, 4), Filter("x", Op.LT, 9)], eq_is_upper=True) == (None, 4)
     assert inclusive_bounds([Filter("x", Op.GT, -3)]) == (0, (1 << 63) - 1)
+
+
+def test_per_value_sets_report_every_invalid_value() -> None:
+    per_value = ParamSet([NUM, WORD], per_value=True)
+    with pytest.raises(BadRequest) as raised:
+        per_value.parse("num=1&num=x&num=y&word=gt:a&other=1", CTX)
+    assert raised.value.messages == (
+        "Invalid parameter: num",
+        "Invalid parameter: num",
+        "Invalid parameter: word",
+        "Unknown query parameter: other",
+    )
+    with pytest.raises(BadRequest) as raised:
+        PARAMS.parse("num=1&num=x&num=y", CTX)
+    assert raised.value.messages == ("Invalid parameter: num",)
+    assert [item.value for item in per_value.parse("num=1&num=2", CTX).filters(NUM)] == [1, 2]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.db.sql import Column, Select, Statement, quote_identifier, template, update
+from ledgermirror.db.sql import Column, Select, Statement, condition, quote_identifier, template, update
 
 HEAD = "select t.token_id from token t"
 ID = Column("t.token_id")
@@ -200,3 +200,16 @@ def test_update() -> None:
     ):
         with pytest.raises(ValueError):
             update(table, assignments, key)
+
+
+def test_none_of_binds_a_list() -> None:
+    statement = Select("select x from t").none_of(Column("x"), (1, 2)).build()
+    assert statement == Statement("select x from t\nwhere x <> all($1)", ([1, 2],))
+
+
+def test_condition_names_its_template_marker() -> None:
+    text = "select 1 from t where " + condition(Column("t.a"), Op.GTE, "lower")
+    assert text == "select 1 from t where t.a >= {lower}"
+    assert template(text, lower=5) == Statement("select 1 from t where t.a >= $1", (5,))
+    with pytest.raises(ValueError, match="identifier"):
+        condition(Column("a"), Op.EQ, "x}; drop table t; {y")

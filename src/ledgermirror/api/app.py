@@ -17,7 +17,7 @@ from ledgermirror.api import docs_page, openapi
 from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
-from ledgermirror.api.errors import NotFound
+from ledgermirror.api.errors import MethodNotAllowed, NotFound
 from ledgermirror.api.resources import (
     account,
     account_nfts,
@@ -48,6 +48,8 @@ from ledgermirror.api.resources import (
     tokens,
     topic_messages,
     topics,
+    transaction,
+    transactions,
 )
 from ledgermirror.api.responses import error_response
 from ledgermirror.clock import Clock, SystemClock
@@ -86,6 +88,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     schedules.LIST_ENDPOINT,
     schedules.ONE_ENDPOINT,
     balances.ENDPOINT,
+    # transactions (issue 14)
+    transactions.ENDPOINT,
+    transaction.ENDPOINT,
     # token routes, account tokens, hooks, registered nodes (issue 14)
     token_info.ENDPOINT,
     token_nfts.ENDPOINT,
@@ -110,6 +115,17 @@ async def _not_found(request: Request, exc: Exception) -> Response:
     if request.method == "OPTIONS":
         return Response(status_code=204, headers=_CORS_PREFLIGHT)
     return error_response(NotFound())
+
+
+async def _method_not_allowed(request: Request, exc: Exception) -> Response:
+    """A known path asked with a method none of its routes answers: 405 with our error body and ``Allow``."""
+    if request.method == "OPTIONS":
+        return Response(status_code=204, headers=_CORS_PREFLIGHT)
+    response = error_response(MethodNotAllowed.for_method(request.method))
+    allow = (getattr(exc, "headers", None) or {}).get("Allow")
+    if allow:
+        response.headers["allow"] = allow
+    return response
 
 
 def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> Starlette:
@@ -142,7 +158,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
             Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http),
             Middleware(BasicAuth),
         ],
-        exception_handlers={404: _not_found, 405: _not_found},
+        exception_handlers={404: _not_found, 405: _method_not_allowed},
     )
     app.router.redirect_slashes = False
     app.state.ctx = ctx

@@ -42,7 +42,8 @@ class Page:
     headers: dict[str, str] = field(default_factory=dict)
     """Extra response headers (e.g. ``X-Fee-Schedule``)."""
     max_age: int | None = None
-    """This answer's cache max-age when it differs from the endpoint's (a schedule in its final state)."""
+    """This answer's cache max-age when it differs from the endpoint's (a schedule in its final state, a
+    transaction whose schedule may still run)."""
     status: int = 200
     """A 2xx other than 200 (``206 Partial Content`` for an NFT history whose mint is missing)."""
 

@@ -6,6 +6,7 @@ Exception tree (status on the class)::
     ├── BadRequest            400  invalid or unknown parameters, conflicting filters
     ├── Unauthorized          401  Basic credentials that match no configured user
     ├── NotFound              404  unknown route or resource
+    ├── MethodNotAllowed      405  a known path asked with a method it does not answer
     ├── UnsupportedMediaType  415
     ├── PayloadTooLarge       413
     ├── InternalError         500  never shows internals
@@ -59,6 +60,16 @@ class Unauthorized(ApiError):
 class NotFound(ApiError):
     status = 404
     default_message = "Not found"
+
+
+class MethodNotAllowed(ApiError):
+    status = 405
+    default_message = "Method not allowed"
+
+    @classmethod
+    def for_method(cls, method: str) -> MethodNotAllowed:
+        """The reference's Java wording (``Request method 'POST' is not supported``)."""
+        return cls(f"Request method '{method}' is not supported")
 
 
 class PayloadTooLarge(ApiError):

@@ -8,6 +8,9 @@ pagination ``anchors`` (the last row -> next-link bounds), its default order, ca
 :func:`serve_list` does the rest, once for all: the row limit (``limit`` or the default), the order, the probe
 (one row more than the page when ``settings.pagination_probe``; otherwise the reference's rule, "a full page
 has a next page"), the slice, the next link built from the typed filters, and the ``{items, links}`` body.
+A list read in two phases (``/transactions``: the page's keys through the indexes, then their details) plans
+the keys and declares a ``load`` for the details; a list whose window may be cut short (the reference's
+``bindTimestampRange``) declares ``continues``, the next link of a page that ran out of rows.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.querystring.pagination import Anchor, next_link
 from ledgermirror.api.querystring.params import ParamSet, ParsedQuery
 from ledgermirror.api.resources import schemas
-from ledgermirror.db.sql import Select
+from ledgermirror.db.sql import Select, Statement
 
 C = TypeVar("C")
 Row = Any
@@ -45,8 +48,12 @@ class Prepared(Generic[C]):
 
 
 Prepare = Callable[[Request, AppContext], Awaitable[Prepared[C]]]
-Plan = Callable[[C, ParsedQuery, int, Order], Select]
-"""``plan(context, query, row_limit, order)``."""
+Plan = Callable[[C, ParsedQuery, int, Order], Select | Statement]
+"""``plan(context, query, row_limit, order)``: a ``Select``, or a ``template`` statement that honours the limit."""
+Load = Callable[[C, list[Row], AppContext], Awaitable[list[Row]]]
+"""A second query for a two-phase list: the page's planned rows (its keys) -> the rows ``render`` reads."""
+Continues = Callable[[C, ParsedQuery], Sequence[Anchor]]
+"""The next link's anchors when the rows ran out but the list goes on (a cut timestamp window); empty: none."""
 Render = Callable[[C, Row], dict[str, Any]]
 Anchors = Callable[[C, ParsedQuery, Row, AppContext], Sequence[Anchor]]
 Header = Callable[[C | None, Sequence[Row]], dict[str, Any]]
@@ -71,6 +78,8 @@ class ListSpec(Generic[C]):
     item_schema: dict[str, Any]
     tag: str
     path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    load: Load[C] | None = None
+    continues: Continues[C] | None = None
     header: Header[C] | None = None
     """Keys the body carries before the list, from the page's rows (``/balances`` and ``/tokens/{id}/balances``:
     ``timestamp``; a hook's storage: ``hook_id``, ``owner_id``); the context is None when nothing matched."""
@@ -124,14 +133,19 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         select = spec.plan(context, query, probe_limit(limit, probe=probe), order)
     except NothingMatches:
         return empty_page(spec.items, spec.header(None, []) if spec.header else None)
-    rows = await ctx.database.fetch(select.build())
+    rows = await ctx.database.fetch(select.build() if isinstance(select, Select) else select)
     more = has_more(len(rows), limit, probe=probe)
     rows = rows[:limit]
     link = None
+    anchors: Sequence[Anchor] = ()
     if more and rows:
         anchors = spec.anchors(context, query, rows[-1], ctx)
-        if anchors:
-            link = next_link(request.scope["path"], query.given, anchors, order)
+    elif spec.continues is not None:
+        anchors = spec.continues(context, query)
+    if anchors:
+        link = next_link(request.scope["path"], query.given, anchors, order)
+    if spec.load is not None and rows:
+        rows = await spec.load(context, rows, ctx)
     header = spec.header(context, rows) if spec.header else {}
     items = [spec.render(context, row) for row in rows]
     status = spec.status(context, rows) if spec.status is not None else 200

@@ -15,9 +15,12 @@ from typing import Any
 
 DEFAULT_HEADERS = {"cache-control": "public, max-age=1"}
 BIND_TIMESTAMP_RANGE_MATRIX = "bindTimestampRangeMatrix.js"
+HASH_PAYER_NULLED = "transactionHashV1"
+"""The variant whose setup ends with every ``transaction_hash.payer_account_id`` set to NULL (older rows)."""
 MATRICES: dict[str, tuple[str, dict[str, Any]]] = {
     BIND_TIMESTAMP_RANGE_MATRIX: ("bindTimestampRange=true", {"query": {"bindTimestampRange": True}}),
     "topicMessageLookupMatrix.js": ("topicMessageLookup=true", {"query": {"topicMessageLookup": True}}),
+    "transactionHashV1Matrix.js": (HASH_PAYER_NULLED, {}),
 }
 """A spec's ``matrix`` file -> its second variant's name (also its ``responseJsonMatrix`` key) and config."""
 DIALECT = "js"
@@ -38,6 +41,7 @@ _IN_SCOPE = [
         r"^/api/v1/topics/messages/[^/]+/?$",
         r"^/api/v1/schedules(/[^/]+)?/?$",
         r"^/api/v1/balances/?$",
+        r"^/api/v1/transactions(/[^/]+)?/?$",
         r"^/api/v1/tokens/[^/]+(/balances|/nfts(/[^/]+(/transactions)?)?)?/?$",
         r"^/api/v1/accounts/[^/]+/tokens/?$",
     )

@@ -23,19 +23,22 @@ import asyncpg
 
 from ledgermirror.api.app import create_app
 from ledgermirror.api.context import AppContext
-from ledgermirror.clock import FrozenStartClock, SystemClock
+from ledgermirror.clock import FixedClock, SystemClock
 from ledgermirror.conformance import expected as expected_list
-from ledgermirror.conformance.cases import Check, SpecError, discover, load_checks
+from ledgermirror.conformance.cases import HASH_PAYER_NULLED, Check, SpecError, discover, load_checks
 from ledgermirror.conformance.compare import judge
 from ledgermirror.conformance.inprocess import Lifespan, get
 from ledgermirror.conformance.loader import LoaderError, load_setup
 from ledgermirror.db.reset import reset
+from ledgermirror.db.sql import template
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 from ledgermirror.users import ApiUser, hash_password
 
 BASELINE = Settings(max_repeated_query_parameters=8, enable_delegation_address=True, response_cache_entries=0)
 """The reference harness's test configuration, in our settings."""
+NULL_HASH_PAYERS = template("update transaction_hash set payer_account_id = null")
+"""The ``transactionHashV1`` matrix's post-setup step: hash rows as the older schema wrote them."""
 
 _CONFIG_KEYS: dict[tuple[str, ...], str] = {
     ("response", "limit", "default"): "limit_default",
@@ -161,8 +164,10 @@ async def _run_one(check: Check, app: Any, ctx: AppContext, conn: asyncpg.Connec
         await load_setup(conn, check.setup, spec=check.spec, topic_message_lookup=settings.topic_message_lookup)
     except LoaderError as error:
         return Outcome(check, [f"setup: {error}"])
+    if check.variant == HASH_PAYER_NULLED:
+        await conn.execute(NULL_HASH_PAYERS.text)
     fake = fake_time_ns(check.setup)
-    clock = SystemClock() if fake is None else FrozenStartClock(fake)
+    clock = SystemClock() if fake is None else FixedClock(fake)
     app.state.ctx = AppContext(settings, clock, ctx.db)  # the spec's config, an empty response cache
     reply = await get(app, check.url, check.request_headers)
     problems = judge(

@@ -74,7 +74,7 @@ STREAMS: tuple[_Stream, ...] = (
     _Stream("blocks", blocks.blocks),
     _Stream("topics", _chain(consensus.topics, consensus.messages)),
     _Stream("schedules", schedules.schedules),
-    _Stream("nft transfers", nft_transfers.nft_transfers),
+    _Stream("nft_transfers", nft_transfers.nft_transfers),
     _Stream("hooks", _chain(hooks.hooks, hooks.registered_nodes)),
 )
 

@@ -15,7 +15,7 @@ _TRY_LOCK = "select pg_try_advisory_lock($1)"
 _UNLOCK = "select pg_advisory_unlock($1)"
 
 _LAST_RECORD_FILE = """
-select name, hash, consensus_end, index, version from record_file
+select name, hash, consensus_end, index, version, wrapped_record_block_hash from record_file
 order by consensus_end desc
 limit 1
 """
@@ -35,6 +35,35 @@ where consensus_timestamp = (select max(consensus_timestamp) from node_stake)
 """
 
 
+_SAVE_STATUS = """
+insert into import_status as status (id, stream, last_index, last_name, last_consensus_end, last_proof,
+    last_proof_verified, chain_only_blocks, first_chain_only_index)
+values (1, $1, $2, $3, $4, $5, $6, $7, $8)
+on conflict (id) do update set stream = excluded.stream, last_index = excluded.last_index,
+    last_name = excluded.last_name, last_consensus_end = excluded.last_consensus_end,
+    last_proof = excluded.last_proof, last_proof_verified = excluded.last_proof_verified,
+    chain_only_blocks = status.chain_only_blocks + excluded.chain_only_blocks,
+    first_chain_only_index = coalesce(status.first_chain_only_index, excluded.first_chain_only_index)
+"""
+
+_STATUS = "select * from import_status where id = 1"
+
+
+@dataclass(frozen=True, slots=True)
+class BlockStatus:
+    """How the last imported block (or file) was verified; ``chain_only`` counts blocks accepted on the hash
+    chain only, ``first_chain_only`` is the first of them."""
+
+    stream: str
+    last_index: int
+    last_name: str
+    last_consensus_end: int
+    last_proof: str
+    last_proof_verified: bool
+    chain_only: int
+    first_chain_only: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class LastRecordFile:
     name: str
@@ -42,6 +71,8 @@ class LastRecordFile:
     consensus_end: int
     index: int
     version: int
+    wrapped_record_block_hash: bytes | None = None
+    """The root hash of the wrapped record block the file came in (None: from the record stream)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +93,15 @@ async def last_record_file(conn: asyncpg.Connection) -> LastRecordFile | None:
     row = await conn.fetchrow(_LAST_RECORD_FILE)
     if row is None:
         return None
-    return LastRecordFile(row["name"], row["hash"], row["consensus_end"], row["index"], row["version"])
+    wrapped = row["wrapped_record_block_hash"]
+    return LastRecordFile(
+        row["name"],
+        row["hash"],
+        row["consensus_end"],
+        row["index"],
+        row["version"],
+        bytes(wrapped) if wrapped is not None else None,
+    )
 
 
 async def shift_record_file_indexes(conn: asyncpg.Connection, offset: int) -> None:
@@ -79,3 +118,34 @@ async def current_book(conn: asyncpg.Connection, file_id: int) -> StoredBook | N
 
 async def latest_node_stakes(conn: asyncpg.Connection) -> dict[int, int]:
     return {row["node_id"]: row["stake"] for row in await conn.fetch(_LATEST_NODE_STAKES)}
+
+
+async def save_status(conn: asyncpg.Connection, status: BlockStatus) -> None:
+    """Record the last accepted block; ``status.chain_only`` is added to the stored count."""
+    await conn.execute(
+        _SAVE_STATUS,
+        status.stream,
+        status.last_index,
+        status.last_name,
+        status.last_consensus_end,
+        status.last_proof,
+        status.last_proof_verified,
+        status.chain_only,
+        status.first_chain_only,
+    )
+
+
+async def import_status(conn: asyncpg.Connection) -> BlockStatus | None:
+    row = await conn.fetchrow(_STATUS)
+    if row is None:
+        return None
+    return BlockStatus(
+        row["stream"],
+        row["last_index"],
+        row["last_name"],
+        row["last_consensus_end"],
+        row["last_proof"],
+        row["last_proof_verified"],
+        row["chain_only_blocks"],
+        row["first_chain_only_index"],
+    )

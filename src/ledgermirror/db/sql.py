@@ -68,6 +68,14 @@ def template(text: str, **values: Any) -> Statement:
     return Statement(text.format_map(_Binder(values, args)), tuple(args))
 
 
+def condition(column: Column, op: Op, marker: str) -> str:
+    """``column <op> {marker}``: one condition of a :func:`template` statement, its value bound by name.
+    ``marker`` is a plain identifier chosen by the caller, never input."""
+    if not _IDENTIFIER.fullmatch(marker):
+        raise ValueError(f"not a plain identifier: {marker!r}")
+    return f"{column} {_OPERATORS[op]} {{{marker}}}"
+
+
 @dataclass(slots=True)
 class Select:
     """``head`` is static SQL (``select ... from ... join ...``); ``head_args`` binds its ``{name}`` markers
@@ -99,6 +107,11 @@ class Select:
 
     def any_of(self, column: Column, values: Sequence[Any]) -> Select:
         self.conditions.append(f"{column} = any({self.bind(list(values))})")
+        return self
+
+    def none_of(self, column: Column, values: Sequence[Any]) -> Select:
+        """``column <> all($n)``: the value is none of these (an empty list excludes nothing)."""
+        self.conditions.append(f"{column} <> all({self.bind(list(values))})")
         return self
 
     def array_contains(self, column: Column, values: Sequence[Any], element_type: str) -> Select:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ledgermirror.importer.pipeline import ImportOptions
-    from ledgermirror.importer.sources import Store
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
@@ -21,14 +20,28 @@ EXIT_SOURCE = 4
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     command = commands.add_parser(
         "import",
-        help="import verified record streams from a folder or a bucket",
+        help="import verified record streams and block streams from a folder, a bucket or block nodes",
         description="Import record stream files (verified before anything is written) from a local folder in "
         "the network's bucket layout (recordstreams/record0.0.N/ or <network>/<shard>/<node>/record/) or from "
         "s3://bucket/prefix or gs://bucket/prefix (credentials from the usual AWS_* / GOOGLE_* variables; "
         "requester-pays), into the database `ledgermirror db url` names. Without --once it follows the "
         "stream until interrupted.",
     )
-    command.add_argument("--source", required=True, help="folder, s3://bucket/prefix or gs://bucket/prefix")
+    command.add_argument(
+        "--source",
+        default=None,
+        help="folder, s3://bucket/prefix, gs://bucket/prefix, or grpc://host:port[,grpc://...] block nodes",
+    )
+    command.add_argument(
+        "--stream",
+        choices=("records", "blocks", "auto"),
+        default="auto",
+        help="records, blocks (HIP-1056 block files or block nodes), or auto (default): records, then blocks "
+        "from the block after the last record file",
+    )
+    command.add_argument(
+        "--status", action="store_true", help="print the import status (last block, how it was verified) and exit"
+    )
     command.add_argument(
         "--address-book",
         type=Path,
@@ -91,20 +104,57 @@ def run(args: argparse.Namespace, owner_url: str) -> int:
     from ledgermirror.importer.pipeline import ImporterError
     from ledgermirror.importer.sources import SourceError, open_store
 
+    if args.status:
+        return asyncio.run(_status(owner_url))
+    if not args.source:
+        print("ledgermirror: import needs --source (or --status)", file=sys.stderr)
+        return EXIT_USAGE
     try:
         options = options_of(args)
-        store = open_store(args.source)
+        if args.source.startswith("grpc://"):
+            from ledgermirror.importer.block_node import open_block_node_source
+
+            open_block_node_source(args.source)  # a bad block node address too
+        else:
+            open_store(args.source)  # a bad folder or URL is a usage error before connecting
     except (ImporterError, SourceError) as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_USAGE
-    return asyncio.run(_run(owner_url, store, options))
+    return asyncio.run(_run(owner_url, args.source, args.stream, options))
 
 
-async def _run(owner_url: str, store: Store, options: ImportOptions) -> int:
+async def _status(owner_url: str) -> int:
+    import dataclasses
+    import json
+
     import asyncpg
 
+    from ledgermirror.db import import_state
+
+    conn = await asyncpg.connect(owner_url)
+    try:
+        status = await import_state.import_status(conn)
+        last = await import_state.last_record_file(conn)
+    finally:
+        await conn.close()
+    shown: dict[str, object] = dataclasses.asdict(status) if status is not None else {"stream": "records"}
+    if last is not None:
+        shown["last_record_file"] = {"name": last.name, "index": last.index, "version": last.version}
+    if status is not None and status.chain_only:
+        shown["note"] = (
+            f"{status.chain_only} blocks accepted as chain-verified only (their TSS / state proofs cannot be "
+            "verified here)"
+        )
+    print(json.dumps(shown, indent=2))
+    return 0
+
+
+async def _run(owner_url: str, source: str, stream: str, options: ImportOptions) -> int:
+    import asyncpg
+
+    from ledgermirror.importer.cutover import run_stream
     from ledgermirror.importer.errors import StreamFileError
-    from ledgermirror.importer.pipeline import ImporterError, run_import
+    from ledgermirror.importer.pipeline import ImporterError
     from ledgermirror.importer.progress import progress_for
     from ledgermirror.importer.sources import SourceError
 
@@ -114,7 +164,7 @@ async def _run(owner_url: str, store: Store, options: ImportOptions) -> int:
         loop.add_signal_handler(signum, stop.set)
     conn = await asyncpg.connect(owner_url)
     try:
-        await run_import(conn, store, options, stop=stop, progress=progress_for(sys.stderr))
+        await run_stream(conn, source, options, stream, stop=stop, progress=progress_for(sys.stderr))
     except ImporterError as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -99,3 +99,9 @@ class BlockNumberMismatch(StreamFileError):
     """The block number is not the prior file's block number plus one."""
 
     check = "block number"
+
+
+class BlockProofRejected(StreamFileError):
+    """A block's proof is missing, of a kind that does not fit the block, or its signatures do not verify."""
+
+    check = "block proof"

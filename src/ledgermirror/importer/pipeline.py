@@ -62,6 +62,7 @@ from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row, renumber_before_v6
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
+from ledgermirror.importer.stream_names import stem_of
 from ledgermirror.importer.verify import ChainLink
 
 _log = logging.getLogger("ledgermirror.importer")
@@ -73,7 +74,7 @@ _NEWEST_WINDOWS_SECONDS = (600, 3_600, 86_400, 7 * 86_400, 31 * 86_400, 366 * 86
 _NEWEST_ATTEMPTS = 10
 
 
-def _has_node_stakes(batch: Batch) -> bool:
+def has_node_stakes(batch: Batch) -> bool:
     return any("node_stake" in segment.inserts for segment in batch.segments)
 
 
@@ -111,7 +112,7 @@ class ImportOptions:
 
 
 @dataclass(slots=True)
-class _Position:
+class Position:
     """What the next file is checked against; replaced as a whole when a transaction commits."""
 
     link: ChainLink | None
@@ -127,8 +128,7 @@ class _Position:
 
 def stream_name_prefix(nanos: int) -> str:
     """The name stem of an instant (``2022-07-13T08_46_11.304284003Z``): listing after it starts there."""
-    seconds, fraction = divmod(nanos, 1_000_000_000)
-    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{fraction:09d}Z"
+    return stem_of(nanos)
 
 
 def parse_date(text: str) -> int:
@@ -143,6 +143,59 @@ def parse_date(text: str) -> int:
     whole, _, fraction = second_text.partition(".")
     seconds = calendar.timegm((year, month, date, hour, minute, int(whole), 0, 0, 0))
     return seconds * 1_000_000_000 + int(fraction.ljust(9, "0")[:9] or 0)
+
+
+async def load_book(conn: asyncpg.Connection, options: ImportOptions) -> tuple[AddressBook, bytes | None]:
+    """The address book in force: the database's latest 0.0.102, else ``--address-book`` (its bytes are
+    returned to be written with the first committed file)."""
+    stored = await import_state.current_book(conn, ADDRESS_BOOK_FILE)
+    given = options.address_book
+    if stored is not None:
+        if given is not None:
+            _log.info("the database has an address book: --address-book %s is not needed", given)
+        return read_address_book(stored.file_data, "address book 0.0.102 (database)"), None
+    if given is None:
+        raise ImporterError(
+            "the database has no address book yet: pass --address-book FILE (a NodeAddressBook protobuf, "
+            "e.g. the network's file 0.0.102) to bootstrap the node set"
+        )
+    data = given.read_bytes()
+    return read_address_book(data, str(given)), data
+
+
+async def write_files(
+    conn: asyncpg.Connection,
+    batch: Batch,
+    record_rows: list[dict[str, object]],
+    position: Position,
+    group: ImportStats,
+) -> int:
+    """Write the gathered rows, then the files' ``record_file`` rows; reload the node set if it changed."""
+    if not record_rows:
+        return 0
+    started = time.perf_counter()
+    rows = 0
+    if position.pending_book is not None:
+        book, entries, endpoints = book_handlers.book_rows(
+            ADDRESS_BOOK_FILE, BOOTSTRAP_TIMESTAMP, position.pending_book
+        )
+        rows += sum((await address_books.save_book(conn, book, entries, endpoints)).values())
+        position.pending_book = None
+    if position.pending_balances is not None:
+        rows += await seed_balances(conn, position.pending_balances)
+        position.pending_balances = None
+    counts = await write_batch(conn, batch)
+    counts.update(await write.copy_rows(conn, "record_file", record_rows))
+    rows += sum(counts.values())
+    if batch.address_book_changed or counts.get("address_book"):
+        stored = await import_state.current_book(conn, ADDRESS_BOOK_FILE)
+        if stored is not None:
+            position.book = read_address_book(stored.file_data, "address book 0.0.102")
+            _log.info("address book reloaded", extra={"nodes": len(position.book.nodes), "file": position.cursor})
+    if counts.get("node_stake"):
+        position.stakes = await import_state.latest_node_stakes(conn)
+    group.write_seconds += time.perf_counter() - started
+    return rows
 
 
 async def run_import(
@@ -180,7 +233,7 @@ class _Run:
         self.progress = progress
         self.stats = ImportStats()
         self.reached_end = False
-        self.position: _Position
+        self.position: Position
 
     async def run(self) -> ImportStats:
         position = self.position = await self._initial_position()
@@ -270,8 +323,8 @@ class _Run:
 
     # Starting point ------------------------------------------------------------------------------------------
 
-    async def _initial_position(self) -> _Position:
-        book, pending = await self._book()
+    async def _initial_position(self) -> Position:
+        book, pending = await load_book(self.conn, self.options)
         stakes = await import_state.latest_node_stakes(self.conn)
         last = await import_state.last_record_file(self.conn)
         if last is None:
@@ -279,7 +332,7 @@ class _Run:
             balances = None
             if self.options.initial_balances is not None:
                 balances = read_balance_snapshot(self.options.initial_balances.read_bytes())
-            return _Position(None, None, cursor, book, stakes, pending, balances)
+            return Position(None, None, cursor, book, stakes, pending, balances)
         if self.options.initial_balances is not None:
             _log.warning("the database already holds files: --initial-balances ignored")
         if self.options.start is not None:
@@ -287,24 +340,9 @@ class _Run:
         block = last.index if last.version >= 6 else None
         link = ChainLink(last.name, bytes.fromhex(last.hash), last.consensus_end, block)
         self.stats.last_name, self.stats.last_consensus_end = last.name, last.consensus_end
-        return _Position(link, last.index, cursor_after(last.name), book, stakes, pending)
+        return Position(link, last.index, cursor_after(last.name), book, stakes, pending)
 
-    async def _book(self) -> tuple[AddressBook, bytes | None]:
-        stored = await import_state.current_book(self.conn, ADDRESS_BOOK_FILE)
-        given = self.options.address_book
-        if stored is not None:
-            if given is not None:
-                _log.info("the database has an address book: --address-book %s is not needed", given)
-            return read_address_book(stored.file_data, "address book 0.0.102 (database)"), None
-        if given is None:
-            raise ImporterError(
-                "the database has no address book yet: pass --address-book FILE (a NodeAddressBook protobuf, "
-                "e.g. the network's file 0.0.102) to bootstrap the node set"
-            )
-        data = given.read_bytes()
-        return read_address_book(data, str(given)), data
-
-    async def _newest_start(self, folders: list[NodeFolder], position: _Position) -> str | None:
+    async def _newest_start(self, folders: list[NodeFolder], position: Position) -> str | None:
         """The cursor before the newest file that verifies (looking back over growing windows)."""
         now = time.time_ns()
         for window in _NEWEST_WINDOWS_SECONDS:
@@ -352,7 +390,7 @@ class _Run:
             remaining.close()
 
     async def _group(
-        self, remaining: Prefetcher, position: _Position, group: ImportStats
+        self, remaining: Prefetcher, position: Position, group: ImportStats
     ) -> StreamFileError | None:
         """Verify and write files from ``remaining`` (consumed) into the open transaction, up to the group's
         limits; returns the refused file's error, if one ends the group. Rows of several files are gathered
@@ -395,7 +433,7 @@ class _Run:
             group.items += record.count
             group.last_name, group.last_consensus_end = record.name, record.consensus_end
             group.write_seconds += time.perf_counter() - built
-            if batch.address_book_changed or _has_node_stakes(batch):
+            if batch.address_book_changed or has_node_stakes(batch):
                 group.rows += await self._flush(batch, record_rows, position, group)
                 batch = Batch(entity_transactions=self.options.entity_transactions)
                 record_rows = []
@@ -403,36 +441,9 @@ class _Run:
         return refused
 
     async def _flush(
-        self, batch: Batch, record_rows: list[dict[str, object]], position: _Position, group: ImportStats
+        self, batch: Batch, record_rows: list[dict[str, object]], position: Position, group: ImportStats
     ) -> int:
-        """Write the gathered rows, then the files' ``record_file`` rows; reload the node set if it changed."""
-        if not record_rows:
-            return 0
-        started = time.perf_counter()
-        rows = 0
-        if position.pending_book is not None:
-            book, entries, endpoints = book_handlers.book_rows(
-                ADDRESS_BOOK_FILE, BOOTSTRAP_TIMESTAMP, position.pending_book
-            )
-            rows += sum((await address_books.save_book(self.conn, book, entries, endpoints)).values())
-            position.pending_book = None
-        if position.pending_balances is not None:
-            rows += await seed_balances(self.conn, position.pending_balances)
-            position.pending_balances = None
-        counts = await write_batch(self.conn, batch)
-        counts.update(await write.copy_rows(self.conn, "record_file", record_rows))
-        rows += sum(counts.values())
-        if batch.address_book_changed or counts.get("address_book"):
-            stored = await import_state.current_book(self.conn, ADDRESS_BOOK_FILE)
-            if stored is not None:
-                position.book = read_address_book(stored.file_data, "address book 0.0.102")
-                _log.info(
-                    "address book reloaded", extra={"nodes": len(position.book.nodes), "file": position.cursor}
-                )
-        if counts.get("node_stake"):
-            position.stakes = await import_state.latest_node_stakes(self.conn)
-        group.write_seconds += time.perf_counter() - started
-        return rows
+        return await write_files(self.conn, batch, record_rows, position, group)
 
     def _committed(self, group: ImportStats, seconds: float) -> None:
         if group.files == 0:

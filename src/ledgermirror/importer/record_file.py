@@ -195,6 +195,11 @@ def read_v6(name: str, content: bytes, size: int) -> RecordFile:
     )
 
 
+def read_stream_item(name: str, data: bytes) -> RecordItem:
+    """One serialized ``RecordStreamItem`` (a wrapped record block's amendment) as an item."""
+    return parse_items(name, [_v6_item_parts(name, data, 0, len(data))])[0]
+
+
 def _v6_item_parts(name: str, content: bytes, start: int, end: int) -> tuple[bytes, bytes]:
     """The exact (record, transaction) bytes of one ``RecordStreamItem`` in ``content[start:end]``."""
     parts: dict[int, bytes] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import calendar
 import posixpath
 import re
+import time
 
 _INSTANT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2})_(\d{2})_(\d{2})(?:\.(\d{1,9}))?Z")
 _SIDECAR_ID_DIGITS = 2
@@ -24,6 +25,12 @@ def instant_of(name: str) -> int:
     fraction = match.group(7) or ""
     seconds = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
     return seconds * 1_000_000_000 + int(fraction.ljust(9, "0"))
+
+
+def stem_of(nanos: int) -> str:
+    """The name stem of an instant, 9 fraction digits: ``2022-07-13T08_46_11.304284003Z``."""
+    seconds, fraction = divmod(nanos, 1_000_000_000)
+    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{fraction:09d}Z"
 
 
 def data_name_of_signature(signature_name: str, signature_version: int) -> str:

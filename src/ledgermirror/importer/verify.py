@@ -182,6 +182,14 @@ def verify_record_file(
         raise FileHashMismatch(record.name, consensus.agreed[0].file_hash, record.file_hash)
     if record.metadata_hash is not None and signed.metadata_hash != record.metadata_hash:
         raise MetadataHashMismatch(record.name, signed.metadata_hash or b"", record.metadata_hash)
+    verify_record_chain(record, previous, sidecars)
+
+
+def verify_record_chain(
+    record: RecordFile, previous: ChainLink | None, sidecars: Mapping[int, SidecarFile] | None = None
+) -> None:
+    """Checks 4-8 (what follows from the file and the prior one, not from signatures): previous hash, running
+    hash, sidecars, timestamp order, block number. Wrapped record blocks use it after their own proof check."""
     if previous is not None and any(previous.hash) and previous.hash != record.previous_hash:
         raise PreviousHashMismatch(record.name, previous.hash, record.previous_hash)
     if record.has_running_hash:

@@ -7,6 +7,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 ADDRESS_LENGTH = 20
+BLOOM_BYTES = 256
+_BLOOM_BITS = 2047
 
 
 def keccak256(data: bytes) -> bytes:
@@ -16,6 +18,17 @@ def keccak256(data: bytes) -> bytes:
     'c5d2460186f7233c'
     """
     return bytes(keccak.new(digest_bits=256, data=data).digest())
+
+
+def log_bloom(address: bytes, topics: list[bytes]) -> bytes:
+    """The 2048-bit bloom of one log: for the address and each topic (as 32-byte words), three bits, each the
+    low 11 bits of one of the first three byte pairs of its Keccak-256."""
+    bloom = 0
+    for value in (address, *(topic.rjust(32, b"\0") for topic in topics)):
+        digest = keccak256(value)
+        for index in (0, 2, 4):
+            bloom |= 1 << ((digest[index] << 8 | digest[index + 1]) & _BLOOM_BITS)
+    return bloom.to_bytes(BLOOM_BYTES, "big")
 
 
 def address_of_key(public_key: ec.EllipticCurvePublicKey) -> bytes:

@@ -1,4 +1,5 @@
-"""Contract generators: create (inline initcode) and call, with the results, logs and sidecar records
+"""Contract generators: create (inline initcode), call, update (memo) and delete (by the creator, who holds
+the admin key; the balance goes to an obtainer), with the results, logs and sidecar records
 (bytecode, state changes, actions) the network writes for them; :func:`fill_call_result` also serves
 Ethereum transactions."""
 
@@ -6,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledgermirror.ledger.evm import log_bloom
 from ledgermirror.simulator import picks
 from ledgermirror.simulator.emitter import Emitter, Tx
 from ledgermirror.simulator.evm import keccak256
@@ -25,7 +27,7 @@ def _word(value: int) -> bytes:
 def create_contract(em: Emitter) -> bool:
     """A contract deployed from inline initcode: its bytecode and first storage writes go to sidecars."""
     payer = picks.payer(em, 500 * HBAR)
-    if payer is None:
+    if payer is None or not em.sidecars_allowed:
         return False
     hapi = em.hapi
     runtime = bytes.fromhex("6080604052") + em.rng.randbytes(em.rng.randrange(64, 256))
@@ -63,9 +65,9 @@ def create_contract(em: Emitter) -> bool:
 
 def call_contract(em: Emitter) -> bool:
     """A call that reads one slot and writes another, with a log; state changes and actions go to sidecars."""
-    contract = picks.sample(em, em.ledger.contract_list)
+    contract = picks.sample(em, em.ledger.contract_list, lambda c: not c.deleted)
     payer = picks.payer(em, 50 * HBAR)
-    if contract is None or payer is None:
+    if contract is None or payer is None or not em.sidecars_allowed:
         return False
     parameters = bytes.fromhex("6057361d") + _word(em.rng.randrange(1 << 32))
     body = em.hapi.bodies["contract_call"].ContractCallTransactionBody(gas=GAS, functionParameters=parameters)
@@ -76,6 +78,40 @@ def call_contract(em: Emitter) -> bool:
         em, record.contractCallResult, contract, sender=payer, parameters=parameters, gas=GAS
     )
     em.emit(Tx(payer, "contractCall", body, picks.fee(em, "contractCall"), sidecars=sidecars), record)
+    return True
+
+
+def update_or_delete_contract(em: Emitter, delete: bool | None = None) -> bool:
+    """The creator changes a contract's memo, or (one time in four, keeping at least two live contracts)
+    deletes it: its balance goes to the creator."""
+    ledger = em.ledger
+    live = [c for c in ledger.contract_list[-20:] if not c.deleted]
+    contract = picks.sample(em, live, lambda c: ledger.balance(c.creator) >= 50 * HBAR)
+    if contract is None or ledger.accounts[contract.creator].deleted:
+        return False
+    hapi = em.hapi
+    if delete if delete is not None else (em.rng.random() < 0.25 and len(live) > 2):
+        body = hapi.bodies["contract_delete"].ContractDeleteTransactionBody(
+            transferAccountID=em.account_id(contract.creator)
+        )
+        body.contractID.contractNum = contract.num
+        rest = ledger.balance(contract.num)
+        hbar = {contract.num: -rest, contract.creator: rest} if rest else {}
+        record = em.new_record()
+        record.receipt.contractID.contractNum = contract.num
+        em.emit(
+            Tx(contract.creator, "contractDeleteInstance", body, picks.fee(em, "contractDelete"), hbar=hbar),
+            record,
+        )
+        contract.deleted, contract.obtainer = True, contract.creator
+        return True
+    body = hapi.bodies["contract_update"].ContractUpdateTransactionBody()
+    body.contractID.contractNum = contract.num
+    body.memoWrapper.value = f"simulated contract v{em.rng.randrange(2, 100)}"
+    record = em.new_record()
+    record.receipt.contractID.contractNum = contract.num
+    em.emit(Tx(contract.creator, "contractUpdateInstance", body, picks.fee(em, "contractUpdate")), record)
+    contract.memo = body.memoWrapper.value
     return True
 
 
@@ -100,6 +136,8 @@ def fill_call_result(
     log = result.logInfo.add(data=value)
     log.contractID.contractNum = contract.num
     log.topic.append(VALUE_CHANGED)
+    log.bloom = log_bloom(contract.num.to_bytes(20, "big"), [VALUE_CHANGED])
+    result.bloom = log.bloom
     contract.storage[write_slot] = value
     contract.calls += 1
     return _sidecars(em, contract.num, sender, changes, call=(parameters, value, result.gasUsed))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgermirror.simulator import picks
+from ledgermirror.simulator import picks, staking
 from ledgermirror.simulator.emitter import Emitter, Tx
 from ledgermirror.simulator.ledger_state import Token
 from ledgermirror.simulator.picks import HBAR
@@ -31,7 +31,11 @@ def transfer(em: Emitter) -> bool:
     moves[sender] = -sum(moves.values())
     for account in sorted(moves):
         body.transfers.accountAmounts.add(accountID=em.account_id(account), amount=moves[account])
-    em.emit(Tx(sender, "cryptoTransfer", body, picks.fee(em, "cryptoTransfer"), hbar=moves, memo=_memo(em)))
+    record = em.new_record()
+    hbar = dict(moves)
+    for account, reward in staking.payouts(em, moves, record).items():
+        hbar[account] = hbar.get(account, 0) + reward
+    em.emit(Tx(sender, "cryptoTransfer", body, picks.fee(em, "cryptoTransfer"), hbar=hbar, memo=_memo(em)), record)
     return True
 
 
@@ -238,7 +242,9 @@ def _allowance_owner(em: Emitter, kind: str) -> tuple[int | None, Token | None]:
     an hbar allowance's owner and no token."""
     ledger = em.ledger
     if kind != "hbar":
-        token = picks.sample(em, ledger.fungible if kind == "token" else ledger.nft_classes)
+        token = picks.sample(
+            em, ledger.fungible if kind == "token" else ledger.nft_classes, lambda t: not t.regulated
+        )
         if token is not None:
             holder = picks.sample(
                 em, token.holders, lambda h: token.balances[h] > 0 and ledger.balance(h) >= 200 * HBAR

@@ -57,6 +57,10 @@ class Tx:
     sidecars: tuple[Any, ...] = ()
     max_fee: int | None = None
     """The body's ``transactionFee`` (the most the payer accepts); by default twice the charged fee."""
+    batch_key: bytes | None = None
+    """The serialized ``Key`` of the atomic batch this inner transaction belongs to."""
+    signed: bytes | None = None
+    """The ``SignedTransaction`` bytes when fixed beforehand (an atomic batch lists its inner ones)."""
 
 
 def _default_max_fee(tx: Tx) -> int:
@@ -80,6 +84,8 @@ class Emitter:
         self.results: Counter[str] = Counter()
         self.transactions = 0
         self._last_top: tuple[int, int, int | None] = (0, 0, None)
+        self.sidecars_allowed = True
+        """False while a v5 or v2 file is written (they have no sidecars): contract kinds stand aside."""
         self.last_signature: tuple[bytes, bytes] = (b"", b"")
         """(public key prefix, ED25519 signature) of the last top-level transaction's signature map."""
 
@@ -119,20 +125,9 @@ class Emitter:
             self._last_top = (tx.payer, valid_start, node)
         else:
             valid_start = tx.valid_start if tx.valid_start is not None else self._last_top[1]
-        transaction_id = hapi.basic.TransactionID(
-            accountID=self.account_id(tx.payer), nonce=tx.nonce, scheduled=tx.scheduled
-        )
-        set_timestamp(transaction_id.transactionValidStart, valid_start)
-        body = hapi.transaction.TransactionBody(
-            transactionID=transaction_id,
-            transactionFee=tx.max_fee if tx.max_fee is not None else _default_max_fee(tx),
-            memo=tx.memo,
-        )
-        if node is not None:
-            body.nodeAccountID.accountNum = node
-            body.transactionValidDuration.seconds = VALID_DURATION_SECONDS
-        getattr(body, tx.body_name).CopyFrom(tx.body)
-        signed = self._signed(body, tx.payer if top_level else None)
+        body = self._body(tx, valid_start, node)
+        transaction_id = body.transactionID
+        signed = tx.signed if tx.signed is not None else self._signed(body, tx.payer if top_level else None)
         transaction_bytes = hapi.transaction.Transaction(signedTransactionBytes=signed).SerializeToString()
 
         record.receipt.status = getattr(hapi.codes, tx.status)
@@ -158,6 +153,32 @@ class Emitter:
         self.results[tx.status] += 1
         self.transactions += 1
         return consensus
+
+    def inner_signed(self, tx: Tx) -> bytes:
+        """The signed bytes of an atomic batch's inner transaction (its own payer, valid start and
+        signature; no node), fixed before the batch that lists them is emitted."""
+        if tx.valid_start is None:
+            raise ValueError("an inner transaction needs its valid start")
+        return self._signed(self._body(tx, tx.valid_start, None), tx.payer)
+
+    def _body(self, tx: Tx, valid_start: int, node: int | None) -> Any:
+        hapi = self.hapi
+        transaction_id = hapi.basic.TransactionID(
+            accountID=self.account_id(tx.payer), nonce=tx.nonce, scheduled=tx.scheduled
+        )
+        set_timestamp(transaction_id.transactionValidStart, valid_start)
+        body = hapi.transaction.TransactionBody(
+            transactionID=transaction_id,
+            transactionFee=tx.max_fee if tx.max_fee is not None else _default_max_fee(tx),
+            memo=tx.memo,
+        )
+        if node is not None:
+            body.nodeAccountID.accountNum = node
+            body.transactionValidDuration.seconds = VALID_DURATION_SECONDS
+        if tx.batch_key is not None:
+            body.batch_key.CopyFrom(hapi.basic.Key.FromString(tx.batch_key))
+        getattr(body, tx.body_name).CopyFrom(tx.body)
+        return body
 
     def valid_start(self, payer: int, consensus: int) -> int:
         """A fresh transaction valid start for ``payer`` a few seconds before ``consensus``."""

@@ -48,9 +48,9 @@ def ethereum_call(em: Emitter) -> bool:
     the call result with the signer and its next nonce, and the Ethereum hash."""
     ledger = em.ledger
     sender = picks.sample(em, ledger.ecdsa_accounts, lambda a: not a.deleted)
-    contract = picks.sample(em, ledger.contract_list)
+    contract = picks.sample(em, ledger.contract_list, lambda c: not c.deleted)
     relay = picks.payer(em, 100 * HBAR, exclude=(sender.num,) if sender else ())
-    if sender is None or contract is None or relay is None:
+    if sender is None or contract is None or relay is None or not em.sidecars_allowed:
         return False
     data = bytes.fromhex("6057361d") + em.rng.randbytes(32)
     fields: list[RlpItem] = [

@@ -13,14 +13,16 @@ FEE_COLLECTOR = 98
 FIRST_USER_NUM = 1001
 INITIAL_SUPPLY = 50_000_000_000 * 100_000_000
 """50 billion hbar in tinybars."""
+STAKING_REWARD_ACCOUNT = 800
+"""0.0.800 pays staking rewards."""
 SYSTEM_PAYERS = (50, 55, 56, 57)
 """The privileged accounts that pay for system file updates and stake updates (no fee)."""
 
 
 def genesis_balances(node_accounts: list[int]) -> dict[int, int]:
-    """The accounts that exist before the stream: 0.0.2 with the whole supply; the nodes, 0.0.98 and the
-    system payers empty (the stream credits the first two, but never creates them)."""
-    accounts = [TREASURY, *node_accounts, FEE_COLLECTOR, *SYSTEM_PAYERS]
+    """The accounts that exist before the stream: 0.0.2 with the whole supply; the nodes, 0.0.98, the
+    system payers and 0.0.800 (staking rewards) empty (the stream credits them, but never creates them)."""
+    accounts = [TREASURY, *node_accounts, FEE_COLLECTOR, *SYSTEM_PAYERS, STAKING_REWARD_ACCOUNT]
     return {num: INITIAL_SUPPLY if num == TREASURY else 0 for num in sorted(accounts)}
 
 
@@ -40,6 +42,8 @@ class Account:
     decline_reward: bool = False
     evm_address: bytes = b""
     ethereum_nonce: int = 0
+    rewarded_period: int | None = None
+    """The staking period (its start) the account was last paid a reward for."""
     pinned: bool = False
     """Involved in something besides hbar (tokens, schedules, allowances, topics): never deleted."""
 
@@ -50,6 +54,23 @@ class CustomFee:
     amount: int
     denominated_in_token: bool
     """``True``: the fee is paid in units of the token itself; ``False``: in tinybars."""
+
+
+@dataclass(slots=True)
+class Royalty:
+    """A royalty fee of an NFT class: a fraction of the hbar paid for a serial, else (a gift) the fallback
+    fee in tinybars, charged to the receiver."""
+
+    collector: int
+    numerator: int
+    denominator: int
+    fallback: int
+
+
+FROZEN, UNFROZEN = 1, 2
+"""``token_account.freeze_status`` (NOT_APPLICABLE is 0)."""
+GRANTED, REVOKED = 1, 2
+"""``token_account.kyc_status``."""
 
 
 @dataclass(slots=True)
@@ -82,6 +103,24 @@ class Token:
     nfts: dict[int, Nft] = field(default_factory=dict)
     live_serials: list[int] = field(default_factory=list)
     next_serial: int = 1
+    deleted: bool = False
+    regulated: bool = False
+    """Created with freeze, KYC, pause and wipe keys (freeze default off): holders need a KYC grant."""
+    paused: bool = False
+    royalty: Royalty | None = None
+    freeze_status: dict[int, int] = field(default_factory=dict)
+    """Accounts whose ``freeze_status`` the stream set (the treasury at creation, freeze and unfreeze)."""
+    kyc_status: dict[int, int] = field(default_factory=dict)
+    """Accounts whose ``kyc_status`` the stream set (the treasury at creation, KYC grants and revokes)."""
+
+    def movable(self, *accounts: int) -> bool:
+        """Whether these accounts may send or receive the token now (not paused; when regulated, not frozen
+        and KYC granted)."""
+        if self.paused:
+            return False
+        if not self.regulated:
+            return True
+        return all(self.freeze_status.get(a) != FROZEN and self.kyc_status.get(a) == GRANTED for a in accounts)
 
 
 @dataclass(slots=True)
@@ -96,6 +135,8 @@ class Topic:
     running_hash: bytes = bytes(48)
     last_message_timestamp: int | None = None
     deleted: bool = False
+    chunks: int = 0
+    """Messages that are chunks of a larger one (``chunk_total`` > 1)."""
 
 
 @dataclass(slots=True)
@@ -132,6 +173,46 @@ class Contract:
     initcode: bytes = b""
     storage: dict[bytes, bytes] = field(default_factory=dict)
     calls: int = 0
+    memo: str = "simulated contract"
+    deleted: bool = False
+    obtainer: int | None = None
+
+
+@dataclass(slots=True)
+class Node:
+    """A node created in the stream (HIP-869): in the node list, not in the address book that signs."""
+
+    node_id: int
+    account: int
+    admin_key: bytes
+    created_timestamp: int
+    description: str
+    decline_reward: bool
+    deleted: bool = False
+
+
+@dataclass(slots=True)
+class UserFile:
+    num: int
+    contents: bytes
+    created_timestamp: int
+    owner: int = 0
+    """The creator, whose key is the file's key."""
+    deleted: bool = False
+    system_deleted: bool = False
+    """Deleted by the system admin (a system undelete restores only these)."""
+
+
+@dataclass(slots=True)
+class Hook:
+    """An EVM hook of an account (HIP-1195): its contract and its storage (slot → value, 32-byte words)."""
+
+    owner: int
+    hook_id: int
+    contract: int
+    created_timestamp: int
+    storage: dict[bytes, bytes] = field(default_factory=dict)
+    deleted: bool = False
 
 
 @dataclass(slots=True)
@@ -167,6 +248,24 @@ class Ledger:
     airdrops: dict[tuple[int, int, int], tuple[int, str]] = field(default_factory=dict)
     """(sender, receiver, token) → (amount, PENDING / CLAIMED / CANCELLED) of the latest fungible airdrop."""
     pending_airdrops: list[tuple[int, int, int]] = field(default_factory=list)
+    nft_airdrops: dict[tuple[int, int, int, int], str] = field(default_factory=dict)
+    """(sender, receiver, token, serial) → PENDING / CLAIMED / CANCELLED of the latest NFT airdrop."""
+    pending_nft_airdrops: list[tuple[int, int, int, int]] = field(default_factory=list)
+    nodes: dict[int, Node] = field(default_factory=dict)
+    user_files: dict[int, UserFile] = field(default_factory=dict)
+    freezes: list[dict[str, object]] = field(default_factory=list)
+    """Freeze transactions as ``truth.json`` lists them."""
+    hooks: dict[tuple[int, int], Hook] = field(default_factory=dict)
+    hook_list: list[Hook] = field(default_factory=list)
+    batches: int = 0
+    """Atomic batches emitted."""
+    staking_rewards: dict[int, int] = field(default_factory=dict)
+    """Account → staking rewards paid to it."""
+    reward_rate: int = 0
+    """Tinybars per whole hbar staked paid for a full staking period (from the last stake update)."""
+    reward_period_end: int | None = None
+    """End of the staking period the last stake update closed (its midnight): accounts staked before it are
+    owed one reward for that period (a simplification: the network pays only stakes held all period long)."""
     files: dict[int, bytes] = field(default_factory=dict)
     """System file contents after the last update/append (0.0.101, 0.0.102, 0.0.111, 0.0.112)."""
     next_num: int = FIRST_USER_NUM

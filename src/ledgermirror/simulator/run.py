@@ -8,9 +8,13 @@ Layout of ``out``::
     recordstreams/record0.0.<3+i>/<ts>.rcd.gz     the record files, byte-identical in every node folder
     recordstreams/record0.0.<3+i>/<ts>.rcd_sig    node i's signature file of each record file
     recordstreams/record0.0.<3+i>/sidecar/<ts>_01.rcd.gz   the sidecar of a record file with contract items
+    block/0000/0000/0000/0000/NNN.blk.zstd        ``--format blocks|cutover``: wrapped record blocks
     truth.json                                    what the network holds at the end (see truth.py)
 
-With ``layout="node-id"`` the node folders are HIP-679's ``simulated/0/<i>/record/`` instead.
+With ``layout="node-id"`` the node folders are HIP-679's ``simulated/0/<i>/record/`` instead. ``fmt`` chooses
+the streams: ``records`` (every file as a record file), ``blocks`` (every file as a wrapped record block,
+:mod:`.block_files`) or ``cutover`` (the first half as record files, the rest as blocks: the network moves
+from record streams to block streams mid-run).
 """
 
 from __future__ import annotations
@@ -29,8 +33,18 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
-from ledgermirror.simulator import crypto, hapi, keys, stream_files, system, truth
-from ledgermirror.simulator.emitter import Emitter
+from ledgermirror.simulator import (
+    block_files,
+    crypto,
+    hapi,
+    keys,
+    native_blocks,
+    staking,
+    stream_files,
+    system,
+    truth,
+)
+from ledgermirror.simulator.emitter import Emitter, StreamItem
 from ledgermirror.simulator.ledger_state import TREASURY, Ledger, genesis_balances
 from ledgermirror.simulator.mix import Mix
 from ledgermirror.simulator.picks import HBAR
@@ -44,6 +58,9 @@ ACCOUNT_LAYOUT = "account"
 NODE_ID_LAYOUT = "node-id"
 LAYOUTS = (ACCOUNT_LAYOUT, NODE_ID_LAYOUT)
 INITIAL_BALANCES = "initial-balances.pb.gz"
+FORMATS = ("records", "blocks", "cutover", "native")
+MIXED_VERSIONS = "mixed"
+RECORD_VERSIONS = ("6", "5", "2", MIXED_VERSIONS)
 NETWORK_NAME = "simulated"
 """The network folder of the HIP-679 layout."""
 
@@ -68,13 +85,14 @@ def simulate(
     seed: int = 0,
     start: int = DEFAULT_START,
     layout: str = ACCOUNT_LAYOUT,
+    fmt: str = "records",
+    record_version: str = "6",
 ) -> Summary:
     """Write ``seconds // 2`` record files (at least one) of about ``2 * tps`` transactions each, in the
-    ``recordstreams/record0.0.N/`` layout or (``layout="node-id"``) HIP-679's ``<network>/0/<node>/record/``."""
-    if nodes < 1 or seconds < 1 or tps < 1:
-        raise ValueError("nodes, seconds and tps must be positive")
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}")
+    ``recordstreams/record0.0.N/`` layout or (``layout="node-id"``) HIP-679's ``<network>/0/<node>/record/``.
+    ``record_version`` is 6, 5 or 2 for every file, or ``mixed``: the first third v2, the next v5, the rest
+    v6, as the network's history went (contract kinds, which need sidecars, only run in v6 files)."""
+    _check(nodes, seconds, tps, layout, fmt, record_version)
     began = time.perf_counter()
     node_keys = [keys.node_private_key(seed, node_id) for node_id in range(nodes)]
     seconds_keys = time.perf_counter() - began
@@ -88,6 +106,8 @@ def simulate(
     folders = _prepare(out, node_accounts, node_keys, book, layout)
     (out / INITIAL_BALANCES).write_bytes(_balance_snapshot(protos, genesis, start - 1))
     file_count = max(1, seconds // FILE_SECONDS)
+    first_block = {"records": file_count, "blocks": 0, "native": 0, "cutover": max(1, file_count // 2)}[fmt]
+    output = _Output(out, folders, node_keys, seed, first_block, fmt)
     mix = Mix(em)
     _bootstrap(mix, book, nodes)
     running = hashlib.sha384(f"ledgermirror-simulator:genesis:{seed}".encode()).digest()
@@ -103,16 +123,17 @@ def simulate(
         if index > 0 and file_start // system.NANOS_PER_DAY != previous_start // system.NANOS_PER_DAY:
             mix.scripted.append(lambda em: system.node_stake_update(em, nodes))  # the new staking day
         em.new_file()
+        version = file_version(record_version, index, file_count)
+        em.sidecars_allowed = version == stream_files.RECORD_FILE_VERSION
         for slot in range(per_file):
             em.start(file_start + slot * gap + 1 + rng.randrange(max(gap // 2, 1)))
             mix.step()
         items, em.items = em.items, []
-        sidecar = stream_files.sidecar_file(protos, items)
-        data = stream_files.record_file(items, running, index, HAPI_VERSION, sidecar)
+        data = _record_file(protos, items, running, index, version)
         running = data.end_running_hash
-        written += _write(folders, node_keys, data)
-        sidecars += sidecar is not None
-        names.append(data.stem + ".rcd.gz")
+        written += output.write(index, data, items)
+        sidecars += data.sidecar is not None
+        names.append(data.name)
         listed.append(
             {
                 "name": names[-1],
@@ -125,6 +146,7 @@ def simulate(
                 "consensus_start": items[0].consensus_timestamp,
                 "consensus_end": items[-1].consensus_timestamp,
                 "sidecar": data.sidecar is not None,
+                "version": data.version,
             }
         )
     network = {
@@ -140,7 +162,9 @@ def simulate(
         "address_book": "addressbook.bin",
         "initial_balances": INITIAL_BALANCES,
         "layout": layout,
+        "record_version": record_version,
         "folders": [str(folder.relative_to(out)) for folder in folders],
+        "format": fmt,
     }
     files = {
         "count": len(names),
@@ -149,10 +173,87 @@ def simulate(
         "first_block": 0,
         "sidecars": sidecars,
         "files": listed,
+        "first_wrapped_block": first_block if first_block < file_count else None,
     }
     document = truth.truth(em, network, files, genesis)
     (out / "truth.json").write_text(json.dumps(document, indent=1, sort_keys=False) + "\n")
     return Summary(out, len(names), em.transactions, sidecars, written, seconds_keys, time.perf_counter() - began)
+
+
+def _check(nodes: int, seconds: int, tps: int, layout: str, fmt: str, record_version: str) -> None:  # noqa: PLR0917
+    if nodes < 1 or seconds < 1 or tps < 1:
+        raise ValueError("nodes, seconds and tps must be positive")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}")
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+    if record_version not in RECORD_VERSIONS:
+        raise ValueError(f"record version must be one of {', '.join(RECORD_VERSIONS)}")
+    if record_version != "6" and fmt != "records":
+        raise ValueError("record versions 5 and 2 are written as record files only (--format records)")
+
+
+def _record_file(
+    protos: Any, items: list[StreamItem], running: bytes, index: int, version: int
+) -> stream_files.RecordFileBytes:
+    if version == 2:
+        return stream_files.record_file_v2(items, running, index)
+    if version == 5:
+        return stream_files.record_file_v5(items, running, index, HAPI_VERSION)
+    sidecar = stream_files.sidecar_file(protos, items)
+    return stream_files.record_file(items, running, index, HAPI_VERSION, sidecar)
+
+
+def file_version(record_version: str, index: int, count: int) -> int:
+    """The record file version of file ``index`` of ``count``."""
+    if record_version != MIXED_VERSIONS:
+        return int(record_version)
+    if index < count // 3:
+        return 2
+    return 5 if index < 2 * count // 3 else stream_files.RECORD_FILE_VERSION
+
+
+class _Output:
+    """Writes each file as a record file (with its signature files), a wrapped record block or a native block."""
+
+    def __init__(  # noqa: PLR0917
+        self,
+        out: Path,
+        folders: list[Path],
+        node_keys: list[rsa.RSAPrivateKey],
+        seed: int,
+        first_block: int,
+        fmt: str,
+    ) -> None:
+        self.out, self.folders, self.node_keys, self.seed = out, folders, node_keys, seed
+        self.first_block = first_block
+        self.fmt = fmt
+        self.previous_root = bytes(block_files.HASH_LENGTH)
+
+    def write(self, index: int, data: stream_files.RecordFileBytes, items: list[StreamItem]) -> int:
+        block = None
+        if self.fmt == "native":
+            block = native_blocks.native_block(
+                items,
+                data.block_number,
+                previous_root=self.previous_root,
+                hapi_version=HAPI_VERSION,
+                seed=self.seed,
+            )
+        elif self.fmt != "records":  # every file's block, so the chain of root hashes starts at the first file
+            block = block_files.wrapped_block(
+                data,
+                items[0].consensus_timestamp,
+                previous_root=self.previous_root,
+                node_keys=self.node_keys,
+                hapi_version=HAPI_VERSION,
+                seed=self.seed,
+            )
+        if block is not None:
+            self.previous_root = block.root_hash
+        if block is None or index < self.first_block:
+            return _write(self.folders, self.node_keys, data)
+        return block_files.write_block(self.out, block)
 
 
 def _balance_snapshot(protos: Any, genesis: dict[int, int], consensus_timestamp: int) -> bytes:
@@ -187,8 +288,8 @@ def _prepare(
 def _write(folders: list[Path], node_keys: list[rsa.RSAPrivateKey], data: stream_files.RecordFileBytes) -> int:
     written = 0
     for folder, key in zip(folders, node_keys, strict=True):
-        signature = stream_files.signature_file(key, data.file_hash, data.metadata_hash)
-        (folder / f"{data.stem}.rcd.gz").write_bytes(data.stored)
+        signature = stream_files.signature_file_for(key, data)
+        (folder / data.name).write_bytes(data.stored)
         (folder / f"{data.stem}.rcd_sig").write_bytes(signature)
         written += len(data.stored) + len(signature)
         if data.sidecar is not None:
@@ -205,6 +306,7 @@ def _bootstrap(mix: Mix, book: bytes, nodes: int) -> None:
     mix.scripted.append(lambda em: system.node_stake_update(em, nodes))
     mix.scripted.append(lambda em: system.update_address_book(em, book))
     mix.scripted.append(lambda em: system.update_exchange_rates(em, 5))
+    mix.scripted.append(staking.fund_reward_account)
     for _ in range(BOOTSTRAP_ACCOUNTS):
         mix.scripted.append(_fund_user)
 

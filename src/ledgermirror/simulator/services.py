@@ -28,7 +28,7 @@ def topic_running_hash(
     return hashlib.sha384(data + hashlib.sha384(message).digest()).digest()
 
 
-def create_topic(em: Emitter) -> bool:
+def create_topic(em: Emitter, admin_keyed: bool | None = None) -> bool:
     payer = picks.payer(em, 100 * HBAR)
     if payer is None:
         return False
@@ -38,7 +38,7 @@ def create_topic(em: Emitter) -> bool:
     )
     body.autoRenewPeriod.seconds = 7_776_000
     key = em.ledger.accounts[payer].key
-    admin = key if em.rng.random() < 0.5 else None
+    admin = key if (admin_keyed if admin_keyed is not None else em.rng.random() < 0.5) else None
     restricted = key if em.rng.random() < 0.3 else None
     if admin:
         body.adminKey.CopyFrom(picks.key_message(em, admin))
@@ -54,28 +54,47 @@ def create_topic(em: Emitter) -> bool:
     return True
 
 
-def submit_message(em: Emitter) -> bool:
+def submit_message(em: Emitter, chunks: int | None = None) -> bool:
+    """One message, or (one in ten, or ``chunks``) a large one in 2-3 chunks: one transaction per chunk,
+    each with its own sequence number, all naming the first chunk's transaction id."""
     topic = picks.sample(em, em.ledger.live_topics)
     if topic is None:
         return False
     payer = topic.auto_renew_account if topic.submit_key else picks.payer(em, 10 * HBAR)
     if payer is None or em.ledger.balance(payer) < 10 * HBAR:
         return False
-    message = f"{em.rng.choice(_MESSAGES)} #{topic.sequence_number + 1}".encode()
-    body = em.hapi.bodies["consensus_submit_message"].ConsensusSubmitMessageTransactionBody(message=message)
-    body.topicID.topicNum = topic.num
-    sequence = topic.sequence_number + 1
-    running = topic_running_hash(
-        topic.running_hash, payer=payer, topic=topic.num, consensus=em.peek(), sequence=sequence, message=message
-    )
-    record = em.new_record()
-    record.receipt.topicSequenceNumber = sequence
-    record.receipt.topicRunningHash = running
-    record.receipt.topicRunningHashVersion = RUNNING_HASH_VERSION
-    stamp = em.emit(Tx(payer, "consensusSubmitMessage", body, picks.fee(em, "consensusSubmitMessage")), record)
-    topic.sequence_number = sequence
-    topic.running_hash = running
-    topic.last_message_timestamp = stamp
+    total = chunks if chunks is not None else (em.rng.choice((2, 3)) if em.rng.random() < 0.1 else 1)
+    first_id = None
+    for number in range(1, total + 1):
+        message = f"{em.rng.choice(_MESSAGES)} #{topic.sequence_number + 1}".encode()
+        body = em.hapi.bodies["consensus_submit_message"].ConsensusSubmitMessageTransactionBody(message=message)
+        body.topicID.topicNum = topic.num
+        valid_start = em.valid_start(payer, em.peek())
+        if total > 1:
+            body.chunkInfo.total, body.chunkInfo.number = total, number
+            if first_id is None:
+                first_id = em.hapi.basic.TransactionID(accountID=em.account_id(payer))
+                set_timestamp(first_id.transactionValidStart, valid_start)
+            body.chunkInfo.initialTransactionID.CopyFrom(first_id)
+        sequence = topic.sequence_number + 1
+        running = topic_running_hash(
+            topic.running_hash,
+            payer=payer,
+            topic=topic.num,
+            consensus=em.peek(),
+            sequence=sequence,
+            message=message,
+        )
+        record = em.new_record()
+        record.receipt.topicSequenceNumber = sequence
+        record.receipt.topicRunningHash = running
+        record.receipt.topicRunningHashVersion = RUNNING_HASH_VERSION
+        fee = picks.fee(em, "consensusSubmitMessage")
+        stamp = em.emit(Tx(payer, "consensusSubmitMessage", body, fee, valid_start=valid_start), record)
+        topic.sequence_number = sequence
+        topic.running_hash = running
+        topic.last_message_timestamp = stamp
+        topic.chunks += total > 1
     return True
 
 

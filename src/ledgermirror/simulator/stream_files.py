@@ -1,5 +1,6 @@
-"""The bytes of the stream files a node writes: v6 record files, v6 signature files and sidecar files
-(``fees-and-streams.md`` B.1-B.5), and their names (B.7).
+"""The bytes of the stream files a node writes: record files of v6 (protobuf, gzipped), v5 (platform object
+stream) and v2 (type-marked records), their signature files, and v6 sidecar files (``fees-and-streams.md``
+B.1-B.5), and their names (B.7).
 
 The record file is assembled field by field around the exact item bytes, so the running hash a reader
 recomputes from the file is the one folded here over the same bytes.
@@ -10,7 +11,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import struct
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,10 +20,18 @@ from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
 from cryptography.hazmat.primitives.hashes import SHA384
 
 from ledgermirror.importer.running_hash import running_hash
+from ledgermirror.importer.stream_names import stem_of
 from ledgermirror.simulator.emitter import StreamItem
 from ledgermirror.simulator.hapi import Hapi
 
 RECORD_FILE_VERSION = 6
+RECORD_FILE_VERSIONS = (6, 5, 2)
+HASH_OBJECT_CLASS_ID = 0xF422DA83A251741E
+RECORD_STREAM_OBJECT_CLASS_ID = 0xE370929BA5429D8B
+SIGNATURE_CLASS_ID = 0x13DC4B399B245C69
+SHA_384_DIGEST_TYPE = 0x58FF811B
+V2_HAPI_VERSION = 3
+"""The HAPI "version" int of a v2 header (no major/minor/patch before v5)."""
 SHA_384 = 1
 SHA_384_WITH_RSA = 1
 SIDECAR_ID = 1
@@ -54,8 +62,7 @@ def _hash_object(digest: bytes) -> bytes:
 
 def file_name(consensus_timestamp: int) -> str:
     """``2026-01-01T00_00_00.123456789Z``: the instant with ``:`` as ``_`` and 9 fraction digits."""
-    seconds, nanos = divmod(consensus_timestamp, 1_000_000_000)
-    return time.strftime("%Y-%m-%dT%H_%M_%S", time.gmtime(seconds)) + f".{nanos:09d}Z"
+    return stem_of(consensus_timestamp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +79,20 @@ class RecordFileBytes:
     """The file name without extension: ``<instant>``."""
     stored: bytes
     file_hash: bytes
-    metadata_hash: bytes
+    metadata_hash: bytes | None
+    """None for v2 (its signature covers the file hash only)."""
     start_running_hash: bytes
+    """v5/v6: the start running hash; v2: the previous file's hash."""
     end_running_hash: bytes
+    """v5/v6: the end running hash; v2: the file hash (what the next file names as previous)."""
     block_number: int
     sidecar: Sidecar | None
+    version: int = RECORD_FILE_VERSION
+
+    @property
+    def name(self) -> str:
+        """The data file name: ``.rcd.gz`` from v6 on, ``.rcd`` before."""
+        return self.stem + (".rcd.gz" if self.version >= RECORD_FILE_VERSION else ".rcd")
 
 
 def sidecar_file(hapi: Hapi, items: Sequence[StreamItem]) -> Sidecar | None:
@@ -129,6 +145,81 @@ def record_file(
         block_number=block_number,
         sidecar=sidecar,
     )
+
+
+def _v5_hash_object(digest: bytes) -> bytes:
+    return struct.pack(">Qiii", HASH_OBJECT_CLASS_ID, 1, SHA_384_DIGEST_TYPE, len(digest)) + digest
+
+
+def record_file_v5(
+    items: Sequence[StreamItem], start_running_hash: bytes, block_number: int, hapi_version: tuple[int, int, int]
+) -> RecordFileBytes:
+    """A v5 file: header ints, the start hash object, one record stream object per item (record, then
+    transaction), the end hash object; the metadata hash covers the header and both hash objects."""
+    pairs = [(item.record_bytes, item.transaction_bytes) for item in items]
+    end_hash = running_hash(start_running_hash, pairs)
+    head = struct.pack(">iiiii", 5, *hapi_version, 1)
+    body = b"".join(
+        struct.pack(">Qii", RECORD_STREAM_OBJECT_CLASS_ID, 1, len(record))
+        + record
+        + struct.pack(">i", len(transaction))
+        + transaction
+        for record, transaction in pairs
+    )
+    start, end = _v5_hash_object(start_running_hash), _v5_hash_object(end_hash)
+    content = head + start + body + end
+    return RecordFileBytes(
+        stem=file_name(items[0].consensus_timestamp),
+        stored=content,
+        file_hash=hashlib.sha384(content).digest(),
+        metadata_hash=hashlib.sha384(head + start + end).digest(),
+        start_running_hash=start_running_hash,
+        end_running_hash=end_hash,
+        block_number=block_number,
+        sidecar=None,
+        version=5,
+    )
+
+
+def record_file_v2(items: Sequence[StreamItem], previous_hash: bytes, block_number: int) -> RecordFileBytes:
+    """A v2 file: version, HAPI int, ``0x01`` and the previous file's hash, then per item ``0x02``, the
+    transaction and the record; its hash is SHA-384(header ‖ SHA-384(body))."""
+    header = struct.pack(">ii", 2, V2_HAPI_VERSION) + b"\x01" + previous_hash
+    body = b"".join(
+        b"\x02"
+        + struct.pack(">i", len(item.transaction_bytes))
+        + item.transaction_bytes
+        + struct.pack(">i", len(item.record_bytes))
+        + item.record_bytes
+        for item in items
+    )
+    file_hash = hashlib.sha384(header + hashlib.sha384(body).digest()).digest()
+    return RecordFileBytes(
+        stem=file_name(items[0].consensus_timestamp),
+        stored=header + body,
+        file_hash=file_hash,
+        metadata_hash=None,
+        start_running_hash=previous_hash,
+        end_running_hash=file_hash,
+        block_number=block_number,
+        sidecar=None,
+        version=2,
+    )
+
+
+def signature_file_for(key: rsa.RSAPrivateKey, data: RecordFileBytes) -> bytes:
+    """The node's signature file of a record file, in the format of the record file's version."""
+    if data.version >= RECORD_FILE_VERSION and data.metadata_hash is not None:
+        return signature_file(key, data.file_hash, data.metadata_hash)
+    if data.version == 5 and data.metadata_hash is not None:
+        out = b"\x05" + struct.pack(">i", 1)
+        for digest in (data.file_hash, data.metadata_hash):
+            signed = key.sign(digest, PKCS1v15(), SHA384())
+            header = struct.pack(">Qiiii", SIGNATURE_CLASS_ID, 1, SHA_384_WITH_RSA, len(signed), 101 - len(signed))
+            out += _v5_hash_object(digest) + header + signed
+        return out
+    signed = key.sign(data.file_hash, PKCS1v15(), SHA384())
+    return b"\x04" + data.file_hash + b"\x03" + struct.pack(">i", len(signed)) + signed
 
 
 def signature_file(key: rsa.RSAPrivateKey, file_hash: bytes, metadata_hash: bytes) -> bytes:

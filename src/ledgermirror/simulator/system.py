@@ -26,6 +26,8 @@ EXCHANGE_RATES = 112
 NODE_STAKE_TOTAL = 5_000_000_000 * 100_000_000
 """The stake of all nodes together, in tinybars (a tenth of the supply), shared equally."""
 NANOS_PER_DAY = 86_400 * 1_000_000_000
+REWARD_RATE = 2_000
+"""Tinybars per whole hbar staked paid for a staking period (every node's ``reward_rate``)."""
 
 
 def address_book(hapi: Hapi, keys: Sequence[RSAPublicKey], revision: int = 0) -> bytes:
@@ -137,9 +139,11 @@ def node_stake_update(em: Emitter, node_count: int) -> None:
             stake_not_rewarded=per_node - per_node // 2,
             min_stake=per_node // 4,
             max_stake=per_node * 2,
-            reward_rate=0,
+            reward_rate=REWARD_RATE,
         )
     em.emit(Tx(SYSTEM_ADMIN, "node_stake_update", body, 0))
+    em.ledger.reward_rate = REWARD_RATE
+    em.ledger.reward_period_end = em.now // NANOS_PER_DAY * NANOS_PER_DAY
 
 
 def _file_update(em: Emitter, num: int, contents: bytes, payer: int, *, status: str = "SUCCESS") -> None:

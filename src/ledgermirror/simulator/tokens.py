@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledgermirror.simulator import picks
+from ledgermirror.simulator import picks, royalties
 from ledgermirror.simulator.emitter import Emitter, Tx
-from ledgermirror.simulator.ledger_state import CustomFee, Nft, Token
+from ledgermirror.simulator.ledger_state import FROZEN, GRANTED, UNFROZEN, CustomFee, Nft, Token
 from ledgermirror.simulator.picks import HBAR
 
 _NAMES = ("Aurora", "Basalt", "Cobalt", "Dune", "Ember", "Fjord", "Granite", "Harbor", "Indigo", "Juniper")
@@ -19,10 +19,19 @@ INFINITE = 0
 FINITE = 1
 
 
-def create_token(em: Emitter, fungible: bool, with_fees: bool | None = None) -> bool:
+def create_token(
+    em: Emitter,
+    fungible: bool,
+    with_fees: bool | None = None,
+    *,
+    regulated: bool | None = None,
+    royalty: bool | None = None,
+) -> Token | None:
+    """A fungible token (fixed custom fees, 60 %) or an NFT class (a royalty fee with a fallback, half of
+    them); one in five is regulated (freeze, KYC, pause and wipe keys, and no custom fees)."""
     treasury = picks.payer(em, 500 * HBAR)
     if treasury is None:
-        return False
+        return None
     hapi, ledger = em.hapi, em.ledger
     num = ledger.new_num()
     name = f"{em.rng.choice(_NAMES)} {em.rng.choice(_SUFFIXES)}"
@@ -46,10 +55,21 @@ def create_token(em: Emitter, fungible: bool, with_fees: bool | None = None) -> 
         autoRenewAccount=em.account_id(treasury),
     )
     body.autoRenewPeriod.seconds = 7_776_000
+    if not fungible:
+        body.metadata_key.CopyFrom(picks.key_message(em, picks.ed25519_key(em)))
     token = Token(num, fungible, name, symbol, decimals, treasury, initial, initial, max_supply, 0, body.memo)
+    if regulated is None:
+        regulated = with_fees is None and royalty is None and em.rng.random() < 0.2
+    token.regulated = regulated
     associated = [treasury]
-    if fungible and (with_fees if with_fees is not None else em.rng.random() < 0.6):
+    if token.regulated:
+        for key_field in ("freezeKey", "kycKey", "pause_key", "wipeKey"):
+            getattr(body, key_field).CopyFrom(picks.key_message(em, picks.ed25519_key(em)))
+    elif fungible and (with_fees if with_fees is not None else em.rng.random() < 0.6):
         _custom_fees(em, token, body, associated, 2 if with_fees else em.rng.randrange(3))
+        body.fee_schedule_key.CopyFrom(picks.key_message(em, picks.ed25519_key(em)))
+    elif not fungible and (royalty if royalty is not None else em.rng.random() < 0.5):
+        royalties.add_royalty(em, token, body)
     record = em.new_record()
     record.receipt.tokenID.tokenNum = num
     for account in associated:
@@ -64,9 +84,11 @@ def create_token(em: Emitter, fungible: bool, with_fees: bool | None = None) -> 
     )
     for account in associated:
         associate_account(em, token, account)
+        if token.regulated:
+            token.freeze_status[account], token.kyc_status[account] = UNFROZEN, GRANTED
     token.balances[treasury] = initial
     ledger.add_token(token)
-    return True
+    return token
 
 
 def _custom_fees(em: Emitter, token: Token, body: Any, associated: list[int], choice: int) -> None:
@@ -106,16 +128,21 @@ def associate(em: Emitter) -> bool:
         {
             token.num
             for _ in range(em.rng.choice((1, 1, 2)))
-            if (token := picks.sample(em, em.ledger.token_list, lambda t: account not in t.balances)) is not None
+            if (
+                token := picks.sample(
+                    em, em.ledger.token_list, lambda t: account not in t.balances and not t.paused
+                )
+            )
+            is not None
         }
     )
     if not chosen:
         return False
-    _associate_with(em, account, chosen)
+    associate_with(em, account, chosen)
     return True
 
 
-def _associate_with(em: Emitter, account: int, token_nums: list[int]) -> None:
+def associate_with(em: Emitter, account: int, token_nums: list[int]) -> None:
     body = em.hapi.bodies["token_associate"].TokenAssociateTransactionBody(account=em.account_id(account))
     for num in token_nums:
         body.tokens.add(tokenNum=num)
@@ -125,9 +152,15 @@ def _associate_with(em: Emitter, account: int, token_nums: list[int]) -> None:
 
 
 def mint(em: Emitter, fungible: bool) -> bool:
-    token = picks.sample(em, em.ledger.fungible if fungible else em.ledger.nft_classes)
+    token = picks.sample(em, em.ledger.fungible if fungible else em.ledger.nft_classes, lambda t: not t.paused)
     if token is None:
         return False
+    return mint_into(em, token)
+
+
+def mint_into(em: Emitter, token: Token, count: int | None = None) -> bool:
+    """Units of a fungible token, or ``count`` (else 1-5) serials of an NFT class, to the treasury."""
+    fungible = token.fungible
     treasury = token.treasury
     if em.ledger.balance(treasury) < 100 * HBAR:
         return False
@@ -144,7 +177,7 @@ def mint(em: Emitter, fungible: bool) -> bool:
         token.total_supply += amount
         token.balances[treasury] += amount
     else:
-        count = em.rng.randrange(1, 6)
+        count = count if count is not None else em.rng.randrange(1, 6)
         if token.max_supply and token.total_supply + count > token.max_supply:
             return False
         for _ in range(count):
@@ -168,7 +201,7 @@ def mint(em: Emitter, fungible: bool) -> bool:
 
 
 def burn(em: Emitter) -> bool:
-    token = picks.sample(em, em.ledger.fungible, lambda t: t.balances.get(t.treasury, 0) > 1)
+    token = picks.sample(em, em.ledger.fungible, lambda t: t.balances.get(t.treasury, 0) > 1 and not t.paused)
     if token is None or em.ledger.balance(token.treasury) < 100 * HBAR:
         return False
     amount = em.rng.randrange(1, token.balances[token.treasury] // 10 + 2)
@@ -205,7 +238,7 @@ def fee_paying_transfer(em: Emitter) -> bool:
             account = picks.payer(em, 500 * HBAR)
             if account is None or account in token.balances:
                 return False
-            _associate_with(em, account, [token.num])
+            associate_with(em, account, [token.num])
             payers.append(account)
         sender, receiver = payers[0], payers[1]
         treasury_balance = token.balances[token.treasury]
@@ -225,6 +258,8 @@ def send_tokens(em: Emitter, token: Token, sender: int, receiver: int, amount: i
     in_hbar = sum(fee.amount for fee in fees if not fee.denominated_in_token)
     hbar_needed = picks.FEES["tokenTransfer"] * 2 + in_hbar
     if sender == receiver or balance <= in_token or em.ledger.balance(sender) < hbar_needed:
+        return False
+    if not token.movable(sender, receiver, *(fee.collector for fee in fees)):
         return False
     if em.ledger.accounts[sender].deleted:
         return False
@@ -262,15 +297,21 @@ def send_tokens(em: Emitter, token: Token, sender: int, receiver: int, amount: i
     return True
 
 
-def transfer_nft(em: Emitter) -> bool:
-    token = picks.sample(em, em.ledger.nft_classes, lambda t: bool(t.live_serials) and len(t.holders) >= 2)
+def transfer_nft(
+    em: Emitter, token: Token | None = None, serial: int | None = None, receiver: int | None = None
+) -> bool:
+    """A serial moves to another holder; a class with a royalty fee charges it (see ``royalties``)."""
     if token is None:
+        token = picks.sample(em, em.ledger.nft_classes, lambda t: bool(t.live_serials) and len(t.holders) >= 2)
+    if token is None or not token.live_serials:
         return False
-    serial = em.rng.choice(token.live_serials)
+    serial = serial if serial is not None else em.rng.choice(token.live_serials)
     nft = token.nfts[serial]
     owner = nft.owner
-    receiver = em.rng.choice(token.holders)
+    receiver = receiver if receiver is not None else em.rng.choice(token.holders)
     if owner is None or receiver == owner or em.ledger.balance(owner) < 10 * HBAR:
+        return False
+    if not token.movable(owner, receiver):
         return False
     body = em.hapi.bodies["crypto_transfer"].CryptoTransferTransactionBody()
     record = em.new_record()
@@ -279,7 +320,10 @@ def transfer_nft(em: Emitter) -> bool:
         container.nftTransfers.add(
             senderAccountID=em.account_id(owner), receiverAccountID=em.account_id(receiver), serialNumber=serial
         )
-    em.emit(Tx(owner, "cryptoTransfer", body, picks.fee(em, "tokenTransfer")), record)
+    hbar = royalties.charge(em, token, owner, receiver, body=body, record=record)
+    if hbar is None:
+        return False
+    em.emit(Tx(owner, "cryptoTransfer", body, picks.fee(em, "tokenTransfer"), hbar=hbar), record)
     token.balances[owner] -= 1
     token.balances[receiver] += 1
     nft.owner = receiver
@@ -289,7 +333,7 @@ def transfer_nft(em: Emitter) -> bool:
 
 def failed_token_transfer(em: Emitter) -> bool:
     """A fungible transfer to an account not associated with the token: refused, only the fee moves."""
-    token = picks.sample(em, em.ledger.fungible)
+    token = picks.sample(em, em.ledger.fungible, lambda t: not t.paused)
     if token is None:
         return False
     sender = token.treasury
@@ -316,7 +360,7 @@ def failed_token_transfer(em: Emitter) -> bool:
 def dissociate(em: Emitter) -> bool:
     """An account drops a token it holds none of (never the treasury or a fee collector)."""
     ledger = em.ledger
-    token = picks.sample(em, ledger.token_list, lambda t: len(t.holders) > 1)
+    token = picks.sample(em, ledger.token_list, lambda t: len(t.holders) > 1 and not t.paused)
     if token is None:
         return False
     account = picks.sample(
@@ -325,6 +369,8 @@ def dissociate(em: Emitter) -> bool:
         lambda a: (
             token.balances[a] == 0
             and all(fee.collector != a for fee in token.custom_fees)
+            and (token.royalty is None or token.royalty.collector != a)
+            and token.freeze_status.get(a) != FROZEN
             and ledger.balance(a) >= 200 * HBAR
         ),
     )
@@ -335,12 +381,16 @@ def dissociate(em: Emitter) -> bool:
     em.emit(Tx(account, "tokenDissociate", body, picks.fee(em, "tokenDissociate")))
     del token.balances[account]
     token.holders.remove(account)
+    token.freeze_status.pop(account, None)
+    token.kyc_status.pop(account, None)
     return True
 
 
 def update_token(em: Emitter) -> bool:
     """The treasury renames a token (name, symbol and memo)."""
-    token = picks.sample(em, em.ledger.token_list, lambda t: em.ledger.balance(t.treasury) >= 100 * HBAR)
+    token = picks.sample(
+        em, em.ledger.token_list, lambda t: not t.paused and em.ledger.balance(t.treasury) >= 100 * HBAR
+    )
     if token is None:
         return False
     name = f"{em.rng.choice(_NAMES)} {em.rng.choice(_SUFFIXES)} v2"

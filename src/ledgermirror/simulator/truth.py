@@ -50,6 +50,7 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any], genesis: 
                 "running_hash": t.running_hash.hex(),
                 "last_message_timestamp": t.last_message_timestamp,
                 "deleted": t.deleted,
+                "chunks": t.chunks,
             }
             for t in ledger.topics.values()
         },
@@ -78,6 +79,9 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any], genesis: 
                 "runtime_bytecode": c.runtime_bytecode.hex(),
                 "calls": c.calls,
                 "storage": {slot.hex(): value.hex() for slot, value in sorted(c.storage.items())},
+                "memo": c.memo,
+                "deleted": c.deleted,
+                "obtainer": entity(c.obtainer) if c.obtainer is not None else None,
             }
             for c in ledger.contracts.values()
         },
@@ -86,6 +90,45 @@ def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any], genesis: 
             {"sender": entity(s), "receiver": entity(r), "token": entity(t), "amount": amount, "state": state}
             for (s, r, t), (amount, state) in sorted(ledger.airdrops.items())
         ],
+        "nft_airdrops": [
+            {"sender": entity(s), "receiver": entity(r), "token": entity(t), "serial": serial, "state": state}
+            for (s, r, t, serial), state in sorted(ledger.nft_airdrops.items())
+        ],
+        "token_statuses": _token_statuses(ledger),
+        "nodes": {
+            str(n.node_id): {
+                "account": entity(n.account),
+                "admin_key": n.admin_key.hex(),
+                "created_timestamp": n.created_timestamp,
+                "description": n.description,
+                "decline_reward": n.decline_reward,
+                "deleted": n.deleted,
+            }
+            for n in sorted(ledger.nodes.values(), key=lambda node: node.node_id)
+        },
+        "user_files": {
+            entity(f.num): {
+                "size": len(f.contents),
+                "sha384": hashlib.sha384(f.contents).hexdigest(),
+                "created_timestamp": f.created_timestamp,
+                "deleted": f.deleted,
+            }
+            for f in ledger.user_files.values()
+        },
+        "freezes": ledger.freezes,
+        "hooks": [
+            {
+                "owner": entity(h.owner),
+                "hook_id": h.hook_id,
+                "contract": entity(h.contract),
+                "created_timestamp": h.created_timestamp,
+                "deleted": h.deleted,
+                "storage": {slot.hex(): value.hex() for slot, value in sorted(h.storage.items())},
+            }
+            for h in ledger.hook_list
+        ],
+        "atomic_batches": ledger.batches,
+        "staking_rewards": {entity(num): amount for num, amount in sorted(ledger.staking_rewards.items())},
         "files": {
             entity(num): {"size": len(data), "sha384": hashlib.sha384(data).hexdigest()}
             for num, data in sorted(ledger.files.items())
@@ -167,6 +210,19 @@ def _tokens(ledger: Ledger) -> dict[str, Any]:
             "max_supply": t.max_supply,
             "supply_type": "FINITE" if t.max_supply else "INFINITE",
             "created_timestamp": t.created_timestamp,
+            "deleted": t.deleted,
+            "regulated": t.regulated,
+            "pause_status": ("PAUSED" if t.paused else "UNPAUSED") if t.regulated else "NOT_APPLICABLE",
+            "royalty_fees": [
+                {
+                    "collector": entity(t.royalty.collector),
+                    "numerator": t.royalty.numerator,
+                    "denominator": t.royalty.denominator,
+                    "fallback_amount": t.royalty.fallback,
+                }
+            ]
+            if t.royalty is not None
+            else [],
             "custom_fees": [
                 {
                     "collector": entity(fee.collector),
@@ -211,4 +267,18 @@ def _allowances(ledger: Ledger) -> dict[str, Any]:
             {"owner": entity(o), "spender": entity(s), "token": entity(t), "approved_for_all": v}
             for (o, s, t), v in sorted(ledger.nft_allowances.items())
         ],
+    }
+
+
+def _token_statuses(ledger: Ledger) -> dict[str, Any]:
+    """token → account → ``freeze_status`` and ``kyc_status`` (1 FROZEN / GRANTED, 2 UNFROZEN / REVOKED) of
+    the relationships whose status the stream set: the treasury of a regulated token at creation, then
+    freezes, unfreezes, KYC grants and revokes. Plain associations leave both NULL."""
+    return {
+        entity(t.num): {
+            entity(a): {"freeze_status": t.freeze_status.get(a), "kyc_status": t.kyc_status.get(a)}
+            for a in sorted(set(t.freeze_status) | set(t.kyc_status))
+        }
+        for t in ledger.tokens.values()
+        if t.freeze_status or t.kyc_status
     }

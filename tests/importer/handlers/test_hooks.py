@@ -107,3 +107,22 @@ def test_hook_lifecycle(ledger: Ledger) -> None:
         {"deleted": True, "created_timestamp": t1, "contract_id": encoded(4000)}
     ]
     assert len(fetch(ledger.url, "select * from hook_history")) == 1
+
+
+def test_a_slot_written_twice_by_one_transaction_keeps_its_last_value(ledger: Ledger) -> None:
+    """One ``hook_storage_change`` row per slot and transaction (its key), the last write's value; it used to
+    stop the import with a duplicate key."""
+
+    def slot_update(value: bytes) -> object:
+        return hook_types.EvmHookStorageUpdate(
+            storage_slot=hook_types.EvmHookStorageSlot(key=b"\x03", value=value)
+        )
+
+    store = module("hook_store_pb2").HookStoreTransactionBody(
+        hook_id=basic.HookId(entity_id=basic.HookEntityId(account_id=account(1001)), hook_id=7),
+        storage_updates=[slot_update(b"\x01"), slot_update(b"\x02")],
+    )
+    import_items(ledger.url, record_item(body("hook_store", store), at=T0 + 1))
+    changes = fetch(ledger.url, "select key, value_written from hook_storage_change")
+    assert changes == [{"key": word(3), "value_written": b"\x02"}]
+    assert fetch(ledger.url, "select value from hook_storage") == [{"value": b"\x02"}]

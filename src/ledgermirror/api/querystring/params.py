@@ -144,6 +144,14 @@ class ParsedQuery:
         return spec.name in self.values
 
 
+class _InvalidValues(Exception):
+    """Every invalid value of one parameter, for a ``per_value`` set."""
+
+    def __init__(self, errors: list[InvalidValue]) -> None:
+        super().__init__(len(errors))
+        self.errors = errors
+
+
 Check = Callable[[RawQuery], None]
 """An endpoint rule that runs before value validation (e.g. "name and token.id can not be used together")."""
 
@@ -162,14 +170,13 @@ class ParamSet:
         checks: Iterable[Check] = (),
         *,
         url_order: bool = False,
-        each_value: bool = False,
+        per_value: bool = False,
     ) -> None:
         self.specs = tuple(specs)
         self.checks = tuple(checks)
         self.url_order = url_order
-        self.each_value = each_value
-        """One message per invalid value (``timestamp=gt:1&timestamp=ne:1``: two), as the reference's
-        token-info route reports them; otherwise one per parameter."""
+        self.per_value = per_value
+        """One message per invalid value rather than per parameter (``/transactions/{id}``)."""
         self._by_name = {spec.name: spec for spec in self.specs}
 
     def parse(self, query_string: str, ctx: ParseContext) -> ParsedQuery:
@@ -198,15 +205,14 @@ class ParamSet:
                 )
                 (in_order if self.url_order else too_many).append(message)
                 continue
-            if self.each_value and not spec.single:
-                bad = [found for text in texts if (found := _invalid_message(spec, text, ctx)) is not None]
-                if bad:
-                    (in_order if self.url_order else invalid).extend(bad)
-                    continue
             try:
                 if spec.single and len(texts) > 1:
                     raise InvalidValue(key)
-                parsed = [spec.parse_one(text, ctx) for text in texts]
+                parsed = self._parse_values(spec, texts, ctx)
+            except _InvalidValues as errors:
+                found = [error.message or f"Invalid parameter: {key}" for error in errors.errors]
+                (in_order if self.url_order else invalid).extend(found)
+                continue
             except InvalidValue as error:
                 (in_order if self.url_order else invalid).append(error.message or f"Invalid parameter: {key}")
                 continue
@@ -217,14 +223,19 @@ class ParamSet:
             raise BadRequest(*messages)
         return ParsedQuery(raw, values, given)
 
+    def _parse_values(self, spec: ParamSpec[Any], texts: Sequence[str], ctx: ParseContext) -> list[Filter[Any]]:
+        if not self.per_value:
+            return [spec.parse_one(text, ctx) for text in texts]
+        parsed: list[Filter[Any]] = []
+        errors: list[InvalidValue] = []
+        for text in texts:
+            try:
+                parsed.append(spec.parse_one(text, ctx))
+            except InvalidValue as error:
+                errors.append(error)
+        if errors:
+            raise _InvalidValues(errors)
+        return parsed
+
     def names(self) -> list[str]:
         return [spec.name for spec in self.specs]
-
-
-def _invalid_message(spec: ParamSpec[Any], text: str, ctx: ParseContext) -> str | None:
-    """The message for one invalid value of ``spec``, or None when it parses."""
-    try:
-        spec.parse_one(text, ctx)
-    except InvalidValue as error:
-        return error.message or f"Invalid parameter: {spec.name}"
-    return None

@@ -83,7 +83,7 @@ SELECT_SQL = {
 }
 """Static statements keyed by (order, filtered by type, the account is encoded id 98)."""
 
-DETAILS_SQL = """select t.consensus_timestamp, t.payer_account_id, t.valid_start_ns, t.type, t.result, t.nonce,
+DETAILS_COLUMNS = """select t.consensus_timestamp, t.payer_account_id, t.valid_start_ns, t.type, t.result, t.nonce,
        t.parent_consensus_timestamp, t.entity_id, t.node_account_id, t.valid_duration_seconds, t.max_fee,
        t.charged_tx_fee, t.memo, t.transaction_bytes, t.transaction_hash, t.nft_transfer, t.scheduled, t.batch_key,
        t.max_custom_fees, t.high_volume, t.high_volume_pricing_multiplier,
@@ -93,9 +93,9 @@ DETAILS_SQL = """select t.consensus_timestamp, t.payer_account_id, t.valid_start
                         order by tt.token_id, tt.account_id)
         from token_transfer tt where tt.consensus_timestamp = t.consensus_timestamp) as token_transfers,
        (select json_agg(json_build_array(sr.account_id, sr.amount) order by sr.account_id)
-        from staking_reward_transfer sr where sr.consensus_timestamp = t.consensus_timestamp) as staking_rewards
-from transaction t
-where t.consensus_timestamp = any({timestamps}::bigint[])"""
+        from staking_reward_transfer sr where sr.consensus_timestamp = t.consensus_timestamp) as staking_rewards"""
+"""The columns ``render`` reads, from ``transaction t`` (also ``/transactions`` and ``/transactions/{id}``)."""
+DETAILS_SQL = DETAILS_COLUMNS + "\nfrom transaction t\nwhere t.consensus_timestamp = any({timestamps}::bigint[])"
 
 FIRST_TIMESTAMP = "select consensus_timestamp from transaction"
 _CONSENSUS_TIMESTAMP = Column("consensus_timestamp")

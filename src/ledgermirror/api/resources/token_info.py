@@ -35,7 +35,7 @@ TIMESTAMP = ParamSpec[int](
     example="lte:1700000000.000000000",
 )
 
-PARAMS = ParamSet([TIMESTAMP], each_value=True)
+PARAMS = ParamSet([TIMESTAMP], per_value=True)
 
 _COLUMNS = """t.token_id, t.created_timestamp, t.decimals, t.fee_schedule_key, t.freeze_default, t.freeze_key,
     t.initial_supply, t.kyc_key, t.max_supply, t.metadata, t.metadata_key, t.name, t.pause_key,

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ledgermirror.db.schema.balances import ACCOUNT_BALANCE, ACCOUNT_BALANCE_FILE, TOKEN_BALANCE
-from ledgermirror.db.schema.blocks import RECORD_FILE, SIDECAR_FILE
+from ledgermirror.db.schema.blocks import IMPORT_STATUS, RECORD_FILE, SIDECAR_FILE
 from ledgermirror.db.schema.contracts import (
     CONTRACT_ACTION,
     CONTRACT_LOG,
@@ -119,6 +119,7 @@ __all__ = [
     "HOOK",
     "HOOK_STORAGE",
     "HOOK_STORAGE_CHANGE",
+    "IMPORT_STATUS",
     "LEDGER",
     "NETWORK_FREEZE",
     "NETWORK_STAKE",
@@ -163,7 +164,7 @@ BASE_TABLES: tuple[Table, ...] = (
     ASSESSED_CUSTOM_FEE, CONTRACT, NETWORK_FREEZE, PRNG, HOOK, HOOK_STORAGE, HOOK_STORAGE_CHANGE, TOPIC,
     TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE, TRANSACTION_SIGNATURE, CONTRACT_RESULT, CONTRACT_LOG,
     CONTRACT_ACTION, CONTRACT_STATE, CONTRACT_STATE_CHANGE, ETHEREUM_TRANSACTION, CONTRACT_TRANSACTION,
-    CONTRACT_TRANSACTION_HASH, SIDECAR_FILE, LEDGER,
+    CONTRACT_TRANSACTION_HASH, SIDECAR_FILE, LEDGER, IMPORT_STATUS,
 )  # fmt: skip
 """Every declared table, in migration order (history twins are derived, see :data:`TABLES`)."""
 

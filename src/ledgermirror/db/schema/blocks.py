@@ -54,3 +54,22 @@ SIDECAR_FILE = Table(
     ),
     key=("consensus_end", "id"),
 )
+
+
+IMPORT_STATUS = Table(
+    "import_status",
+    (
+        not_null("id", "smallint", 1),
+        not_null("stream", "character varying(16)"),
+        not_null("last_index", "bigint"),
+        not_null("last_name", "character varying(250)"),
+        not_null("last_consensus_end", "bigint"),
+        not_null("last_proof", "character varying(32)"),
+        not_null("last_proof_verified", "boolean"),
+        not_null("chain_only_blocks", "bigint", 0),
+        nullable("first_chain_only_index", "bigint"),
+    ),
+    key=("id",),
+)
+"""Ours (migration 0040): the stream the importer last took a block or file from and how its proof was verified
+(blocks accepted on the hash chain only are counted)."""

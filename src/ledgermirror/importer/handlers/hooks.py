@@ -59,11 +59,14 @@ def _slots(updates: Iterable[Any]) -> list[tuple[bytes, bytes]]:
 
 
 def write_storage(item: Item, batch: Batch, owner: int, hook_id: int, updates: Iterable[Any]) -> None:
-    """Slot writes: one ``hook_storage_change`` row each, and the slots' new values (after the rows so far)."""
+    """Slot writes: one ``hook_storage_change`` row per slot (a slot written twice by one transaction keeps its
+    last value: the row's key is owner, hook, slot and timestamp), and the slots' new values (after the rows so
+    far)."""
     stamp = item.consensus_timestamp
     folded: dict[bytes, hook_storage.Slot] = {}
     for key, value in _slots(updates):
-        deleted = not value
+        folded[key] = (stamp, hook_id, stamp, owner, key, value, not value)
+    for _, _, _, _, key, value, deleted in folded.values():
         batch.insert(
             "hook_storage_change",
             {
@@ -76,7 +79,6 @@ def write_storage(item: Item, batch: Batch, owner: int, hook_id: int, updates: I
                 "deleted": deleted,
             },
         )
-        folded[key] = (stamp, hook_id, stamp, owner, key, value, deleted)
     if folded:
         slots = list(folded.values())
 

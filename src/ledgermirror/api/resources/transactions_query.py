@@ -1,0 +1,224 @@
+"""``GET /api/v1/transactions``, the query side: which consensus timestamps make a page.
+
+The reference's first phase. Without ``account.id`` or ``type`` the page is read from ``transaction`` alone
+(its primary key, or ``(type, consensus_timestamp)`` with ``transactiontype``). With ``account.id`` the page is
+the union of four sources, each read in consensus order up to the page size through its own index: transactions
+the account paid for (synthetic child records excepted), ``entity_transaction``, and the account's hbar and
+token transfers (each of several ``account.id`` equalities gets its own branches, and only the timestamp bounds
+that were given are written: PostgreSQL's generic plans then still read the account's indexes). With ``type``
+(credit or debit) only the two transfer sources count, with the amount's sign.
+The details of the page's transactions are loaded by ``account_transactions_query.DETAILS_SQL``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledgermirror.api.querystring.grammar import Order
+from ledgermirror.db.sql import Column, Op, Select, Statement, condition, template
+from ledgermirror.ledger.transaction_codes import CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT
+
+PRECEDING_TYPES = [CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT]
+"""Child records the payer's list keeps even with a nonce (the reference's ``precedingTransactionTypes``)."""
+FEE_COLLECTOR = 98
+"""Encoded id of 0.0.98, which the partial index on ``crypto_transfer (entity_id, consensus_timestamp)`` leaves
+out (it is in almost every transaction)."""
+
+_CONSENSUS_TIMESTAMP = Column("consensus_timestamp")
+_TYPE = Column("type")
+_RESULT = Column("result")
+PLAIN_HEAD = "select consensus_timestamp from transaction"
+
+
+@dataclass(frozen=True, slots=True)
+class AccountCondition:
+    """One ``account.id`` filter: an operator and an encoded id."""
+
+    op: Op
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class TransactionsFilter:
+    """The typed filters of one request, after the route's rules: the inclusive consensus window minus the
+    excluded timestamps, the account conditions (equalities merged into ``accounts_in``), the transfer sign
+    (``credit``: amount > 0, ``debit``: < 0), the wanted types and results (None: any)."""
+
+    lower: int | None = None
+    upper: int | None = None
+    excluded: tuple[int, ...] = ()
+    accounts_in: tuple[int, ...] = ()
+    account_conditions: tuple[AccountCondition, ...] = ()
+    sign: str | None = None
+    types: tuple[int, ...] | None = None
+    results: tuple[int, ...] | None = None
+    results_excluded: bool = False
+    """True: ``results`` are the ones to leave out (``result=fail``)."""
+    by_account: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_account", bool(self.accounts_in or self.account_conditions))
+
+
+def _holds(op: Op, left: int, right: int) -> bool:
+    return {
+        Op.EQ: left == right,
+        Op.NE: left != right,
+        Op.GT: left > right,
+        Op.GTE: left >= right,
+        Op.LT: left < right,
+        Op.LTE: left <= right,
+    }[op]
+
+
+def page_statement(found: TransactionsFilter, *, order: Order, limit: int) -> Select | Statement:
+    """The page's consensus timestamps, in ``order``, at most ``limit``."""
+    if not found.by_account and found.sign is None:
+        return _plain(found, order=order, limit=limit)
+    return _union(found, order=order, limit=limit)
+
+
+def _plain(found: TransactionsFilter, *, order: Order, limit: int) -> Select:
+    select = Select(PLAIN_HEAD)
+    if found.lower is not None:
+        select.compare(_CONSENSUS_TIMESTAMP, Op.GTE, found.lower)
+    if found.upper is not None:
+        select.compare(_CONSENSUS_TIMESTAMP, Op.LTE, found.upper)
+    if found.excluded:
+        select.none_of(_CONSENSUS_TIMESTAMP, found.excluded)
+    if found.types is not None:
+        select.any_of(_TYPE, found.types)
+    if found.results is not None:
+        if found.results_excluded:
+            select.none_of(_RESULT, found.results)
+        else:
+            select.any_of(_RESULT, found.results)
+    return select.order_by([_CONSENSUS_TIMESTAMP], order).limit(limit)
+
+
+# One branch of the union: a source read in consensus order through its index, cut to the page size.
+_BRANCH = (
+    "(select {distinct}{p}consensus_timestamp from {source}\n where {conditions}\n"
+    " order by {p}consensus_timestamp {order} limit {{limit}})"
+)
+_UNION = (
+    "select consensus_timestamp from (\n{branches}\n) found\norder by consensus_timestamp {order}\nlimit {{limit}}"
+)
+_LOWER = "{p}consensus_timestamp >= {{lower}}"
+_UPPER = "{p}consensus_timestamp <= {{upper}}"
+_EXCLUDED = "{p}consensus_timestamp <> all({{excluded}}::bigint[])"
+_TYPES = "{p}type = any({{types}}::smallint[])"
+_RESULTS_IN = "{p}result = any({{results}}::smallint[])"
+_RESULTS_OUT = "{p}result <> all({{results}}::smallint[])"
+_NOT_CHILD = "(nonce = 0 or parent_consensus_timestamp is not null or type = any({preceding}::smallint[]))"
+_TRANSACTION_EXISTS = (
+    "exists (select 1 from transaction t where t.consensus_timestamp = {p}consensus_timestamp and {conditions})"
+)
+_SIGN = {"credit": "{p}amount > 0", "debit": "{p}amount < 0"}
+
+
+def _window(found: TransactionsFilter, p: str) -> list[str]:
+    """Only the bounds that were given: PostgreSQL's generic plan for a bound it cannot see guesses it selective
+    and walks the timestamp index instead of the account's."""
+    conditions = []
+    if found.lower is not None:
+        conditions.append(_LOWER.format(p=p))
+    if found.upper is not None:
+        conditions.append(_UPPER.format(p=p))
+    if found.excluded:
+        conditions.append(_EXCLUDED.format(p=p))
+    return conditions
+
+
+def _account_conditions(found: TransactionsFilter, column: str, equal: int | None) -> list[str]:
+    """The account conditions of one branch: ``equal`` is the index of its equality (one branch per account:
+    PostgreSQL's generic plan for a list of accounts guesses many rows and walks the timestamp index instead)."""
+    conditions = [] if equal is None else [f"{column} = {{account_in_{equal}}}"]
+    for index, item in enumerate(found.account_conditions):
+        conditions.append(condition(Column(column), item.op, f"account_{index}"))
+    return conditions
+
+
+def _may_match(found: TransactionsFilter, equal: int | None, account: int) -> bool:
+    if equal is not None and found.accounts_in[equal] != account:
+        return False
+    return all(_holds(item.op, account, item.value) for item in found.account_conditions)
+
+
+def _type_result(found: TransactionsFilter, p: str) -> list[str]:
+    conditions = []
+    if found.types is not None:
+        conditions.append(_TYPES.format(p=p))
+    if found.results is not None:
+        conditions.append((_RESULTS_OUT if found.results_excluded else _RESULTS_IN).format(p=p))
+    return conditions
+
+
+def _branch(source: str, p: str, conditions: list[str], order: Order, *, distinct: bool = False) -> str:
+    return _BRANCH.format(
+        distinct="distinct " if distinct else "",
+        p=p,
+        source=source,
+        conditions="\n   and ".join(conditions),
+        order=order.value,
+    )
+
+
+def _transfer_branch(
+    found: TransactionsFilter, source: str, p: str, account: str, *, order: Order, equal: int | None
+) -> str:
+    conditions = [*_window(found, p), *_account_conditions(found, f"{p}{account}", equal)]
+    if source.startswith("crypto_transfer") and not _may_match(found, equal, FEE_COLLECTOR):
+        conditions.append(f"{p}entity_id <> {FEE_COLLECTOR}")  # lets the partial index serve the branch
+    if found.sign is not None:
+        conditions.append(_SIGN[found.sign].format(p=p))
+    typed = _type_result(found, "t.")
+    if typed:
+        conditions.append(_TRANSACTION_EXISTS.format(p=p, conditions=" and ".join(typed)))
+    return _branch(source, p, conditions, order, distinct=True)
+
+
+def _union(found: TransactionsFilter, *, order: Order, limit: int) -> Statement:
+    branches = []
+    equals: list[int | None] = list(range(len(found.accounts_in))) or [None]
+    for equal in equals:
+        if found.sign is None:
+            payer = [
+                *_window(found, ""),
+                *_account_conditions(found, "payer_account_id", equal),
+                _NOT_CHILD,
+                *_type_result(found, ""),
+            ]
+            branches.append(_branch("transaction", "", payer, order))
+            entity = [
+                *_window(found, ""),
+                *_account_conditions(found, "entity_id", equal),
+                *_type_result(found, ""),
+            ]
+            branches.append(_branch("entity_transaction", "", entity, order))
+        branches.append(
+            _transfer_branch(found, "crypto_transfer ct", "ct.", "entity_id", order=order, equal=equal)
+        )
+        branches.append(
+            _transfer_branch(found, "token_transfer tt", "tt.", "account_id", order=order, equal=equal)
+        )
+    text = _UNION.format(branches="\n    union\n".join(branches), order=order.value)
+    values: dict[str, Any] = {"limit": limit}
+    if found.lower is not None:
+        values["lower"] = found.lower
+    if found.upper is not None:
+        values["upper"] = found.upper
+    if found.excluded:
+        values["excluded"] = list(found.excluded)
+    if found.sign is None:
+        values["preceding"] = PRECEDING_TYPES
+    for index, account in enumerate(found.accounts_in):
+        values[f"account_in_{index}"] = account
+    for index, item in enumerate(found.account_conditions):
+        values[f"account_{index}"] = item.value
+    if found.types is not None:
+        values["types"] = list(found.types)
+    if found.results is not None:
+        values["results"] = list(found.results)
+    return template(text, **values)

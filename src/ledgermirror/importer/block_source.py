@@ -1,0 +1,248 @@
+"""Where blocks come from: the transport interface the block pipeline consumes, and its file implementation.
+
+A :class:`BlockSource` yields :class:`SourceBlock` s (a block number and the uncompressed bytes of a serialized
+``com.hedera.hapi.block.stream.Block``) in increasing number from a given start. Nothing it yields is trusted:
+the pipeline checks the header's number, the hash chain and the proof before anything is written.
+
+:class:`FileBlockSource` reads the reference's block bucket layout through a :class:`~.sources.Store` (a
+folder, or an ``s3://`` / ``gs://`` bucket): ``<root>/`` + the block number zero-padded to 19 digits with a
+``/`` after every 4 digits + ``.blk.zstd`` (zstd) or ``.blk`` (block 7 is
+``0000/0000/0000/0000/007.blk.zstd``). The root is the source itself or a ``block`` / ``blockstreams``
+folder found within a few levels of it. Since a block's name follows from its number, the next block is read
+by name; only the first block of an empty database is found by listing (the lowest folder at each level).
+
+A ``grpc://host:port`` source is a block node (``importer/block_node.py``, another module's), imported lazily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import re
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ledgermirror.importer.sources import SourceError, Store, open_store
+
+COMPRESSED_SUFFIX = ".blk.zstd"
+PLAIN_SUFFIX = ".blk"
+BLOCK_ROOT_FOLDERS = ("block", "blockstreams")
+_DIGITS = 19
+_GROUP = re.compile(r"^\d{4}$")
+_BLOCK_NAME = re.compile(r"^(\d{3})\.blk(\.zstd)?$")
+_ROOT_DEPTH = 3
+_FOLDER_FILES = 2000
+"""A leaf folder holds at most 1000 blocks (three digits), each as ``.blk.zstd`` or ``.blk``."""
+_MAX_FRAME = 1 << 30
+"""The largest block we decompress (1 GiB): a bound against a decompression bomb."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceBlock:
+    number: int
+    """The block number the source claims (checked against the block header)."""
+    name: str
+    """The file name (``0000000000000000007.blk.zstd``); a block node gives ``f"{number:019d}.blk"``."""
+    data: bytes
+    """A serialized ``Block``, uncompressed."""
+    size: int
+    """Bytes as delivered (the compressed file's size)."""
+
+
+class BlockSource(Protocol):
+    """Blocks in order from a number; see BLOCKS-INTERFACE.md for the contract."""
+
+    description: str
+
+    def blocks(self, start: int | None) -> AsyncIterator[SourceBlock]:
+        """Blocks in increasing number from ``start`` (``None``: the first the source has). The iterator may end
+        when nothing more is available now (the pipeline waits and asks again from the next number) or run
+        forever; after a refused block the pipeline asks again from the same number."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def block_name(number: int, compressed: bool = True) -> str:
+    return f"{number:0{_DIGITS}d}" + (COMPRESSED_SUFFIX if compressed else PLAIN_SUFFIX)
+
+
+def block_key(number: int, compressed: bool = True) -> str:
+    """The key of block ``number`` below the block root: a ``/`` after every 4 digits of its 19-digit name."""
+    digits = f"{number:0{_DIGITS}d}"
+    folders = "/".join(digits[i : i + 4] for i in range(0, 16, 4))
+    return f"{folders}/{digits[16:]}" + (COMPRESSED_SUFFIX if compressed else PLAIN_SUFFIX)
+
+
+def block_bytes(items: Iterable[bytes]) -> bytes:
+    """A serialized ``Block`` from the exact bytes of its ``BlockItem`` s (each as field 1)."""
+    parts: list[bytes] = []
+    for item in items:
+        parts.append(b"\x0a" + _varint(len(item)) + item)
+    return b"".join(parts)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def decompress(name: str, data: bytes) -> bytes:
+    """The serialized ``Block`` of a file: zstd for ``.zstd`` names, as is otherwise."""
+    if not name.endswith(".zstd"):
+        return data
+    import zstandard
+
+    from ledgermirror.importer.errors import StreamParseError
+
+    try:
+        return zstandard.ZstdDecompressor().decompress(data, max_output_size=_MAX_FRAME)
+    except zstandard.ZstdError as error:
+        raise StreamParseError(name, f"zstd: {error}") from error
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}/{name}" if prefix else name
+
+
+async def find_block_root(store: Store) -> str | None:
+    """The key prefix holding the block tree (``""`` for the source itself), or ``None`` when there is none."""
+    level = [""]
+    for _depth in range(_ROOT_DEPTH + 1):
+        following: list[str] = []
+        for prefix in level:
+            names = await store.folders(prefix)
+            if any(_GROUP.match(name) for name in names) and (
+                prefix == "" or prefix.rsplit("/", 1)[-1] in BLOCK_ROOT_FOLDERS
+            ):
+                return prefix
+            following.extend(_join(prefix, name) for name in names if not _GROUP.match(name))
+        level = following
+        if not level:
+            break
+    return None
+
+
+class FileBlockSource:
+    """Block files in the reference's bucket layout, read through a :class:`Store`."""
+
+    def __init__(self, store: Store, prefetch: int = 8) -> None:
+        self.store = store
+        self.prefetch = max(1, prefetch)
+        self.description = str(store)
+        self._root: str | None = None
+
+    async def root(self) -> str | None:
+        if self._root is None:
+            self._root = await find_block_root(self.store)
+        return self._root
+
+    async def first_number(self) -> int | None:
+        """The lowest block number present (the lowest folder at each level, then the lowest file)."""
+        root = await self.root()
+        if root is None:
+            return None
+        prefix = root
+        digits = ""
+        for _level in range(4):
+            groups = [name for name in await self.store.folders(prefix) if _GROUP.match(name)]
+            if not groups:
+                return None
+            group = min(groups)
+            digits += group
+            prefix = _join(prefix, group)
+        names = await self.store.names_after(prefix, None, ".blk.zstd", 1)
+        names += await self.store.names_after(prefix, None, ".blk", 1)
+        numbers = [match.group(1) for match in map(_BLOCK_NAME.match, names) if match]
+        return int(digits + min(numbers)) if numbers else None
+
+    async def last_number(self) -> int | None:
+        """The highest block number present (the highest folder at each level, then the highest file)."""
+        root = await self.root()
+        if root is None:
+            return None
+        prefix, digits = root, ""
+        for _level in range(4):
+            groups = [name for name in await self.store.folders(prefix) if _GROUP.match(name)]
+            if not groups:
+                return None
+            digits += max(groups)
+            prefix = _join(prefix, max(groups))
+        names = await self.store.names_after(prefix, None, "", _FOLDER_FILES)
+        numbers = [match.group(1) for match in map(_BLOCK_NAME.match, names) if match]
+        return int(digits + max(numbers)) if numbers else None
+
+    async def number_at(self, instant: int) -> int | None:
+        """The first block whose header's timestamp is at or after ``instant`` (nanoseconds), found by a
+        binary search over the numbers present (block times increase with the number); None if none is."""
+        low, high = await self.first_number(), await self.last_number()
+        if low is None or high is None:
+            return None
+        from ledgermirror.importer.block_file import read_block
+
+        found = None
+        while low <= high:
+            middle = (low + high) // 2
+            block = await self.read(middle)
+            if block is None:  # a hole in the listing: look below it
+                high = middle - 1
+                continue
+            if read_block(block.name, block.data, block.size).timestamp >= instant:
+                found, high = middle, middle - 1
+            else:
+                low = middle + 1
+        return found
+
+    async def read(self, number: int) -> SourceBlock | None:
+        """Block ``number`` (``.blk.zstd``, else ``.blk``), or ``None`` when the source does not hold it yet."""
+        root = await self.root()
+        if root is None:
+            return None
+        for compressed in (True, False):
+            data = await self.store.read(_join(root, block_key(number, compressed)))
+            if data is not None:
+                name = block_name(number, compressed)
+                return SourceBlock(number, name, decompress(name, data), len(data))
+        return None
+
+    async def blocks(self, start: int | None) -> AsyncIterator[SourceBlock]:
+        """Blocks from ``start`` read by name, up to ``prefetch`` ahead (the window starts at one and doubles
+        while blocks keep coming, so a poll at the head of the stream costs one read)."""
+        number = start if start is not None else await self.first_number()
+        if number is None:
+            return
+        window: collections.deque[asyncio.Task[SourceBlock | None]] = collections.deque()
+        width = 1
+        try:
+            while True:
+                while len(window) < width:
+                    window.append(asyncio.ensure_future(self.read(number + len(window))))
+                block = await window.popleft()
+                if block is None:
+                    return
+                yield block
+                number += 1
+                width = min(width * 2, self.prefetch)
+        finally:
+            for task in window:
+                task.cancel()
+
+    async def close(self) -> None:
+        return None
+
+
+def open_block_source(source: str) -> BlockSource:
+    """A block source for a folder, an ``s3://`` / ``gs://`` bucket or ``grpc://host:port[,...]`` block nodes."""
+    if source.startswith("grpc://"):
+        try:
+            from ledgermirror.importer import block_node  # type: ignore[attr-defined, unused-ignore]
+        except ImportError as error:
+            raise SourceError(f"block node sources are not available in this build: {source}") from error
+        opened: BlockSource = block_node.open_block_node_source(source)
+        return opened
+    return FileBlockSource(open_store(source))

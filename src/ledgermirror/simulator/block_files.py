@@ -1,0 +1,121 @@
+"""Wrapped record blocks (HIP-1056 ``Block`` files carrying a v6 record file) for ``simulate --format blocks``
+and ``--format cutover`` (``fees-and-streams.md`` D and E.6).
+
+Each record file of the run becomes block ``<its block number>``: ``block_header`` (HAPI version, number,
+the file's first consensus time, SHA2_384), a ``record_file`` item (creation time, the exact
+``RecordStreamFile`` bytes, the ``SidecarFile`` bytes), ``block_footer`` (the previous block's root hash,
+and two fixed state hashes derived from the seed) and a ``block_proof`` with a ``SignedRecordFileProof``: every
+node's RSA PKCS#1 v1.5 SHA-384 signature over the record file's hash, the proof the reference verifies (a
+TSS proof cannot be made or checked in Python). Files are ``<19-digit number>.blk.zstd`` under
+``block/`` with a ``/`` after every 4 digits, the reference's bucket layout.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
+from cryptography.hazmat.primitives.hashes import SHA384
+
+from ledgermirror.importer import block_hash
+from ledgermirror.importer.block_source import block_bytes, block_key
+from ledgermirror.simulator.hapi import set_timestamp
+from ledgermirror.simulator.stream_files import RECORD_FILE_VERSION, RecordFileBytes, varint
+
+BLOCK_FOLDER = "block"
+ZSTD_LEVEL = 3
+HASH_LENGTH = 48
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+@dataclass(frozen=True, slots=True)
+class WrappedBlock:
+    number: int
+    stored: bytes
+    """zstd-compressed ``Block``."""
+    root_hash: bytes
+
+
+def _modules() -> Any:
+    import importlib
+
+    class Modules:
+        header = importlib.import_module("hiero_sdk_python.hapi.block.stream.output.block_header_pb2")
+        footer = importlib.import_module("hiero_sdk_python.hapi.block.stream.output.block_footer_pb2")
+        proof = importlib.import_module("hiero_sdk_python.hapi.block.stream.block_proof_pb2")
+        signed = importlib.import_module("hiero_sdk_python.hapi.block.stream.signed_record_file_proof_pb2")
+        timestamp = importlib.import_module("hiero_sdk_python.hapi.services.timestamp_pb2")
+
+    return Modules
+
+
+def wrapped_block(
+    data: RecordFileBytes,
+    first_consensus_timestamp: int,
+    *,
+    previous_root: bytes,
+    node_keys: list[rsa.RSAPrivateKey],
+    hapi_version: tuple[int, int, int],
+    seed: int,
+) -> WrappedBlock:
+    """The block that wraps one record file; ``previous_root`` is the previous block's root hash."""
+    import zstandard
+
+    modules = _modules()
+    number = data.block_number
+    header = modules.header.BlockHeader(number=number, hash_algorithm=0)
+    for version in (header.hapi_proto_version, header.software_version):
+        version.major, version.minor, version.patch = hapi_version
+    set_timestamp(header.block_timestamp, first_consensus_timestamp)
+    stamp = modules.timestamp.Timestamp()
+    set_timestamp(stamp, first_consensus_timestamp)
+    content = gzip.decompress(data.stored)
+    record_item = _field(1, stamp.SerializeToString()) + _field(2, content[4:])
+    if data.sidecar is not None:
+        record_item += _field(3, gzip.decompress(data.sidecar.stored))
+    footer = modules.footer.BlockFooter(
+        previous_block_root_hash=previous_root,
+        root_hash_of_all_block_hashes_tree=_derived(seed, "all-blocks", number),
+        start_of_block_state_root_hash=_derived(seed, "state", number),
+    )
+    proof = modules.proof.BlockProof(block=number)
+    proof.signed_record_file_proof.version = RECORD_FILE_VERSION
+    for node_id, key in enumerate(node_keys):
+        proof.signed_record_file_proof.record_file_signatures.add(
+            signatures_bytes=key.sign(data.file_hash, PKCS1v15(), SHA384()), node_id=node_id
+        )
+    items = [
+        (block_hash.BLOCK_HEADER, _field(block_hash.BLOCK_HEADER, header.SerializeToString())),
+        (block_hash.RECORD_FILE, _field(block_hash.RECORD_FILE, record_item)),
+        (block_hash.BLOCK_FOOTER, _field(block_hash.BLOCK_FOOTER, footer.SerializeToString())),
+        (block_hash.BLOCK_PROOF, _field(block_hash.BLOCK_PROOF, proof.SerializeToString())),
+    ]
+    root = block_hash.block_root_hash(
+        stamp.SerializeToString(),
+        items,
+        footer.previous_block_root_hash,
+        footer.root_hash_of_all_block_hashes_tree,
+        footer.start_of_block_state_root_hash,
+    )
+    serialized = block_bytes(item for _, item in items)
+    stored = zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True).compress(serialized)
+    return WrappedBlock(number, stored, root)
+
+
+def _derived(seed: int, what: str, number: int) -> bytes:
+    return hashlib.sha384(f"ledgermirror-simulator:{what}:{seed}:{number}".encode()).digest()
+
+
+def write_block(out: Path, block: WrappedBlock) -> int:
+    path = out / BLOCK_FOLDER / block_key(block.number)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(block.stored)
+    return len(block.stored)
