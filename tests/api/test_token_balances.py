@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 from tests import reference_openapi
 from tests.support import Ledger, reconfigure
 
+from ledgermirror.clock import SystemClock
 from ledgermirror.settings import Settings
 
 BASE = "/api/v1/tokens/0.0.7/balances"
@@ -38,6 +39,7 @@ SETUP: dict[str, Any] = {
 @pytest.fixture
 def balances(client: TestClient, ledger: Ledger) -> TestClient:
     ledger.load(SETUP)
+    client.app.state.ctx.clock = SystemClock()  # type: ignore[attr-defined]  # "now" bounds the snapshot search
     return client
 
 
