@@ -40,6 +40,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "from the block after the last record file",
     )
     command.add_argument(
+        "--require-verified-proofs",
+        action="store_true",
+        help="blocks: refuse a block whose proof cannot be verified here (TSS) instead of accepting it as "
+        "chain-verified only",
+    )
+    command.add_argument(
         "--status", action="store_true", help="print the import status (last block, how it was verified) and exit"
     )
     command.add_argument(
@@ -97,6 +103,7 @@ def options_of(args: argparse.Namespace) -> ImportOptions:
         address_book=args.address_book,
         initial_balances=args.initial_balances,
         files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
+        require_verified_proofs=args.require_verified_proofs,
     )
 
 

@@ -109,6 +109,9 @@ class ImportOptions:
     poll_seconds: float = 1.0
     max_poll_seconds: float = 30.0
     entity_transactions: bool = False
+    require_verified_proofs: bool = False
+    """Blocks: refuse a block whose proof cannot be verified here (TSS, state proofs) instead of accepting it
+    as chain-verified only."""
 
 
 @dataclass(slots=True)
