@@ -252,6 +252,14 @@ SCENARIOS: dict[str, Builder] = {
     ),
     "transactions-deep": _deep("/api/v1/transactions?limit=25"),
     "transaction-lookups": _mix("/api/v1/transactions/{transaction}"),
+    "token-routes": _mix(
+        "/api/v1/tokens/{token}",
+        "/api/v1/tokens/{token}/balances",
+        "/api/v1/tokens/{token}/nfts",
+        "/api/v1/accounts/{account}/tokens",
+        "/api/v1/accounts/{account}/hooks",
+        "/api/v1/network/registered-nodes",
+    ),
 }
 
 SEPARATE_SERVICES = frozenset({"status-service"})

@@ -21,7 +21,8 @@ MAIN_TABLES = (
     "nft_allowance", "nft", "token_airdrop", "staking_reward_transfer", "entity_stake", "account_balance",
     "token_balance", "record_file", "transaction", "transaction_hash", "crypto_transfer", "token_transfer",
     "address_book", "address_book_entry", "address_book_service_endpoint", "node", "node_stake", "network_stake",
-    "file_data", "topic", "topic_message", "schedule", "transaction_signature",
+    "file_data", "topic", "topic_message", "schedule", "transaction_signature", "nft_history", "hook",
+    "hook_storage", "hook_storage_change", "registered_node",
 )  # fmt: skip
 CHECKSUMMED = (
     "entity", "entity_history", "token", "token_history", "token_account", "crypto_allowance", "token_allowance",
@@ -270,6 +271,20 @@ INVARIANTS = {
         "select count(*) from schedule s left join entity e on e.id = s.schedule_id and e.type = 'SCHEDULE' "
         "where e.id is null "
         "or not exists (select 1 from transaction_signature g where g.entity_id = s.schedule_id)"
+    ),
+    "every NFT version begins with a transaction that moves it": (
+        "select count(*) from (select token_id, serial_number, lower(timestamp_range) as ts from nft "
+        "union all select token_id, serial_number, lower(timestamp_range) from nft_history) v "
+        "where not exists (select 1 from transaction t where t.consensus_timestamp = v.ts and t.nft_transfer @> "
+        "jsonb_build_array(jsonb_build_object('token_id', v.token_id, 'serial_number', v.serial_number)))"
+    ),
+    "NFT history ends where the current version begins": (
+        "select count(*) from nft_history h join nft n using (token_id, serial_number) "
+        "where upper(h.timestamp_range) <> lower(n.timestamp_range)"
+    ),
+    "hook storage is its latest change": (
+        "select count(*) from hook_storage s where s.modified_timestamp <> (select max(c.consensus_timestamp) "
+        "from hook_storage_change c where (c.owner_id, c.hook_id, c.key) = (s.owner_id, s.hook_id, s.key))"
     ),
     "every token has its default custom fee": (
         "select count(*) from token t left join custom_fee f on f.entity_id = t.token_id "

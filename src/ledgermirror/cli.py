@@ -6,11 +6,12 @@ import argparse
 import asyncio
 import dataclasses
 import errno
+import getpass
 import logging
 import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import asyncpg
@@ -28,6 +29,7 @@ from ledgermirror.runtime import (
 )
 from ledgermirror.settings import Settings, SettingsError
 from ledgermirror.status import cli as status_cli
+from ledgermirror.users import hash_password
 
 EXIT_USAGE = 2
 EXIT_DATABASE = 3
@@ -138,6 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="record file version: 6 (default), 5, 2, or mixed (the first third v2, then v5, then v6); "
         "other than 6 only with --format records",
     )
+    commands.add_parser(
+        "hash-password",
+        help="hash an API user's password for LEDGERMIRROR_USERS",
+        description="Read a password (prompted on a terminal, else the first line of stdin) and print its "
+        "PBKDF2-SHA256 hash, the password_hash of an entry of LEDGERMIRROR_USERS or LEDGERMIRROR_USERS_FILE.",
+    )
     status_cli.register(commands)
     import_command.register(commands)
     blocknode_command.register(commands)
@@ -193,14 +201,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return status_cli.run(args, settings)
         if args.command == "import":
             return _import(args, settings)
-        if args.command == "simulate":
-            return _simulate(args)
-        if args.command == "blocknode":
-            return blocknode_command.run(args)
+        if args.command in _ARGUMENTS_ONLY:
+            return _ARGUMENTS_ONLY[args.command](args)
         return _serve(settings, log_format)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_DATABASE
+
+
+def _hash_password(args: argparse.Namespace) -> int:
+    password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\r\n")
+    if not password:
+        print("ledgermirror: an empty password", file=sys.stderr)
+        return EXIT_USAGE
+    print(hash_password(password))
+    return 0
 
 
 def _db(command: str, settings: Settings) -> int:
@@ -374,3 +389,11 @@ def _run_uvicorn(settings: Settings, api_url: str) -> None:
         loop="uvloop",
     )
     http_server.run(config)
+
+
+_ARGUMENTS_ONLY: dict[str, Callable[[argparse.Namespace], int]] = {
+    "simulate": _simulate,
+    "blocknode": blocknode_command.run,
+    "hash-password": _hash_password,
+}
+"""Commands that need their arguments only (no database, no settings beyond logging)."""

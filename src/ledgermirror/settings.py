@@ -14,6 +14,8 @@ from pathlib import Path
 
 import platformdirs
 
+from ledgermirror.users import ApiUser, UsersError, users_from_file, users_from_text
+
 PREFIX = "LEDGERMIRROR_"
 
 
@@ -72,6 +74,11 @@ class Settings:
     fee_estimate_described_form: bool = False
     """``POST /api/v1/network/fees`` in the seed's described form (amounts before the high-volume multiplier,
     the multiplier in thousandths, ``notes``) instead of the reference's."""
+    users: tuple[ApiUser, ...] = ()
+    """API users with their own maximum ``limit`` (HTTP Basic): a JSON array of ``{"username",
+    "password_hash", "limit"}`` (``ledgermirror hash-password`` writes the hash). Never read from the database."""
+    users_file: Path | None = None
+    """A JSON file holding more users in the form of ``users`` (read once, at start)."""
     log_level: str = "INFO"
     log_format: str = "auto"
     """``auto``: ``text`` when stderr is a terminal, ``json`` otherwise."""
@@ -85,7 +92,23 @@ class Settings:
             if raw is None or raw == "":
                 continue
             values[item.name] = _convert(item.name, item.type, raw)
+        try:
+            users = users_from_text(str(values.pop("users")), PREFIX + "USERS") if "users" in values else ()
+            if "users_file" in values:
+                values["users_file"] = Path(str(values["users_file"])).expanduser()
+                users += users_from_file(values["users_file"])  # type: ignore[arg-type]
+            values["users"] = _unique(users)
+        except UsersError as error:
+            raise SettingsError(str(error)) from None
         return cls(**values)  # type: ignore[arg-type]
+
+
+def _unique(users: tuple[ApiUser, ...]) -> tuple[ApiUser, ...]:
+    names = [user.username for user in users]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise UsersError(f"Duplicate usernames in users configuration: {', '.join(duplicates)}")
+    return users
 
 
 def _convert(name: str, kind: object, raw: str) -> object:

@@ -55,6 +55,8 @@ COMBINATION_RULES = [
         r"Requires the presence of an (gte|lte) or eq [a-z.]+ parameter",
         r"[a-z.]+ must have (gte|lte) or eq operator",
         r"Invalid parameter: [a-z.]+",
+        r"The 'eq' operator cannot be combined with other operators",
+        r"Invalid range: lower bound exceeds upper bound",
     )
 ]
 """The 400 messages of rules over several values (for ``Invalid parameter: x``, x must be given twice or more)."""

@@ -44,11 +44,19 @@ async def _load(url: str) -> dict[str, str]:
         )
         assert transaction is not None
         seconds, nanos = divmod(transaction["valid_start_ns"], 10**9)
+        nft = await conn.fetchrow(
+            "select token_id, serial_number from nft_history order by token_id, serial_number limit 1"
+        )
+        hook = await conn.fetchrow("select owner_id, hook_id from hook_storage order by owner_id, hook_id limit 1")
+        fungible = await conn.fetchrow(
+            "select token_id from token where type = 'FUNGIBLE_COMMON' order by token_id limit 1"
+        )
         message = await conn.fetchrow(
             "select topic_id, consensus_timestamp from topic_message order by consensus_timestamp limit 1"
         )
         schedule = await conn.fetchrow("select schedule_id, creator_account_id from schedule limit 1")
         assert message is not None and schedule is not None
+        assert nft is not None and hook is not None and fungible is not None
         return {
             "txid": f"0.0.{transaction['payer_account_id']}-{seconds}-{nanos:09d}",
             "txhash": transaction["hash"],
@@ -63,6 +71,11 @@ async def _load(url: str) -> dict[str, str]:
             "block": str(block["index"]),
             "hash": block["hash"],
             "ts": f"{block['consensus_end'] // 10**9}.{block['consensus_end'] % 10**9:09d}",
+            "nft_token": f"0.0.{nft['token_id']}",
+            "serial": str(nft["serial_number"]),
+            "fungible": f"0.0.{fungible['token_id']}",
+            "hook_owner": f"0.0.{hook['owner_id']}",
+            "hook": str(hook["hook_id"]),
         }
     finally:
         await conn.close()
@@ -130,6 +143,28 @@ URLS = [
     "/api/v1/transactions/{txid}",
     "/api/v1/transactions/{txid}?nonce=0&scheduled=false",
     "/api/v1/transactions/{txhash}",
+    # token routes, account tokens, hooks, registered nodes (issue 14)
+    "/api/v1/tokens/{token}",
+    "/api/v1/tokens/{token}?timestamp=lte:{ts}",
+    "/api/v1/tokens/{fungible}/balances?limit=5",
+    "/api/v1/tokens/{fungible}/balances?account.id=gt:{account}&account.balance=gt:0",
+    "/api/v1/tokens/{fungible}/balances?account.publickey={key}",
+    "/api/v1/tokens/{fungible}/balances?timestamp=lte:{ts}",
+    "/api/v1/tokens/{fungible}/balances?timestamp=lte:{ts}&account.publickey={key}",
+    "/api/v1/tokens/{nft_token}/nfts",
+    "/api/v1/tokens/{nft_token}/nfts?serialnumber=gt:1&account.id=gt:1",
+    "/api/v1/tokens/{nft_token}/nfts/{serial}",
+    "/api/v1/tokens/{nft_token}/nfts/{serial}/transactions",
+    "/api/v1/tokens/{nft_token}/nfts/{serial}/transactions?timestamp=gt:1&order=asc",
+    "/api/v1/accounts/{account}/tokens",
+    "/api/v1/accounts/{account}/tokens?token.id=gt:{token}&order=desc",
+    "/api/v1/accounts/{hook_owner}/hooks",
+    "/api/v1/accounts/{hook_owner}/hooks?hook.id=gte:1&hook.id=lte:2",
+    "/api/v1/accounts/{hook_owner}/hooks/{hook}/storage",
+    "/api/v1/accounts/{hook_owner}/hooks/{hook}/storage?key=gt:0x01&order=desc",
+    "/api/v1/accounts/{hook_owner}/hooks/{hook}/storage?timestamp=lte:{ts}",
+    "/api/v1/network/registered-nodes",
+    "/api/v1/network/registered-nodes?type=BLOCK_NODE&registerednode.id=gte:1",
 ]
 
 

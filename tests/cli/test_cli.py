@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from ledgermirror.users import verify_password
+
 COMMAND = [sys.executable, "-m", "ledgermirror"]
 
 
@@ -199,3 +201,21 @@ def test_metrics_add_up_across_workers(served: tuple[str, Path]) -> None:
                 ):
                     counted[sample.labels["status"]] = sample.value
         assert counted == {"2xx": 20}
+
+
+def test_hash_password_prints_a_hash_users_accept() -> None:
+    hashed = subprocess.run(
+        [*COMMAND, "hash-password"], input="s3cret\n", capture_output=True, text=True, timeout=60, check=False
+    )
+    assert hashed.returncode == 0, hashed.stderr
+    stored = hashed.stdout.strip()
+    assert stored.startswith("pbkdf2_sha256$") and verify_password("s3cret", stored)
+    users = json.dumps([{"username": "u", "password_hash": stored, "limit": 500}])
+    assert run("db", "url", "--help", env={"LEDGERMIRROR_USERS": users}).returncode == 0
+    broken = run("db", "url", env={"LEDGERMIRROR_USERS": '[{"username": "u"}]'})
+    assert broken.returncode == 2
+    assert "users[0] must have a password_hash string" in broken.stderr
+    empty = subprocess.run(
+        [*COMMAND, "hash-password"], input="\n", capture_output=True, text=True, timeout=60, check=False
+    )
+    assert empty.returncode == 2

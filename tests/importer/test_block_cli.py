@@ -46,8 +46,11 @@ def test_blocks_import_and_the_status_says_chain_verified_only(database: Prepare
     assert "chain-verified only" in shown["note"]
 
 
-def test_import_needs_a_source_and_a_known_stream(database: Prepared) -> None:
+def test_import_needs_a_source_and_a_known_stream(database: Prepared, tmp_path: Path) -> None:
     assert _import(database).returncode == 2
+    empty = _import(database, "--source", str(tmp_path), "--once")
+    assert empty.returncode == 4
+    assert "nor blocks" in empty.stderr
     refused = _import(database, "--source", str(STREAMS / "data"), "--stream", "ledgers")
     assert refused.returncode == 2
     assert "invalid choice" in refused.stderr

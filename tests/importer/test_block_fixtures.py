@@ -10,15 +10,21 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from starlette.testclient import TestClient
 from tests.importer.fixtures import SIGNING_BOOK, STREAMS
 from tests.importer.importing import fetch
 from tests.support import Ledger
 
 from ledgermirror.importer.address_book import read_address_book
 from ledgermirror.importer.block_file import read_block
-from ledgermirror.importer.block_source import FileBlockSource, SourceBlock, block_name
+from ledgermirror.importer.block_source import FileBlockSource, SourceBlock, block_name, decompress
 from ledgermirror.importer.block_verify import BlockLink, verify_block
-from ledgermirror.importer.errors import BlockNumberMismatch, PreviousHashMismatch, StreamParseError
+from ledgermirror.importer.errors import (
+    BlockNumberMismatch,
+    BlockProofRejected,
+    PreviousHashMismatch,
+    StreamParseError,
+)
 from ledgermirror.importer.sources import open_store
 from ledgermirror.runtime import Prepared
 
@@ -133,3 +139,46 @@ def test_the_fixture_blocks_import_as_version_7_rows(database: Prepared, ledger:
     transactions = fetch(database.owner_url, "select consensus_timestamp, result from transaction order by 1")
     assert [row["consensus_timestamp"] for row in transactions] == [CONSENSUS_START[7], CONSENSUS_START[8]]
     assert import_stream(database.owner_url, root, "blocks", initial_balances=None).files == 0  # a rerun
+
+
+def test_imported_blocks_are_served_by_the_blocks_routes(
+    database: Prepared, client: TestClient, tmp_path: Path
+) -> None:
+    from tests.importer.blocks_support import import_stream
+
+    shutil.copytree(BLOCKS, tmp_path / "blockstreams")
+    (tmp_path / "addressbook.bin").write_bytes(SIGNING_BOOK.read_bytes())
+    assert import_stream(database.owner_url, tmp_path, "blocks", initial_balances=None).files == 2
+    listed = client.get("/api/v1/blocks?order=asc").json()["blocks"]
+    assert [block["number"] for block in listed] == [7, 8]
+    eight = client.get("/api/v1/blocks/8").json()
+    assert eight["hash"] == "0x" + ROOTS[8]
+    assert eight["previous_hash"] == "0x" + ROOTS[7]
+    assert eight["name"] == block_name(8)
+    assert (eight["count"], eight["hapi_version"]) == (1, "0.73.0")
+    seconds, nanos = divmod(CONSENSUS_START[8], 10**9)
+    assert eight["timestamp"] == {"from": f"{seconds}.{nanos:09d}", "to": f"{seconds}.{nanos:09d}"}
+    assert client.get("/api/v1/blocks/0x" + ROOTS[7]).json()["number"] == 7
+
+
+def test_verified_proofs_can_be_required(database: Prepared, ledger: Ledger, tmp_path: Path) -> None:
+    from tests.importer.blocks_support import import_stream
+
+    shutil.copytree(BLOCKS, tmp_path / "blockstreams")
+    (tmp_path / "addressbook.bin").write_bytes(SIGNING_BOOK.read_bytes())
+    with pytest.raises(BlockProofRejected, match="tss proof cannot be verified here") as refused:
+        import_stream(database.owner_url, tmp_path, "blocks", initial_balances=None, require_verified_proofs=True)
+    assert refused.value.file_name == block_name(7)
+    assert fetch(database.owner_url, "select count(*) from record_file")[0][0] == 0
+
+
+def test_zstd_frames_with_and_without_a_stated_size_and_truncated_ones() -> None:
+    stored = (BLOCKS / "0000" / "0000" / "0000" / "0000" / "007.blk.zstd").read_bytes()
+    content = source_block(7).data
+    assert decompress(block_name(7), stored) == content
+    unsized = zstandard.ZstdCompressor(write_content_size=False).compress(content)
+    assert decompress(block_name(7), unsized) == content
+    assert decompress(block_name(7, compressed=False), content) == content  # .blk is not compressed
+    for truncated in (stored[:-20], unsized[:-5], b"not zstd"):
+        with pytest.raises(StreamParseError, match="zstd"):
+            decompress(block_name(7), truncated)

@@ -14,18 +14,22 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledgermirror.api import docs_page, openapi
+from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.errors import MethodNotAllowed, NotFound
 from ledgermirror.api.resources import (
     account,
     account_nfts,
+    account_tokens,
     accounts,
     airdrops,
     balances,
     blocks,
     crypto_allowances,
     health,
+    hook_storage,
+    hooks,
     network_exchangerate,
     network_fee_estimate,
     network_fees,
@@ -33,9 +37,14 @@ from ledgermirror.api.resources import (
     network_stake,
     network_supply,
     nft_allowances,
+    nft_transactions,
+    registered_nodes,
     rewards,
     schedules,
     token_allowances,
+    token_balances,
+    token_info,
+    token_nfts,
     tokens,
     topic_messages,
     topics,
@@ -82,12 +91,22 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     # transactions (issue 14)
     transactions.ENDPOINT,
     transaction.ENDPOINT,
+    # token routes, account tokens, hooks, registered nodes (issue 14)
+    token_info.ENDPOINT,
+    token_nfts.ENDPOINT,
+    token_nfts.ONE_ENDPOINT,
+    nft_transactions.ENDPOINT,
+    token_balances.ENDPOINT,
+    account_tokens.ENDPOINT,
+    hooks.ENDPOINT,
+    hook_storage.ENDPOINT,
+    registered_nodes.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
     "access-control-allow-origin": "*",
     "access-control-allow-methods": "GET,HEAD,POST",
-    "access-control-allow-headers": "*",
+    "access-control-allow-headers": "*, authorization",  # the wildcard does not cover Authorization (users)
     "access-control-max-age": "86400",
 }
 
@@ -134,7 +153,11 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(StripTrailingSlash), Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http)],
+        middleware=[
+            Middleware(StripTrailingSlash),
+            Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http),
+            Middleware(BasicAuth),
+        ],
         exception_handlers={404: _not_found, 405: _method_not_allowed},
     )
     app.router.redirect_slashes = False

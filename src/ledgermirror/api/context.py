@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -15,8 +17,11 @@ from ledgermirror.ledger.supply import unreleased_ranges
 from ledgermirror.metrics.api import ApiMetrics
 from ledgermirror.settings import Settings
 from ledgermirror.ttl_cache import TtlCache
+from ledgermirror.users import ApiUser
 
 FEE_SCHEDULE_ENTRIES = 8
+CREDENTIAL_ENTRIES = 1024
+CREDENTIAL_TTL_SECONDS = 300.0
 
 
 @dataclass(slots=True)
@@ -32,12 +37,24 @@ class AppContext:
     """The encoded unreleased-supply id ranges in the configured shard and realm (``/network/supply``)."""
     metrics: ApiMetrics = field(default_factory=ApiMetrics)
     """This app's Prometheus metrics (its own registry; ``/metrics``)."""
+    users: Mapping[str, ApiUser] = field(init=False)
+    """The configured API users by name (``api/auth.py``)."""
+    credentials: TtlCache[tuple[bool, int | None]] = field(init=False)
+    """Checked Basic credentials (by their SHA-256): matched, and the user's limit; PBKDF2 runs once per TTL."""
 
     def __post_init__(self) -> None:
         self.cache = TtlCache(self.settings.response_cache_entries)
         self.parse_ctx = _parse_context(self.settings)
         self.fee_schedules = TtlCache(FEE_SCHEDULE_ENTRIES)
         self.supply_ranges = unreleased_ranges(self.settings.shard, self.settings.realm)
+        self.users = {user.username: user for user in self.settings.users}
+        self.credentials = TtlCache(CREDENTIAL_ENTRIES, ttl_seconds=CREDENTIAL_TTL_SECONDS)
+
+    def with_limit_max(self, limit_max: int) -> AppContext:
+        """This context (same database and caches) for a user whose maximum ``limit`` is ``limit_max``."""
+        other = copy.copy(self)
+        other.parse_ctx = dataclasses.replace(self.parse_ctx, limit_max=limit_max)
+        return other
 
     @property
     def database(self) -> Database:

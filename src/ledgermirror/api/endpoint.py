@@ -20,6 +20,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ledgermirror.api.auth import USER_LIMIT
 from ledgermirror.api.context import AppContext, context_of
 from ledgermirror.api.errors import ANSWERED, InternalError, api_error
 from ledgermirror.api.querystring.params import ParamSet
@@ -43,9 +44,18 @@ class Page:
     max_age: int | None = None
     """This answer's cache max-age when it differs from the endpoint's (a schedule in its final state, a
     transaction whose schedule may still run)."""
+    status: int = 200
+    """A 2xx other than 200 (``206 Partial Content`` for an NFT history whose mint is missing)."""
 
 
 Handler = Callable[[Request, AppContext], Awaitable[Page]]
+
+
+def _context(request: Request) -> AppContext:
+    """The app's context, with the authenticated user's maximum ``limit`` when they have one (``api/auth.py``)."""
+    ctx = context_of(request)
+    limit = request.scope.get(USER_LIMIT)
+    return ctx.with_limit_max(limit) if isinstance(limit, int) else ctx
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,15 +100,17 @@ class Endpoint:
             return error_response(InternalError())
 
     async def _serve_uncached(self, request: Request) -> Response:
-        page = await self._run(request, context_of(request))
+        page = await self._run(request, _context(request))
         if isinstance(page, Response):
             return page
         headers = {"cache-control": self.cache_control, "access-control-allow-origin": "*", **page.headers}
-        return Response(orjson.dumps(page.payload), headers=headers, media_type=JSON_TYPE)
+        return Response(orjson.dumps(page.payload), status_code=page.status, headers=headers, media_type=JSON_TYPE)
 
     async def _serve(self, request: Request) -> Response:
-        ctx = context_of(request)
+        ctx = _context(request)
         key = request.scope["path"] + "?" + request.scope["query_string"].decode("latin-1")
+        if USER_LIMIT in request.scope:
+            key += f"\x00{ctx.parse_ctx.limit_max}"  # a user's answer is theirs: their limit shapes it
         rendered = ctx.cache.get(key)
         if rendered is not None:
             ctx.metrics.cache_hits.inc()
@@ -115,5 +127,6 @@ class Endpoint:
                 rendered = render_json(
                     page.payload, cache_control=cache_control, max_age=max_age, link=page.next_link
                 )
+                rendered.status = page.status
             ctx.cache.put(key, rendered, max_age)
         return rendered.respond(request)

@@ -4,6 +4,7 @@ Exception tree (status on the class)::
 
     ApiError
     ├── BadRequest            400  invalid or unknown parameters, conflicting filters
+    ├── Unauthorized          401  Basic credentials that match no configured user
     ├── NotFound              404  unknown route or resource
     ├── MethodNotAllowed      405  a known path asked with a method it does not answer
     ├── UnsupportedMediaType  415
@@ -49,6 +50,11 @@ class ApiError(Exception):
 class BadRequest(ApiError):
     status = 400
     default_message = "Bad request"
+
+
+class Unauthorized(ApiError):
+    status = 401
+    default_message = "Invalid credentials"
 
 
 class NotFound(ApiError):

@@ -56,6 +56,8 @@ Continues = Callable[[C, ParsedQuery], Sequence[Anchor]]
 """The next link's anchors when the rows ran out but the list goes on (a cut timestamp window); empty: none."""
 Render = Callable[[C, Row], dict[str, Any]]
 Anchors = Callable[[C, ParsedQuery, Row, AppContext], Sequence[Anchor]]
+Header = Callable[[C | None, Sequence[Row]], dict[str, Any]]
+"""``header(context, rows)``: the keys before the list; ``context`` is None when nothing matched."""
 """The next link's anchors from the page's last row; empty: the page is the last one."""
 
 
@@ -78,10 +80,15 @@ class ListSpec(Generic[C]):
     path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     load: Load[C] | None = None
     continues: Continues[C] | None = None
-    header: Callable[[Sequence[Row]], dict[str, Any]] | None = None
-    """Keys the body carries before the list, from the page's rows (``/balances``: ``timestamp``)."""
+    header: Header[C] | None = None
+    """Keys the body carries before the list, from the page's rows (``/balances`` and ``/tokens/{id}/balances``:
+    ``timestamp``; a hook's storage: ``hook_id``, ``owner_id``); the context is None when nothing matched."""
     header_schema: dict[str, Any] = field(default_factory=dict)
     """The OpenAPI schemas of the ``header`` keys."""
+    status: Callable[[C, Sequence[Row]], int] | None = None
+    """The page's 2xx status from its rows (``206`` for an NFT history whose mint is missing); default 200."""
+    extra_responses: dict[str, Any] = field(default_factory=dict)
+    """OpenAPI responses beyond 200/400/404/503 (the ``206``)."""
 
     def endpoint(self) -> Endpoint:
         async def handler(request: Request, ctx: AppContext) -> Page:
@@ -97,6 +104,7 @@ class ListSpec(Generic[C]):
             response_schema=schemas.list_response(self.items, self.item_schema, self.header_schema),
             tag=self.tag,
             path_params=self.path_params,
+            extra_responses=self.extra_responses,
         )
 
 
@@ -124,7 +132,7 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         probe = ctx.settings.pagination_probe
         select = spec.plan(context, query, probe_limit(limit, probe=probe), order)
     except NothingMatches:
-        return empty_page(spec.items, spec.header([]) if spec.header else None)
+        return empty_page(spec.items, spec.header(None, []) if spec.header else None)
     rows = await ctx.database.fetch(select.build() if isinstance(select, Select) else select)
     more = has_more(len(rows), limit, probe=probe)
     rows = rows[:limit]
@@ -138,5 +146,7 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
         link = next_link(request.scope["path"], query.given, anchors, order)
     if spec.load is not None and rows:
         rows = await spec.load(context, rows, ctx)
-    header = spec.header(rows) if spec.header else {}
-    return Page({**header, spec.items: [spec.render(context, row) for row in rows], "links": {"next": link}}, link)
+    header = spec.header(context, rows) if spec.header else {}
+    items = [spec.render(context, row) for row in rows]
+    status = spec.status(context, rows) if spec.status is not None else 200
+    return Page({**header, spec.items: items, "links": {"next": link}}, link, status=status)

@@ -42,8 +42,8 @@ def build_document(
                 "schema": schema,
                 "explode": True,
             }
-            if spec.example is not None:
-                parameter["example"] = spec.example
+            if spec.example is not None:  # an array parameter's example is a list (the docs page fills it in)
+                parameter["example"] = [spec.example] if schema.get("type") == "array" else spec.example
             parameters.append(parameter)
         error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         operation: dict[str, Any] = {
@@ -86,9 +86,29 @@ def build_document(
             "license": {"name": "Apache-2.0"},
         },
         "servers": [{"url": "/"}],
+        "tags": [
+            {"name": name, "description": description}
+            for name, description in TAGS
+            if any(endpoint.tag == name for endpoint in endpoints)
+        ],
         "paths": paths,
         "components": {"schemas": {"Error": schemas.ERROR}},
     }
+
+
+TAGS: tuple[tuple[str, str], ...] = (
+    ("accounts", "Accounts and contracts: their state, balances, tokens, NFTs, allowances, airdrops and hooks."),
+    ("balances", "Account and token balances, now or at a balance snapshot."),
+    ("contracts", "Smart contracts, their results, logs and state."),
+    ("schedules", "Scheduled transactions and their signatures."),
+    ("transactions", "Transactions reached consensus on the network."),
+    ("topics", "Consensus service topics and their messages."),
+    ("tokens", "Fungible and non-fungible tokens, their balances, NFTs and NFT histories."),
+    ("blocks", "Blocks (record files) and their transactions."),
+    ("network", "Network-wide facts: nodes, registered nodes, stake, supply, fees and exchange rates."),
+)
+"""The document's tags in the reference's order (its ``tags`` list, then the tags of its paths as they come):
+the order in which the docs page groups the operations."""
 
 
 def _with_operators(pattern: str, ops: frozenset[Op]) -> str:

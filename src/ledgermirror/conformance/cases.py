@@ -42,6 +42,8 @@ _IN_SCOPE = [
         r"^/api/v1/schedules(/[^/]+)?/?$",
         r"^/api/v1/balances/?$",
         r"^/api/v1/transactions(/[^/]+)?/?$",
+        r"^/api/v1/tokens/[^/]+(/balances|/nfts(/[^/]+(/transactions)?)?)?/?$",
+        r"^/api/v1/accounts/[^/]+/tokens/?$",
     )
 ]
 

@@ -33,6 +33,7 @@ from ledgermirror.db.reset import reset
 from ledgermirror.db.sql import template
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
+from ledgermirror.users import ApiUser, hash_password
 
 BASELINE = Settings(max_repeated_query_parameters=8, enable_delegation_address=True, response_cache_entries=0)
 """The reference harness's test configuration, in our settings."""
@@ -88,7 +89,9 @@ def settings_for(config: dict[str, Any], base: Settings = BASELINE) -> tuple[Set
     unsupported: list[str] = []
 
     def walk(prefix: tuple[str, ...], node: Any) -> None:
-        if isinstance(node, dict):
+        if prefix == ("users",) and isinstance(node, list):
+            changes["users"] = spec_users(node)
+        elif isinstance(node, dict):
             for key, value in node.items():
                 walk((*prefix, key), value)
         elif prefix in _CONFIG_KEYS:
@@ -98,6 +101,22 @@ def settings_for(config: dict[str, Any], base: Settings = BASELINE) -> tuple[Set
 
     walk((), config)
     return dataclasses.replace(base, **changes), unsupported
+
+
+SPEC_HASH_ITERATIONS = 1_000
+"""PBKDF2 rounds for the specs' users: they are hashed per check, so cheaply (the check is the same)."""
+
+
+def spec_users(entries: list[Any]) -> tuple[ApiUser, ...]:
+    """The reference's ``users`` config (plain passwords) as our users (password hashes)."""
+    return tuple(
+        ApiUser(
+            str(entry["username"]),
+            hash_password(str(entry["password"]), iterations=SPEC_HASH_ITERATIONS),
+            entry.get("limit"),
+        )
+        for entry in entries
+    )
 
 
 def fake_time_ns(setup: dict[str, Any]) -> int | None:

@@ -25,6 +25,7 @@ from ledgermirror.dataset import (
     associations,
     blocks,
     consensus,
+    hooks,
     network,
     nft_transfers,
     nfts,
@@ -74,6 +75,7 @@ STREAMS: tuple[_Stream, ...] = (
     _Stream("topics", _chain(consensus.topics, consensus.messages)),
     _Stream("schedules", schedules.schedules),
     _Stream("nft_transfers", nft_transfers.nft_transfers),
+    _Stream("hooks", _chain(hooks.hooks, hooks.registered_nodes)),
 )
 
 

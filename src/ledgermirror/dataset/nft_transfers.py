@@ -1,11 +1,13 @@
-"""The transactions that moved each NFT, from the same decisions as the ``nft`` rows (``nfts.nft_plan``): a
-TOKENMINT per serial to the treasury, a CRYPTOTRANSFER from the treasury to the serial's owner, a TOKENBURN for a
-burned serial. Each is a ``transaction`` with its ``nft_transfer`` list, its ``transaction_hash`` row and its fee
-``crypto_transfer`` rows (paid by the treasury).
+"""The history of every NFT, from the same decisions as the ``nft`` rows (``nfts.nft_plan``): a TOKENMINT per
+serial to the treasury, a CRYPTOTRANSFER from the treasury to the serial's owner, a TOKENBURN for a burned serial.
+Each is a ``transaction`` with its ``nft_transfer`` list, its ``transaction_hash`` row and its fee
+``crypto_transfer`` rows (paid by the treasury); a serial that left the treasury also gets its minted version in
+``nft_history`` (owned by the treasury from the mint until it moved).
 
-The transactions happen when the ``nft`` rows say (mint at ``created_timestamp``, transfer or burn when the serial
-last changed), except that a time falling inside a block's window moves to after it: the blocks' record files
-count exactly the transactions in their windows.
+The transactions happen exactly when the ``nft`` rows say (mint at ``created_timestamp``, transfer or burn when the
+serial last changed), so ``/api/v1/tokens/{id}/nfts/{serial}/transactions`` finds one at each event. ``nft_plan``
+places those times in the last quarter of the gaps between blocks (``World.between_blocks``): the blocks' record
+files count exactly the transactions in their windows, and topic messages and schedules use the gaps' first half.
 """
 
 from __future__ import annotations
@@ -14,24 +16,16 @@ import random
 from typing import Any
 
 import orjson
+from asyncpg import Range
 
-from ledgermirror.dataset.nfts import NftPlan, nft_plan
-from ledgermirror.dataset.world import FEE_COLLECTOR, NODE_ACCOUNTS, SECOND, Emit, World, entity_id
+from ledgermirror.dataset.nfts import NftPlan, Serial, nft_plan
+from ledgermirror.dataset.tokens import content_uri
+from ledgermirror.dataset.world import FEE_COLLECTOR, NODE_ACCOUNTS, SECOND, Emit, Row, World, entity_id
 from ledgermirror.ledger.transaction_codes import CRYPTOTRANSFER, SUCCESS, type_number
 
 TOKENMINT = type_number("TOKENMINT")
 TOKENBURN = type_number("TOKENBURN")
 _VALID_DURATION = 120
-
-
-def outside_blocks(world: World, at: int) -> int:
-    """``at``, or, when it falls inside a block's window, the same offset after the window (distinct times stay
-    distinct; every profile's blocks are more than twice their window apart)."""
-    offset = (at - world.start) % world.block_interval
-    shift = world.block_window + 1
-    if at >= world.start and offset <= world.block_window and offset + shift < world.block_interval:
-        return at + shift
-    return at
 
 
 def _transaction(
@@ -58,6 +52,16 @@ def _transaction(
         }  # fmt: skip
 
 
+def _minted_version(world: World, plan: NftPlan, treasury_id: int, serial: Serial) -> Row:
+    token = plan.facts.index
+    return {
+        "token_id": plan.facts.id, "serial_number": serial.number, "account_id": treasury_id,
+        "created_timestamp": serial.minted, "deleted": False,
+        "metadata": f"{content_uri(world, 'nft', token)}/{serial.number}.json".encode(),
+        "timestamp_range": Range(serial.minted, serial.modified),
+    }  # fmt: skip
+
+
 def _token_transfers(world: World, plan: NftPlan) -> Emit:
     facts = plan.facts
     rng = random.Random(world.digest("nft-transfers", facts.id))
@@ -69,25 +73,18 @@ def _token_transfers(world: World, plan: NftPlan) -> Emit:
             "serial_number": serial.number, "token_id": facts.id,
         }  # fmt: skip
         yield from _transaction(
-            world,
-            rng,
-            outside_blocks(world, serial.minted),
-            TOKENMINT,
-            payer=treasury,
-            entity=facts.id,
-            moved=minted,
+            world, rng, serial.minted, TOKENMINT, payer=treasury, entity=facts.id, moved=minted
         )
         if serial.modified == serial.minted:
             continue  # still with the treasury
+        yield "nft_history", _minted_version(world, plan, treasury_id, serial)
         receiver = None if serial.owner is None else entity_id(world.account_num(serial.owner))
         moved = {**minted, "receiver_account_id": receiver, "sender_account_id": treasury_id}
         kind = TOKENBURN if serial.owner is None else CRYPTOTRANSFER
-        yield from _transaction(
-            world, rng, outside_blocks(world, serial.modified), kind, payer=treasury, entity=facts.id, moved=moved
-        )
+        yield from _transaction(world, rng, serial.modified, kind, payer=treasury, entity=facts.id, moved=moved)
 
 
 def nft_transfers(world: World) -> Emit:
-    """Every NFT's mint, transfer and burn transactions, token by token."""
+    """Every NFT's mint, transfer and burn transactions and minted versions, token by token."""
     for rank in range(world.nft_tokens):
         yield from _token_transfers(world, nft_plan(world, world.nft_token(rank)))

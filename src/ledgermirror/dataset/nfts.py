@@ -66,9 +66,10 @@ def nft_plan(world: World, token: int) -> NftPlan:
     holders = world.sample_accounts(rng, wanted, exclude=(treasury,))
     serials: list[Serial] = []
     for number in range(1, facts.serials + 1):
-        minted = facts.created + number * gap + rng.randrange(gap)
+        minted = world.between_blocks(facts.created + number * gap + rng.randrange(gap))
         if nft_burned(world, token, number):
-            serials.append(Serial(number, None, minted, between(rng, minted + SECOND, world.end), None))
+            burned = world.between_blocks(between(rng, minted + SECOND, world.end))
+            serials.append(Serial(number, None, minted, burned, None))
             continue
         if number <= len(holders):
             owner = holders[number - 1]
@@ -80,7 +81,8 @@ def nft_plan(world: World, token: int) -> NftPlan:
             serials.append(Serial(number, owner, minted, minted, None))
             continue
         spender = world.pick_account(rng, world.accounts, exclude=owner) if rng.random() < 0.1 else None
-        serials.append(Serial(number, owner, minted, between(rng, minted + SECOND, world.end), spender))
+        moved = world.between_blocks(between(rng, minted + SECOND, world.end))
+        serials.append(Serial(number, owner, minted, moved, spender))
     holdings = [Holding(treasury, facts.created, True)]
     for holder in holders:
         received = [s.modified for s in serials if s.owner == holder]
@@ -102,13 +104,13 @@ def nft_plan(world: World, token: int) -> NftPlan:
     return NftPlan(facts, serials, holdings, allowances, airdrops)
 
 
-def _nft_tokens(world: World) -> list[int]:
+def nft_tokens(world: World) -> list[int]:
     return [world.nft_token(rank) for rank in range(world.nft_tokens)]
 
 
 def nfts(world: World) -> Emit:
     """``nft``, NFT ``token_account``, ``nft_allowance`` and NFT ``token_airdrop`` rows."""
-    for token in _nft_tokens(world):
+    for token in nft_tokens(world):
         plan = nft_plan(world, token)
         facts = plan.facts
         treasury_id = entity_id(world.account_num(facts.treasury))
@@ -149,7 +151,7 @@ def nfts(world: World) -> Emit:
 
 def nft_token_balances(world: World) -> Emit:
     """``token_balance`` rows of NFT holders (serial counts) at each snapshot."""
-    for token in _nft_tokens(world):
+    for token in nft_tokens(world):
         plan = nft_plan(world, token)
         for holding in plan.holdings:
             account_id = entity_id(world.account_num(holding.account))

@@ -86,6 +86,8 @@ class Tag(IntEnum):
     PERMUTATION = 17
     NAME = 18
     HISTORY = 19
+    HOOK = 20
+    REGISTERED_NODE = 21
 
 
 def mix64(value: int) -> int:
@@ -288,6 +290,25 @@ class World:
         block = ordinal * self.creation_blocks // self.entities
         first, creations, slots = self.block_slots(block)
         return block, (ordinal - first) * slots // creations
+
+    def between_blocks(self, at: int) -> int:
+        """``at`` moved into the last quarter of its block's gap (after the block window and the second after it):
+        the blocks' transactions lie in the windows, topic messages and schedules in the first half of the gaps,
+        so events placed this way (NFT mints, transfers and burns) never share a consensus timestamp with them.
+        The mapping keeps the order of times a second or more apart."""
+        block, offset = divmod(at - self.start, self.block_interval)
+        gap = self.block_interval - self.block_window - SECOND
+        if gap < 8 or not 0 <= block < self.blocks:
+            return at
+        quarter = gap // 4
+        return (
+            self.block_start(block)
+            + self.block_window
+            + SECOND
+            + gap
+            - quarter
+            + offset * quarter // self.block_interval
+        )
 
     def slot_time(self, block: int, slot: int, slots: int, jitter: int) -> int:
         gap = self.block_window // slots

@@ -114,6 +114,13 @@ class Select:
         self.conditions.append(f"{column} <> all({self.bind(list(values))})")
         return self
 
+    def array_contains(self, column: Column, values: Sequence[Any], element_type: str) -> Select:
+        """``column @> $n::<element_type>[]``: an array column holding every value (a GIN index reads it)."""
+        if not _IDENTIFIER.fullmatch(element_type):
+            raise ValueError(f"not a plain type name: {element_type!r}")
+        self.conditions.append(f"{column} @> {self.bind(list(values))}::{element_type}[]")
+        return self
+
     def contains_text(self, column: Column, text: str) -> Select:
         """Case-insensitive substring match; ``%``, ``_`` and ``\\`` in the text match themselves."""
         escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -147,6 +147,10 @@ def _apply_state_changes(record: Any, body: Any, body_name: str, updates: list[A
     success = record.receipt.status == _success()
     if body_name == "tokenAirdrop" and success:
         transformers.pending_airdrops(body.tokenAirdrop, record, updates)
+    if body_name == "nodeCreate" and success:
+        nodes = [update.value.node_value for update in updates if update.value.HasField("node_value")]
+        if nodes:
+            record.receipt.node_id = max(node.node_id for node in nodes)
     if body_name in _NEW_ID_KEYS and success:
         key_name, receipt_field = _NEW_ID_KEYS[body_name]
         created = [update.key for update in updates if update.key.WhichOneof("key_choice") == key_name]

@@ -33,7 +33,7 @@ import asyncpg
 from ledgermirror.db import import_state
 from ledgermirror.importer.block_source import BlockSource, FileBlockSource, SourceBlock
 from ledgermirror.importer.block_verify import BlockLink, VerifiedBlock, verify_block
-from ledgermirror.importer.errors import StreamFileError, StreamParseError
+from ledgermirror.importer.errors import BlockProofRejected, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers.balances import read_balance_snapshot
 from ledgermirror.importer.handlers.base import Batch, ItemError
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
@@ -246,6 +246,10 @@ class _BlockRun:
                 break
             finally:
                 self.stats.cost.data += time.perf_counter() - checked
+            if options.require_verified_proofs and not verified.proof_verified:
+                detail = f"its {verified.proof} proof cannot be verified here (verified proofs required)"
+                refused = BlockProofRejected(source_block.name, detail)
+                break
             if options.end is not None and verified.record.consensus_start > options.end:
                 self.reached_end = True
                 break
@@ -306,6 +310,7 @@ class _BlockRun:
         stats.files += group.files
         stats.items += group.items
         stats.rows += group.rows
+        stats.tables.update(group.tables)
         stats.write_seconds += group.write_seconds
         stats.commits += 1
         stats.last_name, stats.last_consensus_end = group.last_name, group.last_consensus_end

@@ -11,7 +11,7 @@ folder, or an ``s3://`` / ``gs://`` bucket): ``<root>/`` + the block number zero
 folder found within a few levels of it. Since a block's name follows from its number, the next block is read
 by name; only the first block of an empty database is found by listing (the lowest folder at each level).
 
-A ``grpc://host:port`` source is a block node (``importer/block_node.py``, another module's), imported lazily.
+A ``grpc://host:port`` source is a block node (``importer/block_node.py``), imported lazily.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ledgermirror.importer.sources import SourceError, Store, open_store
+from ledgermirror.importer.sources import Store, open_store
 
 COMPRESSED_SUFFIX = ".blk.zstd"
 PLAIN_SUFFIX = ".blk"
@@ -35,7 +35,9 @@ _ROOT_DEPTH = 3
 _FOLDER_FILES = 2000
 """A leaf folder holds at most 1000 blocks (three digits), each as ``.blk.zstd`` or ``.blk``."""
 _MAX_FRAME = 1 << 30
-"""The largest block we decompress (1 GiB): a bound against a decompression bomb."""
+"""The largest block we decompress (1 GiB): a bound against a decompression bomb (read in chunks, so a frame
+without a stated size costs no more memory than its content)."""
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +103,33 @@ def decompress(name: str, data: bytes) -> bytes:
     from ledgermirror.importer.errors import StreamParseError
 
     try:
-        return zstandard.ZstdDecompressor().decompress(data, max_output_size=_MAX_FRAME)
+        size = zstandard.frame_content_size(data)
+        if size > _MAX_FRAME:
+            raise StreamParseError(name, f"decompresses to {size} bytes, more than {_MAX_FRAME}")
+        if size >= 0:
+            return zstandard.ZstdDecompressor().decompress(data)
+        return _decompress_unsized(name, data)
     except zstandard.ZstdError as error:
         raise StreamParseError(name, f"zstd: {error}") from error
+
+
+def _decompress_unsized(name: str, data: bytes) -> bytes:
+    """A frame that does not state its size: read in chunks up to the bound, then checked complete."""
+    import zstandard
+
+    from ledgermirror.importer.errors import StreamParseError
+
+    total = 0
+    with zstandard.ZstdDecompressor().stream_reader(data) as reader:
+        while chunk := reader.read(_CHUNK):
+            total += len(chunk)
+            if total > _MAX_FRAME:
+                raise StreamParseError(name, f"decompresses to more than {_MAX_FRAME} bytes")
+    whole = zstandard.ZstdDecompressor().decompressobj()
+    content = whole.decompress(data)
+    if not whole.eof:
+        raise StreamParseError(name, "zstd: truncated frame")
+    return content
 
 
 def _join(prefix: str, name: str) -> str:
@@ -239,10 +265,7 @@ class FileBlockSource:
 def open_block_source(source: str) -> BlockSource:
     """A block source for a folder, an ``s3://`` / ``gs://`` bucket or ``grpc://host:port[,...]`` block nodes."""
     if source.startswith("grpc://"):
-        try:
-            from ledgermirror.importer import block_node  # type: ignore[attr-defined, unused-ignore]
-        except ImportError as error:
-            raise SourceError(f"block node sources are not available in this build: {source}") from error
-        opened: BlockSource = block_node.open_block_node_source(source)
-        return opened
+        from ledgermirror.importer.block_node import open_block_node_source
+
+        return open_block_node_source(source)
     return FileBlockSource(open_store(source))

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ledgermirror.importer.pipeline import ImportOptions
+    from ledgermirror.importer.progress import Progress
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
 EXIT_SOURCE = 4
+EXIT_PORT = 5
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,6 +40,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         default="auto",
         help="records, blocks (HIP-1056 block files or block nodes), or auto (default): records, then blocks "
         "from the block after the last record file",
+    )
+    command.add_argument(
+        "--require-verified-proofs",
+        action="store_true",
+        help="blocks: refuse a block whose proof cannot be verified here (TSS) instead of accepting it as "
+        "chain-verified only",
     )
     command.add_argument(
         "--status", action="store_true", help="print the import status (last block, how it was verified) and exit"
@@ -65,6 +73,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "default: a folder from its first file, a bucket from its newest",
     )
     command.add_argument("--end-date", default=None, metavar="DATE", help="stop after the last file before DATE")
+    command.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="serve Prometheus metrics on this port while importing (docs/metrics.md)",
+    )
+    command.add_argument(
+        "--metrics-host", default="127.0.0.1", metavar="HOST", help="address of the metrics server (127.0.0.1)"
+    )
     command.add_argument(
         "--files-per-transaction",
         type=int,
@@ -97,11 +115,13 @@ def options_of(args: argparse.Namespace) -> ImportOptions:
         address_book=args.address_book,
         initial_balances=args.initial_balances,
         files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
+        require_verified_proofs=args.require_verified_proofs,
     )
 
 
 def run(args: argparse.Namespace, owner_url: str) -> int:
     from ledgermirror.importer.pipeline import ImporterError
+    from ledgermirror.importer.progress import progress_for
     from ledgermirror.importer.sources import SourceError, open_store
 
     if args.status:
@@ -120,7 +140,29 @@ def run(args: argparse.Namespace, owner_url: str) -> int:
     except (ImporterError, SourceError) as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_USAGE
-    return asyncio.run(_run(owner_url, args.source, args.stream, options))
+    if args.metrics_port is not None and not 0 < args.metrics_port < 65536:
+        print("ledgermirror: --metrics-port must be between 1 and 65535", file=sys.stderr)
+        return EXIT_USAGE
+    progress = progress_for(sys.stderr)
+    stop_metrics = None
+    if args.metrics_port is not None:
+        from ledgermirror.metrics.importer import ImporterMetrics, MetricsProgress, serve
+
+        metrics = ImporterMetrics()
+        try:
+            stop_metrics = serve(metrics, args.metrics_host, args.metrics_port)
+        except OSError as error:
+            print(
+                f"ledgermirror: cannot serve metrics on {args.metrics_host}:{args.metrics_port}: {error}",
+                file=sys.stderr,
+            )
+            return EXIT_PORT
+        progress = MetricsProgress(progress, metrics)
+    try:
+        return asyncio.run(_run(owner_url, args.source, args.stream, options, progress))
+    finally:
+        if stop_metrics is not None:
+            stop_metrics()
 
 
 async def _status(owner_url: str) -> int:
@@ -149,13 +191,12 @@ async def _status(owner_url: str) -> int:
     return 0
 
 
-async def _run(owner_url: str, source: str, stream: str, options: ImportOptions) -> int:
+async def _run(owner_url: str, source: str, stream: str, options: ImportOptions, progress: Progress) -> int:
     import asyncpg
 
     from ledgermirror.importer.cutover import run_stream
     from ledgermirror.importer.errors import StreamFileError
     from ledgermirror.importer.pipeline import ImporterError
-    from ledgermirror.importer.progress import progress_for
     from ledgermirror.importer.sources import SourceError
 
     stop = asyncio.Event()
@@ -164,7 +205,7 @@ async def _run(owner_url: str, source: str, stream: str, options: ImportOptions)
         loop.add_signal_handler(signum, stop.set)
     conn = await asyncpg.connect(owner_url)
     try:
-        await run_stream(conn, source, options, stream, stop=stop, progress=progress_for(sys.stderr))
+        await run_stream(conn, source, options, stream, stop=stop, progress=progress)
     except ImporterError as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -62,6 +62,8 @@ class VerificationCost:
     data: float = 0.0
     files: int = 0
     node_fallbacks: int = 0
+    valid_signatures: int = 0
+    """Node signatures that verified and agree with the consensus (groups holding a third of stake)."""
     rejected_signatures: list[str] = field(default_factory=list)
 
 
@@ -224,6 +226,7 @@ async def verify_download(
             parsed[node_id] = error
     consensus = reach_consensus(candidate.signature_name, parsed, book, stakes=stakes)
     cost.rejected_signatures.extend(str(error) for error in consensus.rejected)
+    cost.valid_signatures += sum(len(agreeing.node_ids) for agreeing in consensus.agreed)
     cost.signatures += time.perf_counter() - started
     last_error: StreamFileError | None = None
     for group in consensus.agreed:

@@ -109,6 +109,9 @@ class ImportOptions:
     poll_seconds: float = 1.0
     max_poll_seconds: float = 30.0
     entity_transactions: bool = False
+    require_verified_proofs: bool = False
+    """Blocks: refuse a block whose proof cannot be verified here (TSS, state proofs) instead of accepting it
+    as chain-verified only."""
 
 
 @dataclass(slots=True)
@@ -179,13 +182,18 @@ async def write_files(
         book, entries, endpoints = book_handlers.book_rows(
             ADDRESS_BOOK_FILE, BOOTSTRAP_TIMESTAMP, position.pending_book
         )
-        rows += sum((await address_books.save_book(conn, book, entries, endpoints)).values())
+        saved = await address_books.save_book(conn, book, entries, endpoints)
+        group.tables.update(saved)
+        rows += sum(saved.values())
         position.pending_book = None
     if position.pending_balances is not None:
-        rows += await seed_balances(conn, position.pending_balances)
+        seeded = await seed_balances(conn, position.pending_balances)
+        group.tables["entity"] += seeded
+        rows += seeded
         position.pending_balances = None
     counts = await write_batch(conn, batch)
     counts.update(await write.copy_rows(conn, "record_file", record_rows))
+    group.tables.update(counts)
     rows += sum(counts.values())
     if batch.address_book_changed or counts.get("address_book"):
         stored = await import_state.current_book(conn, ADDRESS_BOOK_FILE)
@@ -452,6 +460,7 @@ class _Run:
         stats.files += group.files
         stats.items += group.items
         stats.rows += group.rows
+        stats.tables.update(group.tables)
         stats.write_seconds += group.write_seconds
         stats.commits += 1
         stats.last_name, stats.last_consensus_end = group.last_name, group.last_consensus_end

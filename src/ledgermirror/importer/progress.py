@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 
@@ -18,6 +19,8 @@ class ImportStats:
     files: int = 0
     items: int = 0
     rows: int = 0
+    tables: Counter[str] = field(default_factory=Counter)
+    """Rows written by table (``rows`` is their sum)."""
     commits: int = 0
     write_seconds: float = 0.0
     cost: VerificationCost = field(default_factory=VerificationCost)

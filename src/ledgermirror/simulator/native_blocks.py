@@ -5,7 +5,7 @@ Per record file of the run, block ``<its block number>`` holds: ``block_header``
 transaction its ``signed_transaction``, a ``transaction_result`` (what a consensus node puts there: status,
 timestamps, schedule ref, fee, transfers, token transfers, automatic associations, staking rewards, assessed
 fees), its ``transaction_output`` (account create, schedule create and sign, PRNG) and the ``state_changes`` a
-node would write at its consensus time for what the importer reads back (a created file, topic or token; a
+node would write at its consensus time for what the importer reads back (a created file, topic, token or node; a
 token's total supply after a mint, burn or wipe; a topic's sequence number and running hash); then
 ``block_footer`` (previous root hash chained) and a ``block_proof`` whose TSS signature is a placeholder: no
 TSS library exists in Python, so the importer accepts these blocks as chain-verified only. Contract results and
@@ -33,6 +33,8 @@ _CREATED = {
 }
 _SUPPLY = {"tokenMint": "tokenMint", "tokenBurn": "tokenBurn", "tokenWipe": "tokenWipe"}
 _STATE_ID = 1
+_SUCCESS = 22
+"""``ResponseCodeEnum.SUCCESS``."""
 
 
 def _modules() -> Any:
@@ -109,7 +111,8 @@ def _transaction_items(modules: Any, item: StreamItem) -> list[Any]:
     if record.HasField("scheduleRef"):
         result.schedule_ref.CopyFrom(record.scheduleRef)
     result.transaction_fee_charged = record.transactionFee
-    result.transfer_list.CopyFrom(record.transferList)
+    if record.HasField("transferList"):
+        result.transfer_list.CopyFrom(record.transferList)
     result.token_transfer_lists.extend(record.tokenTransferLists)
     result.automatic_token_associations.extend(record.automatic_token_associations)
     result.paid_staking_rewards.extend(record.paid_staking_rewards)
@@ -164,6 +167,10 @@ def _state_changes(block_item: Any, body: Any, record: Any) -> Any:
         update.key.token_id_key.CopyFrom(token)
         update.value.token_value.token_id.CopyFrom(token)
         update.value.token_value.total_supply = receipt.newTotalSupply
+    elif name == "nodeCreate" and receipt.status == _SUCCESS:
+        update = changes.state_changes.add(state_id=_STATE_ID).map_update
+        update.key.entity_number_key.value = receipt.node_id
+        update.value.node_value.node_id = receipt.node_id
     elif name == "consensusSubmitMessage" and receipt.topicSequenceNumber:
         topic = body.consensusSubmitMessage.topicID
         update = changes.state_changes.add(state_id=_STATE_ID).map_update

@@ -77,6 +77,8 @@ _SELECT = """select n.account_id, n.created_timestamp, n.delegating_spender,
     lower(n.timestamp_range) as modified_timestamp, n.token_id
 from nft n
 left join entity e on e.id = n.token_id"""
+SELECT_NFT = _SELECT
+"""The NFT object's columns (``n``, with its token's entity ``e``), shared with ``token_nfts.py``."""
 
 _ACCOUNT = Column("n.account_id")
 _SPENDER = Column("n.spender")

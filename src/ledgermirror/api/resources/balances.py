@@ -327,7 +327,7 @@ def render(scope: Scope, row: Any) -> dict[str, Any]:
     }
 
 
-def header(rows: Sequence[Any]) -> dict[str, Any]:
+def header(context: object, rows: Sequence[Any]) -> dict[str, Any]:
     """``timestamp``: the newest balance timestamp of the page, null when it has none."""
     found = [row["consensus_timestamp"] for row in rows if row["consensus_timestamp"] is not None]
     return {"timestamp": format_ns(max(found)) if found else None}

@@ -1,0 +1,162 @@
+"""The importer's metrics, served on ``ledgermirror import --metrics-port`` while it runs.
+
+:class:`MetricsProgress` wraps the importer's :class:`~ledgermirror.importer.progress.Progress`: at each commit
+it adds what the cumulative :class:`~ledgermirror.importer.progress.ImportStats` gained since the last one
+(files, transactions, rows by table, seconds by stage, node signatures), so the pipelines need no other hook.
+A refused file counts under the check that refused it. The stream lag is computed at scrape time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from prometheus_client import CollectorRegistry, Gauge, start_http_server
+from prometheus_client import Counter as PromCounter
+
+if TYPE_CHECKING:
+    from ledgermirror.importer.progress import ImportStats, Progress
+
+STAGES = ("download", "signatures", "verify", "write")
+
+
+@dataclasses.dataclass(slots=True)
+class _Seen:
+    files: int = 0
+    items: int = 0
+    tables: Counter[str] = dataclasses.field(default_factory=Counter)
+    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
+    valid: int = 0
+    rejected: int = 0
+
+
+class ImporterMetrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
+        self.files = PromCounter(
+            "ledgermirror_importer_files", "Stream files (record files or blocks) imported", registry=self.registry
+        )
+        self.transactions = PromCounter(
+            "ledgermirror_importer_transactions", "Transactions imported", registry=self.registry
+        )
+        self.rows = PromCounter(
+            "ledgermirror_importer_rows", "Rows written, by table", ["table"], registry=self.registry
+        )
+        self.stage_seconds = PromCounter(
+            "ledgermirror_importer_stage_seconds",
+            "Seconds spent per stage: download, node signature checks, parsing and data checks (verify), writes",
+            ["stage"],
+            registry=self.registry,
+        )
+        self.verification_failures = PromCounter(
+            "ledgermirror_importer_verification_failures",
+            "Files refused, by the check that refused them",
+            ["check"],
+            registry=self.registry,
+        )
+        self.source_errors = PromCounter(
+            "ledgermirror_importer_source_errors",
+            "Failures to list or read the source (folder, bucket, block node), each retried",
+            registry=self.registry,
+        )
+        self.node_signatures = PromCounter(
+            "ledgermirror_importer_node_signatures",
+            "Node signature files checked: valid and agreeing with consensus, or rejected",
+            ["result"],
+            registry=self.registry,
+        )
+        self.last_consensus = Gauge(
+            "ledgermirror_importer_last_consensus_timestamp_seconds",
+            "Consensus end of the newest imported file (Unix seconds)",
+            registry=self.registry,
+        )
+        self.lag = Gauge(
+            "ledgermirror_importer_stream_lag_seconds",
+            "Now minus the consensus end of the newest imported file (computed at scrape time)",
+            registry=self.registry,
+        )
+        self._newest: float | None = None
+        self.lag.set_function(self._lag)
+        for stage in STAGES:
+            self.stage_seconds.labels(stage)
+        self._seen: dict[int, _Seen] = {}
+
+    def _lag(self) -> float:
+        return float("nan") if self._newest is None else max(time.time() - self._newest, 0.0)
+
+    def observe(self, stats: ImportStats) -> None:
+        """Add what ``stats`` (cumulative, one per pipeline run) gained since it was last observed."""
+        seen = self._seen.setdefault(id(stats), _Seen())
+        self.files.inc(stats.files - seen.files)
+        self.transactions.inc(stats.items - seen.items)
+        for table, rows in (stats.tables - seen.tables).items():
+            self.rows.labels(table).inc(rows)
+        cost = stats.cost
+        seconds = {
+            "download": cost.download,
+            "signatures": cost.signatures,
+            "verify": cost.data,
+            "write": stats.write_seconds,
+        }
+        for stage, total in seconds.items():
+            self.stage_seconds.labels(stage).inc(max(total - seen.seconds.get(stage, 0.0), 0.0))
+        self.node_signatures.labels("valid").inc(cost.valid_signatures - seen.valid)
+        self.node_signatures.labels("rejected").inc(len(cost.rejected_signatures) - seen.rejected)
+        self._seen[id(stats)] = _Seen(
+            stats.files,
+            stats.items,
+            Counter(stats.tables),
+            seconds,
+            cost.valid_signatures,
+            len(cost.rejected_signatures),
+        )
+        if stats.last_consensus_end is not None:
+            self._newest = stats.last_consensus_end / 1e9
+            self.last_consensus.set(self._newest)
+
+    def refused(self, error: Exception) -> None:
+        """A refused file counts under its check; a source that failed (listing, download) as a source error."""
+        check = getattr(error, "check", None)
+        if isinstance(check, str):
+            self.verification_failures.labels(check).inc()
+        else:
+            self.source_errors.inc()
+
+
+class MetricsProgress:
+    """A :class:`~ledgermirror.importer.progress.Progress` that records metrics, then tells ``inner``."""
+
+    def __init__(self, inner: Progress, metrics: ImporterMetrics) -> None:
+        self.inner = inner
+        self.metrics = metrics
+
+    def committed(self, stats: ImportStats) -> None:
+        self.metrics.observe(stats)
+        self.inner.committed(stats)
+
+    def waiting(self, stats: ImportStats, seconds: float) -> None:
+        self.inner.waiting(stats, seconds)
+
+    def refused(self, error: Exception, *, retrying: bool) -> None:
+        self.metrics.refused(error)
+        self.inner.refused(error, retrying=retrying)
+
+    def finished(self, stats: ImportStats) -> None:
+        self.metrics.observe(stats)
+        self.inner.finished(stats)
+
+
+def serve(metrics: ImporterMetrics, host: str, port: int) -> Callable[[], None]:
+    """Serve ``/metrics`` (any path, as ``prometheus_client``'s server does) on a daemon thread; returns the
+    function that stops it and closes its socket. Raises ``OSError`` when the port cannot be listened on."""
+    server, thread = start_http_server(port, addr=host, registry=metrics.registry)
+
+    def stop() -> None:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+    return stop

@@ -1,0 +1,100 @@
+"""The importer's Prometheus metrics: an import of the reference's fixtures counted file by file and table by
+table, a refused file counted under its check, and the metrics server scraped over HTTP and parsed with
+``prometheus_client``'s own parser."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import urllib.request
+from pathlib import Path
+
+import asyncpg
+import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+from tests.importer.fixtures import FIRST, NODE_IDS, SIGNING_BOOK
+from tests.importer.importing import copy_streams, flip, node_file, rewrite_gzip, table_counts
+
+from ledgermirror.importer.errors import StreamFileError
+from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.progress import LogProgress
+from ledgermirror.importer.sources import open_store
+from ledgermirror.metrics.importer import ImporterMetrics, MetricsProgress, serve
+from ledgermirror.runtime import Prepared
+
+pytestmark = pytest.mark.usefixtures("ledger")
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def parse(text: str) -> Samples:
+    samples: Samples = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return samples
+
+
+def run_with_metrics(url: str, root: Path, metrics: ImporterMetrics) -> None:
+    async def go() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            options = ImportOptions(once=True, address_book=SIGNING_BOOK)
+            await run_import(
+                conn, open_store(str(root)), options, progress=MetricsProgress(LogProgress(), metrics)
+            )
+        finally:
+            await conn.close()
+
+    asyncio.run(go())
+
+
+def test_an_import_is_counted(database: Prepared, tmp_path: Path) -> None:
+    metrics = ImporterMetrics()
+    run_with_metrics(database.owner_url, copy_streams(tmp_path / "streams"), metrics)
+    samples = parse(generate_latest(metrics.registry).decode())
+    assert samples[("ledgermirror_importer_files_total", ())] == 2
+    assert samples[("ledgermirror_importer_transactions_total", ())] == 3
+    tables = table_counts(database.owner_url)
+    for table in ("record_file", "transaction", "crypto_transfer", "address_book", "address_book_entry"):
+        assert samples[("ledgermirror_importer_rows_total", (("table", table),))] == tables[table], table
+    # every node signed both files and agreed
+    assert samples[("ledgermirror_importer_node_signatures_total", (("result", "valid"),))] == 2 * len(NODE_IDS)
+    assert samples[("ledgermirror_importer_node_signatures_total", (("result", "rejected"),))] == 0
+    for stage in ("download", "signatures", "verify", "write"):
+        assert samples[("ledgermirror_importer_stage_seconds_total", (("stage", stage),))] > 0, stage
+    newest = samples[("ledgermirror_importer_last_consensus_timestamp_seconds", ())]
+    assert newest == pytest.approx(1657701971.304284004)
+    assert samples[("ledgermirror_importer_stream_lag_seconds", ())] > 100_000_000  # the fixtures are from 2022
+    # a rerun imports nothing and counts nothing more
+    run_with_metrics(database.owner_url, tmp_path / "streams", metrics)
+    assert parse(generate_latest(metrics.registry).decode())[("ledgermirror_importer_files_total", ())] == 2
+
+
+def test_a_refused_file_counts_under_its_check(database: Prepared, tmp_path: Path) -> None:
+    streams = copy_streams(tmp_path / "streams")
+    for node_id in NODE_IDS:
+        rewrite_gzip(node_file(streams, node_id, f"{FIRST}.rcd.gz"), lambda data: flip(data, -40))
+    metrics = ImporterMetrics()
+    with pytest.raises(StreamFileError):
+        run_with_metrics(database.owner_url, streams, metrics)
+    samples = parse(generate_latest(metrics.registry).decode())
+    assert samples[("ledgermirror_importer_verification_failures_total", (("check", "file hash"),))] == 1
+    assert samples[("ledgermirror_importer_files_total", ())] == 0
+
+
+def test_the_metrics_server_answers_a_scrape() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    metrics = ImporterMetrics()
+    metrics.source_errors.inc()
+    stop = serve(metrics, "127.0.0.1", port)
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+            samples = parse(response.read().decode())
+    finally:
+        stop()
+    assert samples[("ledgermirror_importer_source_errors_total", ())] == 1
+    assert ("ledgermirror_importer_files_total", ()) in samples
