@@ -272,6 +272,39 @@ def test_upsert_of_many_rows(ledger: Ledger) -> None:
     ]
 
 
+def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> None:
+    """The staging table has no statistics, so left to itself the planner hashes the whole target table for
+    every merge (a cost that grows with the ledger); the merge statements run with joins by index lookup."""
+    model = schema.table("entity")
+    staged = entity(2_500, 20, memo="b")
+    columns = tuple(name for name in model.column_names if name in staged)
+    statements = write.merge_sql(model, columns).split(";\n")
+    settings = [statement for statement in statements if statement.startswith("set local")]
+    merges = [statement for statement in statements if not statement.startswith(("set local", "delete"))]
+
+    async def plans(conn: asyncpg.Connection, *, index_joins: bool) -> list[str]:
+        async with conn.transaction():
+            await conn.execute(write._stage_sql(model))
+            await conn.copy_records_to_table(
+                write.stage_name(model), records=[tuple(staged[name] for name in columns)], columns=list(columns)
+            )
+            if index_joins:
+                await conn.execute(settings[0] + ";\n" + settings[1])
+            return ["\n".join(row[0] for row in await conn.fetch("explain " + merge)) for merge in merges]
+
+    async def action(conn: asyncpg.Connection) -> tuple[list[str], list[str]]:
+        await write.copy_rows(conn, "entity", [entity(n, 10, memo="a") for n in range(1, 5_001)])
+        await conn.execute("analyze entity")
+        return await plans(conn, index_joins=False), await plans(conn, index_joins=True)
+
+    left_alone, by_index = run(ledger.url, action)
+    assert len(merges) == 3 and len(settings) == 4  # history, update, insert; off before, back to default after
+    assert any("Seq Scan on entity" in plan for plan in left_alone)  # what the settings are for
+    for plan in by_index:
+        assert "Seq Scan on entity" not in plan and "Hash" not in plan and "Merge Join" not in plan, plan
+        assert "Index" in plan, plan
+
+
 # Text --------------------------------------------------------------------------------------------------------
 
 

@@ -317,7 +317,7 @@ async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any)
     """Run one statement that joins a few given rows (arrays, a staging table) to a large table with joins by
     index lookup (``_INDEX_JOINS``), then restore the session's settings; its status. Planned with its
     values, an ``unnest`` of a few thousand ids would otherwise hash the whole table (``entity`` at 44 k rows:
-    a sequential scan of 30 ms for 3,000 balance changes). Outside a transaction the call is one."""
+    168 ms for 3,000 balance changes, 63 ms by index). Outside a transaction the call is one."""
     if not conn.is_in_transaction():
         async with conn.transaction():
             return await execute_by_index(conn, statement, *args)
