@@ -180,3 +180,20 @@ def test_openapi_document_lists_the_fee_estimate(client: TestClient) -> None:
     assert set(path) == {"get", "post"}
     assert [parameter["name"] for parameter in path["post"]["parameters"]] == ["high_volume_throttle", "mode"]
     assert set(path["post"]["requestBody"]["content"]) == {"application/protobuf", "application/x-protobuf"}
+
+
+def test_readiness_reports_what_the_importer_last_accepted(client: TestClient, ledger: Ledger) -> None:
+    assert client.get("/health/readiness").json()["ingest"] is None  # nothing imported
+    ledger.execute(
+        "insert into import_status (stream, last_index, last_name, last_consensus_end, last_proof,"
+        " last_proof_verified, chain_only_blocks, first_chain_only_index)"
+        " values ('blocks', 8, '000000000000000000008.blk.zstd', 1657701971304284004, 'tss', false, 2, 7)"
+    )
+    ready = client.get("/health/readiness")
+    assert ready.status_code == 200
+    assert ready.headers["cache-control"] == "no-store"
+    ingest = ready.json()["ingest"]
+    assert ingest["verified"] == "chain only" and ingest["chain_only_blocks"] == 2
+    assert (ingest["stream"], ingest["last_index"], ingest["first_chain_only_index"]) == ("blocks", 8, 7)
+    assert ingest["last_consensus_timestamp"] == "1657701971.304284004"
+    assert ingest["lag_seconds"] > 100_000_000
