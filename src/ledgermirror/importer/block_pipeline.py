@@ -38,11 +38,11 @@ from ledgermirror.importer.handlers.balances import read_balance_snapshot
 from ledgermirror.importer.handlers.base import Batch, ItemError
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.pipeline import (
-    ImporterError,
     ImportOptions,
     Position,
     has_node_stakes,
     load_book,
+    sole_importer,
     write_files,
 )
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
@@ -103,13 +103,8 @@ async def run_block_import(
 ) -> ImportStats:
     """Import blocks from ``source`` until done (``once``, ``end``) or ``stop`` is set. Raises the refused
     block's :class:`StreamFileError` in ``once`` mode (the blocks before it are committed)."""
-    if not await import_state.try_lock(conn):
-        raise ImporterError("another importer is writing to this database (advisory lock held)")
-    try:
-        run = _BlockRun(conn, source, options, stop or asyncio.Event(), progress or LogProgress())
-        return await run.run()
-    finally:
-        await import_state.unlock(conn)
+    async with sole_importer(conn):
+        return await _BlockRun(conn, source, options, stop or asyncio.Event(), progress or LogProgress()).run()
 
 
 class _BlockRun:

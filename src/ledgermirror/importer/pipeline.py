@@ -36,6 +36,7 @@ import contextlib
 import dataclasses
 import logging
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -216,11 +217,17 @@ async def run_import(
 ) -> ImportStats:
     """Import from ``store`` into the database of ``conn`` until done (``once``, ``end``) or ``stop`` is set.
     Raises :class:`StreamFileError` for a refused file in ``once`` mode (the files before it are committed)."""
+    async with sole_importer(conn):
+        return await _Run(conn, store, options, stop or asyncio.Event(), progress or LogProgress()).run()
+
+
+@contextlib.asynccontextmanager
+async def sole_importer(conn: asyncpg.Connection) -> AsyncIterator[None]:
+    """Hold the importers' advisory lock for the block, or raise :class:`ImporterError` if another holds it."""
     if not await import_state.try_lock(conn):
         raise ImporterError("another importer is writing to this database (advisory lock held)")
     try:
-        run = _Run(conn, store, options, stop or asyncio.Event(), progress or LogProgress())
-        return await run.run()
+        yield
     finally:
         await import_state.unlock(conn)
 
