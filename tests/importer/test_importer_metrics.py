@@ -18,7 +18,7 @@ from tests.importer.importing import copy_streams, flip, node_file, rewrite_gzip
 
 from ledgermirror.importer.errors import StreamFileError
 from ledgermirror.importer.pipeline import ImportOptions, run_import
-from ledgermirror.importer.progress import LogProgress
+from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.sources import open_store
 from ledgermirror.metrics.importer import ImporterMetrics, MetricsProgress, serve
 from ledgermirror.runtime import Prepared
@@ -98,3 +98,17 @@ def test_the_metrics_server_answers_a_scrape() -> None:
         stop()
     assert samples[("ledgermirror_importer_source_errors_total", ())] == 1
     assert ("ledgermirror_importer_files_total", ()) in samples
+
+
+def test_each_run_is_counted_from_its_own_start() -> None:
+    """A run's stats start at zero: whatever earlier runs' stats were (even a freed object whose id the new
+    one reuses), only the new run's own gains are added."""
+    metrics = ImporterMetrics()
+    for files in (2, 1, 3):
+        stats = ImportStats(files=files, items=files * 10)
+        metrics.observe(stats)
+        metrics.observe(stats)  # observed again at finish: nothing more
+        del stats
+    samples = parse(generate_latest(metrics.registry).decode())
+    assert samples[("ledgermirror_importer_files_total", ())] == 6
+    assert samples[("ledgermirror_importer_transactions_total", ())] == 60

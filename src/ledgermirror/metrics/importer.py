@@ -82,14 +82,17 @@ class ImporterMetrics:
         self.lag.set_function(self._lag)
         for stage in STAGES:
             self.stage_seconds.labels(stage)
-        self._seen: dict[int, _Seen] = {}
+        # keyed by id() with the stats object kept alive beside it, so that a later run's stats cannot be
+        # given a freed object's id and inherit its counts
+        self._seen: dict[int, tuple[ImportStats, _Seen]] = {}
 
     def _lag(self) -> float:
         return float("nan") if self._newest is None else max(time.time() - self._newest, 0.0)
 
     def observe(self, stats: ImportStats) -> None:
         """Add what ``stats`` (cumulative, one per pipeline run) gained since it was last observed."""
-        seen = self._seen.setdefault(id(stats), _Seen())
+        kept = self._seen.get(id(stats))
+        seen = kept[1] if kept is not None and kept[0] is stats else _Seen()
         self.files.inc(stats.files - seen.files)
         self.transactions.inc(stats.items - seen.items)
         for table, rows in (stats.tables - seen.tables).items():
@@ -105,13 +108,16 @@ class ImporterMetrics:
             self.stage_seconds.labels(stage).inc(max(total - seen.seconds.get(stage, 0.0), 0.0))
         self.node_signatures.labels("valid").inc(cost.valid_signatures - seen.valid)
         self.node_signatures.labels("rejected").inc(len(cost.rejected_signatures) - seen.rejected)
-        self._seen[id(stats)] = _Seen(
-            stats.files,
-            stats.items,
-            Counter(stats.tables),
-            seconds,
-            cost.valid_signatures,
-            len(cost.rejected_signatures),
+        self._seen[id(stats)] = (
+            stats,
+            _Seen(
+                stats.files,
+                stats.items,
+                Counter(stats.tables),
+                seconds,
+                cost.valid_signatures,
+                len(cost.rejected_signatures),
+            ),
         )
         if stats.last_consensus_end is not None:
             self._newest = stats.last_consensus_end / 1e9
