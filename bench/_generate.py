@@ -1,4 +1,5 @@
-"""``bench/generate``: a migrated database filled with a synthetic ledger of a given profile."""
+"""``bench/generate``: a migrated database filled with a synthetic ledger of a given profile, in our layout or
+the reference's (``--layout reference``: ``bench/reference_layout.sql`` applied after the load)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,19 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
 from ledgermirror import dataset
+from ledgermirror.db.roles import ensure_api_role
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
+
+LAYOUTS = ("ours", "reference")
+REFERENCE_LAYOUT = Path(__file__).resolve().parent / "reference_layout.sql"
+PARTITIONED = ("account_balance", "token_balance", "transaction_hash")
+"""The tables the reference partitions (``reference_layout.sql``)."""
 
 
 async def fill(url: str, profile: str, seed: int) -> dict[str, int] | None:
@@ -34,6 +42,46 @@ async def fill(url: str, profile: str, seed: int) -> dict[str, int] | None:
         await conn.close()
 
 
+async def apply_reference_layout(conn: asyncpg.Connection, api_role: str) -> list[str]:
+    """Partition the reference's partitioned tables and give the API's tables the reference's indexes (a no-op
+    on a database already in that layout); the tables analyzed again. Returns the partitioned tables."""
+    async with conn.transaction():
+        await conn.execute(REFERENCE_LAYOUT.read_text())
+    await ensure_api_role(conn, api_role)
+    for table in (*PARTITIONED, "token", "address_book", "nft_history"):
+        await conn.execute(f'analyze "{table}"')
+    rows = await conn.fetch(
+        "select relname from pg_class where relkind = 'p' and relname = any($1::text[]) order by relname",
+        list(PARTITIONED),
+    )
+    return [row["relname"] for row in rows]
+
+
+async def reshape(url: str, api_role: str) -> list[str]:
+    conn = await asyncpg.connect(url)
+    try:
+        return await apply_reference_layout(conn, api_role)
+    finally:
+        await conn.close()
+
+
+async def create_database(url: str) -> bool:
+    """Create the database a URL names when its server has no such database yet; True when created."""
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    if not name:
+        return False
+    maintenance = urlunsplit(parts._replace(path="/postgres"))
+    conn = await asyncpg.connect(maintenance)
+    try:
+        if await conn.fetchval("select true from pg_database where datname = $1", name):
+            return False
+        await conn.execute(f'create database "{name}"')
+        return True
+    finally:
+        await conn.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/generate", description=__doc__)
     p.add_argument("--profile", choices=sorted(dataset.PROFILES), default="small")
@@ -41,19 +89,32 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--data-dir", type=Path, help="embedded database folder (ignored when LEDGERMIRROR_DB_URL is set)"
     )
+    p.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default="ours",
+        help="reference: partition account_balance, token_balance, transaction_hash and use the reference's "
+        "indexes (bench/reference_layout.sql), also over a database already loaded",
+    )
     args = p.parse_args(argv)
     settings = Settings.from_env()
+    if settings.db_url and asyncio.run(create_database(settings.db_url)):
+        print("created the database", file=sys.stderr)
     prepared = prepare(settings, data_dir=args.data_dir, run_migrations=True)
     started = time.monotonic()
     try:
         counts = asyncio.run(fill(prepared.owner_url, args.profile, args.seed))
+        if counts is None:
+            print("the database already holds a ledger; nothing loaded")
+        else:
+            print(
+                f"loaded {sum(counts.values()):,} rows ({args.profile}, seed {args.seed}) in "
+                f"{time.monotonic() - started:.0f} s"
+            )
+        if args.layout == "reference":
+            began = time.monotonic()
+            partitioned = asyncio.run(reshape(prepared.owner_url, settings.api_role))
+            print(f"reference layout ({', '.join(partitioned)} partitioned) in {time.monotonic() - began:.0f} s")
     finally:
         prepared.stop()
-    if counts is None:
-        print("the database already holds a ledger; nothing loaded")
-        return 0
-    print(
-        f"loaded {sum(counts.values()):,} rows ({args.profile}, seed {args.seed}) in "
-        f"{time.monotonic() - started:.0f} s"
-    )
     return 0

@@ -6,6 +6,7 @@ any implementation of this API (ours or the reference) on the same database.
 
 from __future__ import annotations
 
+import base64
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,18 @@ class Sample:
     message_timestamps: list[str] = field(default_factory=list)
     transactions: list[str] = field(default_factory=list)
     """Transaction ids (``shard.realm.num-seconds-nanos``)."""
+    transaction_hashes: list[str] = field(default_factory=list)
+    """The same transactions' 48-byte hashes, in hex (a path segment needs no escaping)."""
+    moments: list[str] = field(default_factory=list)
+    """Consensus timestamps (``seconds.nanos``) within the ledger: the blocks' ends, for ``timestamp=`` filters."""
+
+
+def transaction_hashes(rows: list[Any]) -> list[str]:
+    return [base64.b64decode(row["transaction_hash"]).hex() for row in rows if row.get("transaction_hash")]
+
+
+def moments(blocks: list[Any]) -> list[str]:
+    return [row["timestamp"]["to"] for row in blocks if row.get("timestamp", {}).get("to")]
 
 
 async def sample(base_url: str) -> Sample:
@@ -54,6 +67,8 @@ async def sample(base_url: str) -> Sample:
         sequences=sequences,
         message_timestamps=stamps,
         transactions=[row["transaction_id"] for row in transactions["transactions"]],
+        transaction_hashes=transaction_hashes(transactions["transactions"]),
+        moments=moments(blocks["blocks"]),
     )
 
 
@@ -116,6 +131,8 @@ def _mix(*templates: str) -> Builder:
             "sequence": data.sequences or ["1"],
             "message_ts": data.message_timestamps or ["1.000000000"],
             "transaction": data.transactions or ["0.0.2-1-000000000"],  # none: a 404, not a crash
+            "transaction_hash": data.transaction_hashes or ["00" * 48],
+            "moment": data.moments or ["1.000000000"],
         }
 
         def next_path(_: str | None) -> str:
@@ -252,6 +269,16 @@ SCENARIOS: dict[str, Builder] = {
     ),
     "transactions-deep": _deep("/api/v1/transactions?limit=25"),
     "transaction-lookups": _mix("/api/v1/transactions/{transaction}"),
+    # The two that read the tables the reference partitions (transaction_hash; account_balance, token_balance).
+    "transaction-hash-lookups": _mix("/api/v1/transactions/{transaction_hash}"),
+    "balances": _mix(
+        "/api/v1/balances",
+        "/api/v1/balances?account.id={account}",
+        "/api/v1/balances?timestamp={moment}",
+        "/api/v1/balances?account.id={account}&timestamp={moment}",
+        "/api/v1/tokens/{token}/balances",
+        "/api/v1/tokens/{token}/balances?timestamp={moment}",
+    ),
     "token-routes": _mix(
         "/api/v1/tokens/{token}",
         "/api/v1/tokens/{token}/balances",

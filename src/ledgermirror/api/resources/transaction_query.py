@@ -1,8 +1,8 @@
 """``GET /api/v1/transactions/{transactionIdOrHash}``, the query side.
 
 By id: ``transaction (valid_start_ns, payer_account_id)`` within a consensus window after the valid start. By
-hash: ``transaction_hash`` through its index on the first 32 bytes (the full 48 bytes compared here), then the
-transactions at those timestamps. Inner transactions of a batch: the (payer, valid start) pairs its
+hash: ``transaction_hash`` through its index on the first 32 bytes, in the one partition the reference's layout
+puts the hash in (the full 48 bytes compared here), then the transactions at those timestamps. Inner transactions of a batch: the (payer, valid start) pairs its
 ``inner_transactions`` lists, each by id. Every row carries the list's columns, ``assessed_fees`` and
 ``inner_transactions``.
 """
@@ -23,6 +23,10 @@ VALID_START_DRIFT_NS = 1_000_000_000
 """How long before its valid start a transaction may reach consensus (``maxValidStartTimestampDrift``)."""
 HASH_ROWS = 25
 HASH_PREFIX_BYTES = 32
+HASH_PARTITIONS = 32
+"""The reference LIST-partitions ``transaction_hash`` on ``mod(get_byte(hash, 0), 32)``: the lookup names the
+partition with that very expression, so a partitioned table is pruned to one partition (on a plain table the
+condition only filters the rows the index found)."""
 
 HEAD = (
     DETAILS_COLUMNS
@@ -38,6 +42,7 @@ from transaction t"""
 HASH_SQL = """select consensus_timestamp, hash || coalesce(hash_suffix, ''::bytea) as hash, payer_account_id
 from transaction_hash
 where substring(hash from 1 for 32) = {prefix}
+  and mod(get_byte(hash, 0), 32) = {partition}
 order by consensus_timestamp
 limit {limit}"""
 INNER_SQL = (
@@ -96,7 +101,12 @@ async def by_hash(ctx: AppContext, full_hash: bytes, narrowing: Narrowing) -> li
     found = [
         row
         for row in await ctx.database.fetch(
-            template(HASH_SQL, prefix=full_hash[:HASH_PREFIX_BYTES], limit=HASH_ROWS)
+            template(
+                HASH_SQL,
+                prefix=full_hash[:HASH_PREFIX_BYTES],
+                partition=full_hash[0] % HASH_PARTITIONS,
+                limit=HASH_ROWS,
+            )
         )
         if bytes(row["hash"]) == full_hash
     ]
