@@ -17,7 +17,15 @@ from typing import Any
 
 import asyncpg
 from bench._driver import Post
-from bench._scenarios import SCENARIOS, SEPARATE_SERVICES, Sample, moments, sample_topics, transaction_hashes
+from bench._scenarios import (
+    HASHED_TRANSACTIONS,
+    SCENARIOS,
+    SEPARATE_SERVICES,
+    Sample,
+    moments,
+    sample_topics,
+    transaction_hashes,
+)
 
 from ledgermirror.api.app import create_app
 from ledgermirror.conformance.inprocess import Lifespan, get, send_request
@@ -90,7 +98,7 @@ async def sample_from_api(app: Any) -> Sample:
         sequences=sequences,
         message_timestamps=stamps,
         transactions=[t["transaction_id"] for t in transactions],
-        transaction_hashes=transaction_hashes(transactions),
+        transaction_hashes=transaction_hashes((await fetch(HASHED_TRANSACTIONS))["transactions"]),
         moments=moments(blocks),
     )
 
