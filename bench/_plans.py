@@ -38,11 +38,14 @@ class Cost:
     execution_ms: float = 0.0
     buffers: int = 0
     nodes: list[str] = field(default_factory=list)
+    estimate: float = 0.0
+    """The planner's total cost: above ``jit_above_cost`` (100,000 by default) a server with JIT compiles it."""
 
     def add(self, other: Cost) -> None:
         self.planning_ms += other.planning_ms
         self.execution_ms += other.execution_ms
         self.buffers += other.buffers
+        self.estimate = max(self.estimate, other.estimate)
 
 
 def node_summary(plan: dict[str, Any]) -> list[str]:
@@ -70,7 +73,8 @@ async def analyze(conn: asyncpg.Connection, statement: Statement, mode: str, rep
             report["Planning Time"],
             report["Execution Time"],
             plan.get("Shared Hit Blocks", 0) + plan.get("Shared Read Blocks", 0),
-            node_summary(plan),
+            node_summary(plan) + ([f"JIT({report['JIT']['Functions']} functions)"] if "JIT" in report else []),
+            plan["Total Cost"],
         )
         if best is None or cost.planning_ms + cost.execution_ms < best.planning_ms + best.execution_ms:
             best = cost
@@ -118,7 +122,7 @@ async def run(
                                 print(
                                     f"    {layout:<9} {mode:<7} plan {cost.planning_ms:7.3f} ms  "
                                     f"exec {cost.execution_ms:7.3f} ms  buffers {cost.buffers:5d}  "
-                                    + " ".join(cost.nodes),
+                                    f"cost {cost.estimate:9.0f}  " + " ".join(cost.nodes),
                                     file=out,
                                 )
     finally:
@@ -132,15 +136,19 @@ def summary(totals: dict[str, dict[str, dict[str, Cost]]], requests: int) -> str
     head = "| scenario | " + " | ".join(
         f"{layout} {mode} plan / exec ms / buffers" for layout in layouts for mode in MODES
     )
-    lines = [head + " |", "|---" * (1 + len(layouts) * len(MODES)) + "|"]
+    lines = [head + " | highest cost |", "|---" * (2 + len(layouts) * len(MODES)) + "|"]
     for name, by_layout in totals.items():
         cells = [
             f"{c.planning_ms / requests:.3f} / {c.execution_ms / requests:.3f} / {c.buffers / requests:.0f}"
             for layout in layouts
             for c in (by_layout[layout][mode] for mode in MODES)
         ]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n(per request: the sums over its statements)"
+        highest = max(c.estimate for by_mode in by_layout.values() for c in by_mode.values())
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {highest:.0f} |")
+    return (
+        "\n".join(lines)
+        + "\n(per request: the sums over its statements; highest cost: the dearest statement's estimate)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
