@@ -15,6 +15,7 @@ import asyncpg
 
 from ledgermirror import dataset
 from ledgermirror.db.roles import ensure_api_role
+from ledgermirror.db.sql import template
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -51,15 +52,17 @@ async def apply_reference_layout(
     ``partitions_since``: monthly partitions from that month on, the ones before the rows empty."""
     async with conn.transaction():
         since = "" if partitions_since is None else partitions_since.isoformat()
-        await conn.execute("select set_config('bench.partitions_since', $1, true)", since)
+        setting = template("select set_config('bench.partitions_since', {since}, true)", since=since)
+        await conn.execute(setting.text, *setting.args)
         await conn.execute(REFERENCE_LAYOUT.read_text())
     await ensure_api_role(conn, api_role)
     for table in (*PARTITIONED, "token", "address_book", "nft_history"):
         await conn.execute(f'analyze "{table}"')
-    rows = await conn.fetch(
-        "select relname from pg_class where relkind = 'p' and relname = any($1::text[]) order by relname",
-        list(PARTITIONED),
+    partitioned = template(
+        "select relname from pg_class where relkind = 'p' and relname = any({names}::text[]) order by relname",
+        names=list(PARTITIONED),
     )
+    rows = await conn.fetch(partitioned.text, *partitioned.args)
     return [row["relname"] for row in rows]
 
 
@@ -91,7 +94,8 @@ async def create_database(url: str) -> bool:
     maintenance = urlunsplit(parts._replace(path="/postgres"))
     conn = await asyncpg.connect(maintenance)
     try:
-        if await conn.fetchval("select true from pg_database where datname = $1", name):
+        exists = template("select true from pg_database where datname = {name}", name=name)
+        if await conn.fetchval(exists.text, *exists.args):
             return False
         await conn.execute(f'create database "{name}"')
         return True
