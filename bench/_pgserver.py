@@ -69,10 +69,6 @@ def settings_text(name: str, port: int) -> str:
     return "".join(lines)
 
 
-def _run_as(user: str | None) -> dict[str, object]:
-    return {"user": user} if user else {}
-
-
 def _server_user() -> str | None:
     return SYSTEM_USER if os.geteuid() == 0 else None
 
@@ -92,7 +88,7 @@ def initialise(bin_dir: Path, pgdata: Path, user: str | None) -> None:
         [str(bin_dir / "initdb"), "-D", str(pgdata), "--auth=trust", "--encoding=utf8", "-U", "postgres"],
         check=True,
         stdout=subprocess.DEVNULL,
-        **_run_as(user),  # type: ignore[arg-type]
+        user=user,
     )
     with (pgdata / "postgresql.conf").open("a") as conf:
         conf.write("\n" + _INCLUDE)
@@ -123,7 +119,7 @@ def start(bin_dir: Path, data_dir: Path, settings: str, port: int) -> str:
         ],
         check=True,
         stdout=subprocess.DEVNULL,
-        **_run_as(user),  # type: ignore[arg-type]
+        user=user,
     )
     return f"postgresql://postgres@127.0.0.1:{port}/postgres"
 
@@ -133,7 +129,7 @@ def stop(bin_dir: Path, data_dir: Path) -> None:
         [str(bin_dir / "pg_ctl"), "-D", str(data_dir / "pgdata"), "-w", "-m", "fast", "stop"],
         check=True,
         stdout=subprocess.DEVNULL,
-        **_run_as(_server_user()),  # type: ignore[arg-type]
+        user=_server_user(),
     )
 
 
