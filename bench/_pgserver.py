@@ -43,7 +43,8 @@ PRODUCTION_SETTINGS: dict[str, str] = {
     "max_parallel_workers": "2",
     "max_parallel_workers_per_gather": "1",
     "max_parallel_maintenance_workers": "1",
-    # Short OLTP queries: JIT compiling costs more than it saves (measured: docs/performance.md, "Two layouts").
+    # Short OLTP queries: JIT compiling costs more than it saves. (No statement of the API's scenarios comes near
+    # jit_above_cost: docs/performance.md, "Two layouts"; the pgserver wheel is built without JIT anyway.)
     "jit": "off",
     # Writes: checkpoints spaced as the embedded server spaces them.
     "min_wal_size": "1GB",
