@@ -97,14 +97,15 @@ FROM = ParamSpec[EntityId | EvmAddress](
 BLOCK_HASH = ParamSpec[str](
     "block.hash",
     block_hash,
-    "Only results in the block with this hash (64 or 96 hex digits, optional 0x); equality only.",
+    "Only results in the block with this hash (64 or 96 hex digits, optional 0x); equality only, not with "
+    "block.number.",
     ops=EQ_ONLY,
     schema={"type": "string", "pattern": r"^(0x)?([0-9a-fA-F]{64}|[0-9a-fA-F]{96})$"},
 )
 BLOCK_NUMBER = ParamSpec[int](
     "block.number",
     block_number,
-    "Only results in the block with this number (decimal or 0x hex); equality only.",
+    "Only results in the block with this number (decimal or 0x hex); equality only, not with block.hash.",
     ops=EQ_ONLY,
     schema={"type": "string", "pattern": r"^(\d{1,18}|0x[0-9a-fA-F]{1,15})$"},
     example="10",
