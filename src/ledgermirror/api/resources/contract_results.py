@@ -301,7 +301,8 @@ def anchors(context: Context, query: ParsedQuery, row: Row, ctx: AppContext) -> 
     return [timestamp_anchor(int(row["consensus_timestamp"]))]
 
 
-def continues(context: Context, query: ParsedQuery) -> list[Anchor]:
+def continues(context: Context, query: ParsedQuery, last: Row | None = None) -> list[Anchor]:
+    """The link of a page the cut window ended (``last``, the page's last row, is not needed: the cut is)."""
     return [] if context.edge is None else [timestamp_anchor(context.edge)]
 
 
