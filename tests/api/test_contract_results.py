@@ -4,12 +4,17 @@ detailed objects (block, Ethereum transaction, hbar), bindTimestampRange, Cache-
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import asyncpg
 import pytest
+from bench._explain import RecordingDatabase, explain, seq_scan_tables
 from starlette.testclient import TestClient
 from tests.support import Ledger, reconfigure
 
+from ledgermirror.db.sql import Statement
+from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
 
 SECOND = 1_000_000_000
@@ -293,3 +298,39 @@ def test_bad_path(client: TestClient, path: str) -> None:
     response = client.get(f"/api/v1/contracts/{path}/results")
     assert response.status_code == 400
     assert response.json()["_status"]["messages"] == [{"message": "Invalid parameter: contractid"}]
+
+
+async def _seq_scans(url: str, statements: list[Statement]) -> list[str]:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("set enable_seqscan = off")
+        found: list[str] = []
+        for statement in statements:
+            found += [f"{name}: {statement.text[:80]}" for name in seq_scan_tables(await explain(conn, statement))]
+        return found
+    finally:
+        await conn.close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"{PER_CONTRACT}?from=5999&timestamp=gt:{ts(T)}",
+        f"{PER_CONTRACT}?block.hash={BLOCK_B[:64]}&transaction.index=5",
+        f"{GLOBAL}?from={SENDER_EVM}",
+        f"{GLOBAL}?block.number=11&order=asc",
+        f"/api/v1/contracts/{CREATE2}/results/{ts(T + 5)}",
+        f"/api/v1/contracts/results/{5:064x}",
+        "/api/v1/contracts/results/0.0.8001-1700000000-000000000",
+    ],
+)
+def test_every_query_has_an_index(
+    loaded: TestClient, database: Prepared, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx = loaded.app.state.ctx  # type: ignore[attr-defined]
+    recorder = RecordingDatabase(ctx.database)
+    monkeypatch.setattr(ctx, "db", recorder)
+    response = loaded.get(url)
+    assert response.status_code in (200, 404), response.text
+    assert recorder.statements
+    assert asyncio.run(_seq_scans(database.owner_url, recorder.statements)) == []
