@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from tests.support import Ledger, reconfigure
 
 from ledgermirror.db.sql import Statement
+from ledgermirror.ledger import protobuf
 from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
 
@@ -177,6 +178,23 @@ def test_unknown_contracts(loaded: TestClient) -> None:
     response = loaded.get(f"{PER_CONTRACT}?from=0x5555555555555555555555555555555555555555")
     assert response.status_code == 404
     assert response.json()["_status"]["messages"] == [{"message": "Not found"}]
+
+
+def test_from_falls_back_to_the_sender_alias_of_the_function_result(client: TestClient, ledger: Ledger) -> None:
+    alias = bytes(range(1, 21))
+    account = protobuf.hapi_module("services.basic_types_pb2").AccountID(alias=alias)
+    encoded = protobuf.hapi().ContractFunctionResult(sender_id=account).SerializeToString()
+    ledger.load(
+        {
+            "contractresults": [
+                result(1, sender_id=None, function_result=encoded.hex()),
+                result(2, sender_id=None, function_result="ff"),  # not a message: no sender
+                result(5, sender_id=None),
+            ]
+        }
+    )
+    found = {item["timestamp"]: item["from"] for item in client.get(PER_CONTRACT).json()["results"]}
+    assert found == {ts(T + 1): "0x" + alias.hex(), ts(T + 2): None, ts(T + 5): None}
 
 
 @pytest.mark.parametrize("probe", [True, False])
