@@ -16,6 +16,7 @@ looked up in ``contract_transaction_hash`` (a successful transaction first, then
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -111,11 +112,16 @@ async def _detail(ctx: AppContext, found: Found, contract: int | None, hbar: boo
         raise NotFound()
     involved = [int(item) for item in links[0]["contract_ids"]]
     payer = int(links[0]["payer_account_id"])
-    results = await ctx.database.fetch(queries.results_at(found.timestamp, involved))
+    results, ethereum_rows, block, logs, state_changes = await asyncio.gather(
+        ctx.database.fetch(queries.results_at(found.timestamp, involved)),
+        ctx.database.fetch(queries.ethereum_at(found.timestamp, payer)),
+        contract_blocks.block_at(ctx, found.timestamp),
+        ctx.database.fetch(queries.logs_at(found.timestamp, involved)),
+        ctx.database.fetch(queries.state_changes_at(found.timestamp, contract, involved)),
+    )
     if not results:
         raise NotFound()
     row = results[0]
-    ethereum_rows = await ctx.database.fetch(queries.ethereum_at(found.timestamp, payer))
     ethereum = ethereum_rows[0] if ethereum_rows else None
     file_data = None
     call_data_id = ethereum["call_data_id"] if ethereum is not None else None
@@ -123,10 +129,10 @@ async def _detail(ctx: AppContext, found: Found, contract: int | None, hbar: boo
         content = await ctx.database.fetch(queries.latest_file(int(call_data_id)))
         file_data = bytes(content[0]["content"]) if content and content[0]["content"] is not None else b""
     extras = Extras(
-        block=await contract_blocks.block_at(ctx, found.timestamp),
+        block=block,
         ethereum=ethereum,
-        logs=await ctx.database.fetch(queries.logs_at(found.timestamp, involved)),
-        state_changes=await ctx.database.fetch(queries.state_changes_at(found.timestamp, contract, involved)),
+        logs=logs,
+        state_changes=state_changes,
         file_data=file_data,
         hbar=hbar,
         delegation=ctx.settings.enable_delegation_address,

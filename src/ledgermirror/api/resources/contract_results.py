@@ -19,6 +19,7 @@ filters, which the reference repeats unchanged, a link that would return the sam
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.errors import BadRequest
+from ledgermirror.api.errors import BadRequest, InternalError, NotFound
 from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared, Row
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
@@ -175,13 +176,29 @@ class Context:
     """Where the next page starts when ``bind_timestamp_range`` cut the window (None: not cut)."""
 
 
+async def _addresses(ctx: AppContext, addresses: list[bytes]) -> dict[bytes, int]:
+    """The one live entity of each address, in one statement: ``404 Not found`` when an address has none,
+    ``500`` when it has several (a broken database), as the reference's sender lookup answers."""
+    if not addresses:
+        return {}
+    found: dict[bytes, list[int]] = {}
+    for row in await ctx.database.fetch(evm_lookup.live_by_address(sorted(set(addresses))).build()):
+        found.setdefault(bytes(row["evm_address"]), []).append(int(row["id"]))
+    if any(address not in found for address in addresses):
+        raise NotFound()
+    if any(len(ids) > 1 for ids in found.values()):
+        raise InternalError()
+    return {address: ids[0] for address, ids in found.items()}
+
+
 async def _senders(ctx: AppContext, filters: list[Filter[EntityId | EvmAddress]]) -> dict[str, Any]:
     """Sender equalities as one list, other operators as conditions; an unknown address is ``404 Not found``."""
+    known = await _addresses(ctx, [item.value.address for item in filters if isinstance(item.value, EvmAddress)])
     senders_in: list[int] = []
     conditions: list[tuple[Op, int]] = []
     for item in filters:
         value = item.value
-        encoded = value.encoded if isinstance(value, EntityId) else await evm_lookup.path_id(ctx, value.address)
+        encoded = value.encoded if isinstance(value, EntityId) else known[value.address]
         if item.op is Op.EQ:
             senders_in.append(encoded)
         else:
@@ -308,9 +325,11 @@ def continues(context: Context, query: ParsedQuery, last: Row | None = None) -> 
 
 async def load_details(context: Context, rows: list[Row], ctx: AppContext) -> list[Row]:
     """Each result of the global page with its block and Ethereum transaction."""
-    ethereum_rows = await ctx.database.fetch(queries.page_ethereum(rows))
+    ethereum_rows, blocks = await asyncio.gather(
+        ctx.database.fetch(queries.page_ethereum(rows)),
+        contract_blocks.blocks_of(ctx, [int(row["consensus_timestamp"]) for row in rows]),
+    )
     ethereum = {int(row["consensus_timestamp"]): row for row in ethereum_rows}
-    blocks = await contract_blocks.blocks_of(ctx, [int(row["consensus_timestamp"]) for row in rows])
     loaded = []
     for row in rows:
         stamp = int(row["consensus_timestamp"])
