@@ -125,6 +125,8 @@ def test_by_id_and_hash(client: TestClient, ledger: Ledger) -> None:
         "/api/v1/contracts/results/" + "ab" * 32,
         "/api/v1/contracts/0.0.5002/results/1700000000.000000001",
         "/api/v1/contracts/0.0.5003/results/1700000000.000000000",
+        "/api/v1/contracts/results/0.0.8001-9223372036-854775807?nonce=2147483647",
+        "/api/v1/contracts/0.0.5001/results/9223372036.854775807",
     ],
 )
 def test_not_found(client: TestClient, ledger: Ledger, url: str) -> None:

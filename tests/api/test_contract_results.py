@@ -145,6 +145,12 @@ def test_per_contract_list_object_order_and_cache(loaded: TestClient) -> None:
         ("block.number=10&transaction.index=2", [T + 2]),
         ("block.number=10&transaction.index=1&transaction.index=2", [T + 2, T + 1]),
         ("hbar=false", [T + 5, T + 2, T + 1]),
+        ("block.number=10&transaction.index=9223372036854775807", []),
+        ("block.number=10&transaction.index=2147483648&transaction.index=1", [T + 1]),
+        ("block.number=9223372036854775807", []),
+        ("timestamp=gt:9223372036.854775807", []),
+        ("timestamp=lt:0", []),
+        ("from=gt:0.0.274877906943", []),
     ],
 )
 def test_per_contract_filters(loaded: TestClient, query: str, expected: list[int]) -> None:

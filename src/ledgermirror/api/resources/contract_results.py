@@ -49,6 +49,7 @@ from ledgermirror.api.resources.account_transactions_query import TransactionWin
 from ledgermirror.api.resources.blocks import parse_block_number
 from ledgermirror.api.resources.contract_result_detail import DETAIL_SCHEMA, Extras, render_detail
 from ledgermirror.api.resources.contract_result_render import RESULT_SCHEMA, render_result
+from ledgermirror.api.resources.transaction import INT32_MAX
 from ledgermirror.db.sql import Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, InvalidEntityId, long_zero_num
 from ledgermirror.ledger.int64 import INT64_MAX
@@ -270,9 +271,12 @@ async def _prepare(request: Request, ctx: AppContext, contract: int | None) -> P
         found = await _optimized_timestamps(ctx, timestamps, order)
     else:
         found = _raw_timestamps(timestamps)
+    indexes = [item.value for item in query.filters(TRANSACTION_INDEX)]
+    if indexes and not any(value <= INT32_MAX for value in indexes):
+        raise NothingMatches  # transaction_index is an integer column: no row has a larger index
     context = Context(
         contract=contract,
-        indexes_in=tuple(dict.fromkeys(item.value for item in query.filters(TRANSACTION_INDEX))),
+        indexes_in=tuple(dict.fromkeys(value for value in indexes if value <= INT32_MAX)),
         internal=query.last(INTERNAL, False),
         hbar=query.last(HBAR, True),
         delegation=ctx.settings.enable_delegation_address,
