@@ -27,7 +27,7 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring.params import ParamSet
-from ledgermirror.api.resources import contract_blocks, contract_ref
+from ledgermirror.api.resources import contract_blocks, contract_ref, schemas
 from ledgermirror.api.resources import contract_results_query as queries
 from ledgermirror.api.resources.contract_result_detail import ONE_DETAIL_SCHEMA, Extras, render_detail
 from ledgermirror.api.resources.contract_results import HBAR
@@ -51,7 +51,7 @@ TIMESTAMP_PARAMETER: dict[str, Any] = {
     "in": "path",
     "required": True,
     "description": "The result's consensus timestamp (seconds[.nanoseconds])",
-    "schema": {"type": "string", "pattern": r"^\d{1,10}(\.\d{1,9})?$"},
+    "schema": {"type": "string", "pattern": f"^{schemas.TIMESTAMP_VALUE}$"},
     "example": "1676540001.234390005",
 }
 TRANSACTION_PARAMETER: dict[str, Any] = {
@@ -62,7 +62,7 @@ TRANSACTION_PARAMETER: dict[str, Any] = {
     "(shard.realm.num-seconds-nanos)",
     "schema": {
         "type": "string",
-        "pattern": r"^((0x)?[0-9A-Fa-f]{64}|\d{1,4}\.\d{1,5}\.\d{1,11}-\d{1,10}-\d{1,9})$",
+        "pattern": r"^((0x)?[0-9A-Fa-f]{64}|\d{1,3}\.\d{1,4}\.\d{1,11}-(\d{1,9}|[0-8]\d{9})-\d{1,9})$",
     },
     "example": "0.0.1001-1676540001-234390005",
 }
