@@ -13,6 +13,8 @@ from bench._explain import RecordingDatabase, explain, seq_scan_tables
 from starlette.testclient import TestClient
 from tests.support import Ledger, reconfigure
 
+from ledgermirror.api.app import literal_first
+from ledgermirror.api.resources import contract_result, contract_results
 from ledgermirror.db.sql import Statement
 from ledgermirror.ledger import protobuf
 from ledgermirror.runtime import Prepared
@@ -358,3 +360,19 @@ def test_every_query_has_an_index(
     assert response.status_code in (200, 404), response.text
     assert recorder.statements
     assert asyncio.run(_seq_scans(database.owner_url, recorder.statements)) == []
+
+
+def test_literal_segments_are_tried_first() -> None:
+    """Whatever the declared order, a route with a literal segment where another has a parameter comes first."""
+    declared = (
+        contract_result.BY_TIMESTAMP_ENDPOINT,
+        contract_result.BY_TRANSACTION_ENDPOINT,
+        contract_results.CONTRACT_ENDPOINT,
+        contract_results.GLOBAL_ENDPOINT,
+    )
+    assert [endpoint.path for endpoint in literal_first(declared)] == [
+        "/api/v1/contracts/results",
+        "/api/v1/contracts/results/{transactionIdOrHash}",
+        "/api/v1/contracts/{contractIdOrAddress}/results",
+        "/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}",
+    ]
