@@ -183,6 +183,8 @@ def test_unknown_contracts(loaded: TestClient) -> None:
     assert response.status_code == 404
     message = "No contract with the given evm address 0x5555555555555555555555555555555555555555 has been found."
     assert response.json()["_status"]["messages"] == [{"message": message}]
+    bad_parameter = loaded.get("/api/v1/contracts/0x5555555555555555555555555555555555555555/results?limit=0")
+    assert bad_parameter.status_code == 400  # the parameters are checked before the address is looked up
     response = loaded.get(f"{PER_CONTRACT}?from=0x5555555555555555555555555555555555555555")
     assert response.status_code == 404
     assert response.json()["_status"]["messages"] == [{"message": "Not found"}]
