@@ -27,6 +27,10 @@ from ledgermirror.api.resources import (
     airdrops,
     balances,
     blocks,
+    contract,
+    contract_evm,
+    contract_state,
+    contracts,
     crypto_allowances,
     health,
     hook_storage,
@@ -102,6 +106,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     hooks.ENDPOINT,
     hook_storage.ENDPOINT,
     registered_nodes.ENDPOINT,
+    # contracts (issue 17): the list, the EVM routes answered 501, one contract's state, one contract. Keep
+    # contract.ENDPOINT after every /api/v1/contracts/results... route: its template matches "results" too, and
+    # Starlette takes the first route that matches (tests/api/test_contract_routes.py checks the order).
+    contracts.ENDPOINT,
+    contract_evm.CALL_ENDPOINT,
+    contract_evm.OPCODES_ENDPOINT,
+    contract_state.ENDPOINT,
+    contract.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
