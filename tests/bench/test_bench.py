@@ -70,8 +70,8 @@ def test_run_reports_every_scenario(server: str, capsys: pytest.CaptureFixture[s
     for name in _run.SCENARIOS.keys() - _run.SEPARATE_SERVICES:
         row = next(line for line in table.splitlines() if f"| {name} |" in line)
         cells = [cell.strip() for cell in row.split("|")]
-        assert int(cells[3]) > 0, row  # requests per second
-        assert cells[7] == "0", row  # no errors
+        assert int(cells[4]) > 0, row  # requests per second
+        assert cells[10] == "0", row  # no errors
 
 
 def test_run_compare_prints_ratios(server: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,4 +143,16 @@ def test_status_service_scenario(small_ledger: Path, capsys: pytest.CaptureFixtu
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=30)
     row = next(line for line in capsys.readouterr().out.splitlines() if "| status-service |" in line)
-    assert [cell.strip() for cell in row.split("|")][7] == "0"
+    assert [cell.strip() for cell in row.split("|")][10] == "0"  # no errors
+
+
+def test_run_sweeps_connection_counts(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--url", server, "--scenario", "blocks-list", "--seconds", "0.3"]
+    assert _run.main([*argv, "--connections", "1", "--connections", "3"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "| blocks-list |" in line]
+    cells = [[cell.strip() for cell in row.split("|")] for row in rows]
+    assert [row[3] for row in cells] == ["1", "3"]
+    for row in cells:
+        mean, little = row[5].split(" (")
+        assert float(mean) > 0 and float(little.rstrip(")")) > 0
+        assert float(row[6]) <= float(row[8]) <= float(row[9])  # p50 <= p99 <= p99.9
