@@ -59,6 +59,12 @@ class Settings:
     plan_cache_mode: str = "auto"
     """PostgreSQL's ``plan_cache_mode`` for the API's sessions: ``auto``, ``force_generic_plan`` (plan each
     prepared statement once per connection) or ``force_custom_plan``."""
+    gc_freeze: bool = False
+    """Once an API worker has started, freeze what it holds (``gc.freeze``: collections then skip the modules
+    and tables it keeps for its whole life) and apply ``gc_young_threshold``."""
+    gc_young_threshold: int = 0
+    """The garbage collector's first threshold in API workers with ``gc_freeze`` (Python's default is 700); 0
+    leaves it."""
     max_in_flight: int = 0
     """Requests a worker works on at once (the rest wait in arrival order, ``503`` after
     ``statement_timeout_ms``); 0: the pool's size (``api/admission.py``)."""
