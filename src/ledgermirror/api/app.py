@@ -26,6 +26,8 @@ from ledgermirror.api.resources import (
     airdrops,
     balances,
     blocks,
+    contract_actions,
+    contract_logs,
     crypto_allowances,
     health,
     hook_storage,
@@ -101,6 +103,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     hooks.ENDPOINT,
     hook_storage.ENDPOINT,
     registered_nodes.ENDPOINT,
+    # contract logs and actions (issue 17): before /contracts/results/{transactionIdOrHash} and
+    # /contracts/{contractIdOrAddress}/results/{timestamp}, whose templates also match these paths
+    contract_logs.GLOBAL_ENDPOINT,
+    contract_logs.CONTRACT_ENDPOINT,
+    contract_actions.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
