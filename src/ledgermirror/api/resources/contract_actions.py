@@ -24,7 +24,7 @@ from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
-from ledgermirror.api.resources import schemas, transaction
+from ledgermirror.api.resources import contract_encoding, schemas, transaction
 from ledgermirror.api.resources.transaction_query import ID_WINDOW_NS
 from ledgermirror.db.sql import Column, Op, Select, Statement, template
 from ledgermirror.ledger.entity_id import format_encoded
@@ -132,20 +132,6 @@ def plan(found: Found, query: ParsedQuery, row_limit: int, order: Order) -> Sele
     return select.order_by([_INDEX], order).limit(row_limit)
 
 
-# TODO(ct-loader): these three come from contract_encoding once "Contracts shared:" is merged.
-def _hex(value: bytes | None) -> str:
-    return "0x" + bytes(value).hex() if value else "0x"
-
-
-def _hex_padded(value: bytes, width: int) -> str:
-    return "0x" + bytes(value).hex().rjust(width, "0")
-
-
-def _evm_address(encoded: int | None) -> str | None:
-    num = (encoded or 0) & ((1 << 38) - 1)
-    return "0x" + format(num, "040x") if num else None
-
-
 def _name(names: tuple[str, ...], number: int | None) -> str | None:
     return names[number] if number is not None and 0 <= number < len(names) else None
 
@@ -153,9 +139,9 @@ def _name(names: tuple[str, ...], number: int | None) -> str | None:
 def _to(row: Any) -> str | None:
     address = row["recipient_address"]
     if address:
-        return _hex_padded(address, 40)
+        return contract_encoding.address_hex(address)
     recipient = row["recipient_account"] or row["recipient_contract"]
-    return _evm_address(recipient)
+    return contract_encoding.long_zero_of(recipient)
 
 
 def render(row: Any) -> dict[str, Any]:
@@ -167,14 +153,14 @@ def render(row: Any) -> dict[str, Any]:
         "call_type": _name(CALL_TYPES, row["call_type"]),
         "caller": format_encoded(row["caller"]),
         "caller_type": row["caller_type"],
-        "from": _evm_address(row["caller"]),
+        "from": contract_encoding.long_zero_of(row["caller"]),
         "gas": row["gas"],
         "gas_used": row["gas_used"],
         "index": row["index"],
-        "input": _hex(row["input"]),
+        "input": contract_encoding.hex_bytes(row["input"]),
         "recipient": format_encoded(account or contract),
         "recipient_type": recipient_type,
-        "result_data": _hex(row["result_data"]),
+        "result_data": contract_encoding.hex_bytes(row["result_data"]),
         "result_data_type": RESULT_DATA_TYPES.get(row["result_data_type"]),
         "timestamp": format_ns(row["consensus_timestamp"]),
         "to": _to(row),

@@ -27,8 +27,8 @@ from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, RANGE_OPS, Order, RawQuery
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
+from ledgermirror.api.resources import contract_blocks, contract_ref, schemas
 from ledgermirror.api.resources import contract_logs_query as logs
-from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.account_transactions_query import TransactionWindow, bind, first_timestamp
 from ledgermirror.ledger.timestamps import format_ns
 
@@ -143,16 +143,11 @@ def _indexes(query: ParsedQuery) -> list[Limit]:
 
 
 async def _prepare_contract(request: Request, ctx: AppContext) -> Prepared[Context]:
-    contract = await _resolve_contract(request, ctx)
+    contract = await contract_ref.contract_of(request.path_params, ctx)
     query, topics = _query(request, ctx, CONTRACT_PARAMS)
     stamps = [Limit(item.op, item.value) for item in logs.collapse(query.filters(TIMESTAMP))]
     bounds = logs.log_bounds(stamps, _indexes(query))
     return Prepared(query, Context(bounds, contract, topics))
-
-
-async def _resolve_contract(request: Request, ctx: AppContext) -> int:
-    # TODO(ct-loader): contract_ref.resolve once "Contracts shared:" is merged.
-    raise NotImplementedError
 
 
 async def _prepare_global(request: Request, ctx: AppContext) -> Prepared[Context]:
@@ -184,9 +179,11 @@ async def _prepare_global(request: Request, ctx: AppContext) -> Prepared[Context
             now=ctx.clock.now_ns(),
             width=ctx.settings.max_transactions_timestamp_range_ns,
         )
-        if window.lower is not None and window.upper is not None:
-            bounds = logs.with_window(bounds, window.lower, window.upper)
-        context = replace(context, bounds=bounds, edge=window.edge)
+        if window.edge is not None and window.lower is not None and window.upper is not None:
+            # cut: the window replaces the range; uncut, the range stays as given (open sides open)
+            context = replace(
+                context, bounds=logs.with_window(bounds, window.lower, window.upper), edge=window.edge
+            )
     return Prepared(query, context)
 
 
@@ -202,12 +199,14 @@ def _plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) ->
 
 
 async def _load(context: Context, rows: list[Row], ctx: AppContext) -> list[Row]:
-    # TODO(ct-loader): contract_blocks once "Contracts shared:" is merged.
-    return [{**dict(row), "block_hash": "0x", "block_number": None} for row in rows]
+    """The page's rows, each with its block."""
+    blocks = await contract_blocks.blocks_of(ctx, (row["consensus_timestamp"] for row in rows))
+    return [(row, blocks.get(row["consensus_timestamp"], contract_blocks.NO_BLOCK)) for row in rows]
 
 
 def _render(context: Context, row: Row) -> dict[str, Any]:
-    return logs.render(row)
+    log, block = row
+    return logs.render(log, block)
 
 
 def _anchors(context: Context, query: ParsedQuery, row: Row, ctx: AppContext) -> list[Anchor]:
@@ -244,6 +243,7 @@ CONTRACT_LIST = ListSpec[Context](
     description="The event logs the contract emitted. " + _DESCRIPTION,
     item_schema=LOG,
     tag="contracts",
+    path_params=(contract_ref.OPENAPI_PATH_PARAMETER,),
     load=_load,
 )
 GLOBAL_LIST = ListSpec[Context](

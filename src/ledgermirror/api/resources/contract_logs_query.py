@@ -20,6 +20,8 @@ from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.listing import NothingMatches
 from ledgermirror.api.querystring.bounds import Bound, Keyset, Limit, check_node, node_bound
 from ledgermirror.api.querystring.params import Filter, closed
+from ledgermirror.api.resources import contract_encoding
+from ledgermirror.api.resources.contract_blocks import Block
 from ledgermirror.db.sql import Column, Op, Order, Select, Statement, template
 from ledgermirror.ledger.entity_id import format_encoded
 from ledgermirror.ledger.int64 import INT64_MAX
@@ -214,35 +216,19 @@ def plan(
 # -- rendering ---------------------------------------------------------------------------------------------------
 
 
-# TODO(ct-loader): these come from contract_encoding once "Contracts shared:" is merged.
-def _hex(value: bytes | None) -> str:
-    return "0x" + bytes(value).hex() if value else "0x"
-
-
-def _padded(value: bytes | None, width: int) -> str:
-    return "0x" + bytes(value or b"").hex().rjust(width, "0")
-
-
-def _evm_address(encoded: int | None) -> str | None:
-    num = (encoded or 0) & ((1 << 38) - 1)
-    return "0x" + format(num, "040x") if num else None
-
-
-def render(row: Any) -> dict[str, Any]:
-    """One log (§7.3); ``block_hash``/``block_number`` come from the page's block attachment."""
-    address = row["evm_address"]
-    data = row["data"]
+def render(row: Any, block: Block) -> dict[str, Any]:
+    """One log (§7.3) in its block."""
     return {
-        "address": _hex(address) if address else _evm_address(row["contract_id"]),
-        "bloom": _hex(row["bloom"]),
+        "address": contract_encoding.entity_address(row["evm_address"], row["contract_id"]),
+        "bloom": contract_encoding.hex_bytes(row["bloom"]),
         "contract_id": format_encoded(row["contract_id"]),
-        "data": _padded(data, 64) if data else "0x",
+        "data": contract_encoding.log_data_hex(row["data"]),
         "index": row["index"],
-        "topics": [_padded(row[name], 64) for name in TOPICS if row[name] is not None],
-        "block_hash": row["block_hash"],
-        "block_number": row["block_number"],
+        "topics": contract_encoding.log_topics(*(row[name] for name in TOPICS)),
+        "block_hash": block.block_hash,
+        "block_number": block.number,
         "root_contract_id": format_encoded(row["root_contract_id"]),
         "timestamp": format_ns(row["consensus_timestamp"]),
-        "transaction_hash": _hex(row["transaction_hash"]),
+        "transaction_hash": contract_encoding.hex_bytes(row["transaction_hash"]),
         "transaction_index": row["transaction_index"],
     }
