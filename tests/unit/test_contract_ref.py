@@ -35,5 +35,5 @@ def test_valid_forms(text: str, expected: EntityId | ContractAddress) -> None:
     ["abc", "1.2.3.4", "", "0x", "0.0.0x" + CREATE2, CREATE2[:-1], CREATE2 + "0", "0.0.-1", "0.0.1\x00", "٣"],
 )
 def test_invalid_forms(text: str) -> None:
-    with pytest.raises(BadRequest, match="^Invalid parameter: contractid$"):
+    with pytest.raises(BadRequest, match=r"^Invalid parameter: contractid$"):
         parse_contract(text, shard=0, realm=0)

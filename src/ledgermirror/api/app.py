@@ -26,8 +26,12 @@ from ledgermirror.api.resources import (
     airdrops,
     balances,
     blocks,
+    contract,
     contract_actions,
+    contract_evm,
     contract_logs,
+    contract_state,
+    contracts,
     crypto_allowances,
     health,
     hook_storage,
@@ -108,6 +112,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     contract_logs.GLOBAL_ENDPOINT,
     contract_logs.CONTRACT_ENDPOINT,
     contract_actions.ENDPOINT,
+    # contracts (issue 17): the list, the EVM routes answered 501, one contract's state, one contract. Keep
+    # contract.ENDPOINT after every /api/v1/contracts/results... route: its template matches "results" too, and
+    # Starlette takes the first route that matches (tests/api/test_contract_routes.py checks the order).
+    contracts.ENDPOINT,
+    contract_evm.CALL_ENDPOINT,
+    contract_evm.OPCODES_ENDPOINT,
+    contract_state.ENDPOINT,
+    contract.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {

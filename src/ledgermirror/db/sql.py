@@ -141,6 +141,12 @@ class Select:
         self.ordering = ", ".join(f"{column} {direction}" for column in columns)
         return self
 
+    def then_by(self, column: Column, order: Order) -> Select:
+        """One more sort key after those of :meth:`order_by`, in its own direction (``slot asc, ts desc``)."""
+        direction = "asc" if order is Order.ASC else "desc"
+        self.ordering = f"{self.ordering}, {column} {direction}" if self.ordering else f"{column} {direction}"
+        return self
+
     def limit(self, count: int) -> Select:
         self.row_limit = count
         return self

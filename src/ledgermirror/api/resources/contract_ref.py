@@ -61,6 +61,11 @@ def invalid() -> BadRequest:
     return BadRequest("Invalid parameter: contractid")
 
 
+def is_evm_address(text: str) -> bool:
+    """Whether the text is written as an EVM address (long-zero or not, any prefix) rather than an entity id."""
+    return _EVM.fullmatch(text) is not None
+
+
 def parse_contract(text: str, *, shard: int, realm: int) -> EntityId | ContractAddress:
     """The parsed path segment (``shard``/``realm``: the configured ones, for the short forms): an
     :class:`EntityId` (entity ids and long-zero addresses) or a :class:`ContractAddress`; ``400 Invalid
