@@ -236,6 +236,9 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/accounts/{alias}",
         "/api/v1/accounts/{account}?transactions=false",
     ),
+    "account-by-id": _mix("/api/v1/accounts/{account}"),
+    "account-by-alias-or-evm": _mix("/api/v1/accounts/{evm}", "/api/v1/accounts/{alias}"),
+    "crypto-allowances": _mix("/api/v1/accounts/{account}/allowances/crypto"),
     "account-allowances": _mix(
         "/api/v1/accounts/{account}/allowances/crypto",
         "/api/v1/accounts/{account}/allowances/tokens",
@@ -255,6 +258,7 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/network/fees",
     ),
     "network-supply": _mix("/api/v1/network/supply"),
+    "network-nodes": _mix("/api/v1/network/nodes"),
     "network-fee-estimate": _fee_estimates,
     "status-service": _mix(  # run with --url pointing at `ledgermirror status serve`
         "/api/v2/summary.json",
@@ -272,6 +276,7 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/blocks/{block}",
         "/api/v1/blocks/{hash}",
     ),
+    "blocks-list": _mix("/api/v1/blocks"),
     "topic-messages": _mix(
         "/api/v1/topics/{topic}/messages",
         "/api/v1/topics/{topic}/messages?limit=100&order=desc",

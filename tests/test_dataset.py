@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -13,7 +14,8 @@ import asyncpg
 import pgserver
 import pytest
 
-from ledgermirror.dataset import PROFILES, DatasetError, Profile, ProfileError, is_loaded, load
+from ledgermirror.dataset import PROFILES, DatasetError, Profile, ProfileError, hooks, is_loaded, load
+from ledgermirror.dataset.world import World
 from ledgermirror.db.migrate import migrate
 
 MAIN_TABLES = (
@@ -333,3 +335,12 @@ def test_transactions_include_failures_nft_and_token_transfers(first: Loaded) ->
     assert fetchval(first.uri, "select count(*) from transaction where result <> 22") > 0
     assert fetchval(first.uri, "select count(distinct consensus_timestamp) from token_transfer") > 0
     assert fetchval(first.uri, "select count(*) from staking_reward_transfer") > 0
+
+
+def test_hook_storage_of_the_largest_profiles_fits_its_32_byte_keys() -> None:
+    """``medium`` and ``large`` give hook slot indexes past 65,535 (the load once overflowed a 2-byte key)."""
+    for name in ("medium", "large"):
+        rows = list(islice(hooks.hooks(World(PROFILES[name], 1)), 30_000))
+        keys = [row["key"] for table, row in rows if table == "hook_storage_change"]
+        assert keys and all(len(key) == hooks.KEY_BYTES for key in keys), name
+        assert any(int.from_bytes(key, "big") > 65_535 for key in keys if key[:4] == bytes(4)), name

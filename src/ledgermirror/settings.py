@@ -55,6 +55,10 @@ class Settings:
     max_repeated_query_parameters: int = 100
     statement_timeout_ms: int = 5000
     pool_max_size: int = 10
+    """PostgreSQL connections per API worker."""
+    max_in_flight: int = 0
+    """Requests a worker works on at once (the rest wait in arrival order, ``503`` after
+    ``statement_timeout_ms``); 0: the pool's size (``api/admission.py``)."""
     statement_cache_size: int = 256
     response_cache_entries: int = 4096
     enable_delegation_address: bool = True

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledgermirror.api import docs_page, openapi
+from ledgermirror.api.admission import Admission
 from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
@@ -175,6 +176,11 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         middleware=[
             Middleware(StripTrailingSlash),
             Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http),
+            Middleware(
+                Admission,
+                limit=settings.max_in_flight or settings.pool_max_size,
+                wait_seconds=settings.statement_timeout_ms / 1000,
+            ),
             Middleware(BasicAuth),
         ],
         exception_handlers={404: _not_found, 405: _method_not_allowed},

@@ -44,7 +44,7 @@ def hooks(world: World) -> Emit:
 
 def _slot(world: World, owner: int, hook_id: int, created: int, index: int) -> Emit:
     rng = world.rng(Tag.HOOK, 1_000_000_000 + index)
-    key = bytes(KEY_BYTES - 2) + index.to_bytes(2, "big") if index % 3 else world.digest("hook slot", index)
+    key = index.to_bytes(KEY_BYTES, "big") if index % 3 else world.digest("hook slot", index)
     first = _trimmed(world.digest("hook value", index)[: 1 + rng.randrange(KEY_BYTES)])
     written = between(rng, created + SECOND, world.end - SECOND)
     changes: list[tuple[int, bytes | None]] = [(written, first)]

@@ -68,6 +68,27 @@ def template(text: str, **values: Any) -> Statement:
     return Statement(text.format_map(_Binder(values, args)), tuple(args))
 
 
+class _Constants(dict[str, str]):
+    """Integer constants by name; any other ``{marker}`` is left for :func:`template` to bind."""
+
+    def __missing__(self, name: str) -> str:
+        return "{" + name + "}"
+
+
+def with_constants(text: str, **constants: int) -> str:
+    """``text`` with the ``{name}`` markers of ``constants`` written in as integer literals; other markers are
+    kept for :func:`template`. For a deployment's constants (the unreleased-supply accounts), never request
+    input: a statement whose range bounds are literals is planned once per connection and reused, where
+    PostgreSQL would plan bound range bounds again on every execution (its generic plan for them looks
+    costlier than a custom one, so it never switches)."""
+    literals = _Constants()
+    for name, value in constants.items():
+        if type(value) is not int:
+            raise TypeError(f"{name}: an integer constant, not {type(value).__name__}")
+        literals[name] = str(value)
+    return text.format_map(literals)
+
+
 def condition(column: Column, op: Op, marker: str) -> str:
     """``column <op> {marker}``: one condition of a :func:`template` statement, its value bound by name.
     ``marker`` is a plain identifier chosen by the caller, never input."""
