@@ -68,7 +68,8 @@ class Settings:
     token_balance_limit_single_account: int = 1000
     """Token balances shown in ``/api/v1/accounts/{id}``."""
     bind_timestamp_range: bool = False
-    """Bound the embedded transactions of ``/api/v1/accounts/{id}`` to ``max_transactions_timestamp_range_ns``."""
+    """Bound ``/api/v1/transactions``, ``/api/v1/contracts/results`` and the embedded transactions of
+    ``/api/v1/accounts/{id}`` to ``max_transactions_timestamp_range_ns``."""
     max_transactions_timestamp_range_ns: int = 60 * 86_400 * 1_000_000_000
     topic_message_lookup: bool = False
     """Narrow topic message queries through ``topic_message_lookup`` (the reference's

@@ -59,6 +59,9 @@ COMBINATION_RULES = [
         r"Invalid parameter: [a-z.]+",
         r"The 'eq' operator cannot be combined with other operators",
         r"Invalid range: lower bound exceeds upper bound",
+        r"Invalid parameter usage: block\.hash - cannot combine block\.number and block\.hash",
+        r"Invalid parameter usage: transaction\.index - "
+        r"transaction\.index requires block\.number or block\.hash filter to be specified",
     )
 ]
 """The 400 messages of rules over several values (for ``Invalid parameter: x``, x must be given twice or more)."""

@@ -31,6 +31,8 @@ from ledgermirror.api.resources import (
     contract_actions,
     contract_evm,
     contract_logs,
+    contract_result,
+    contract_results,
     contract_state,
     contracts,
     crypto_allowances,
@@ -113,6 +115,10 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     contract_logs.GLOBAL_ENDPOINT,
     contract_logs.CONTRACT_ENDPOINT,
     contract_actions.ENDPOINT,
+    contract_results.CONTRACT_ENDPOINT,
+    contract_results.GLOBAL_ENDPOINT,
+    contract_result.BY_TIMESTAMP_ENDPOINT,
+    contract_result.BY_TRANSACTION_ENDPOINT,
     # contracts (issue 17): the list, the EVM routes answered 501, one contract's state, one contract. Keep
     # contract.ENDPOINT after every /api/v1/contracts/results... route: its template matches "results" too, and
     # Starlette takes the first route that matches (tests/api/test_contract_routes.py checks the order).
@@ -129,6 +135,14 @@ _CORS_PREFLIGHT = {
     "access-control-allow-headers": "*, authorization",  # the wildcard does not cover Authorization (users)
     "access-control-max-age": "86400",
 }
+
+
+def literal_first(endpoints: tuple[Endpoint, ...]) -> list[Endpoint]:
+    """The endpoints in the order the router tries them: where two paths could match one URL, the one with a
+    literal segment where the other has a parameter comes first (``/contracts/results`` before
+    ``/contracts/{contractIdOrAddress}``, ``/contracts/results/logs`` before ``/contracts/results/{id}``), as the
+    reference's routers ensure with their order and guards. Otherwise the declared order is kept."""
+    return sorted(endpoints, key=lambda endpoint: [part.startswith("{") for part in endpoint.path.split("/")])
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:
@@ -168,7 +182,9 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
             sampler.cancel()
             await ctx.db.close()
 
-    routes = [endpoint.route() for endpoint in ENDPOINTS] + health.ROUTES + docs_page.routes(document)
+    routes = (
+        [endpoint.route() for endpoint in literal_first(ENDPOINTS)] + health.ROUTES + docs_page.routes(document)
+    )
     routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.sample_pool(ctx.db)))
     app = Starlette(
         routes=routes,
