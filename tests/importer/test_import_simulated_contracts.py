@@ -1,7 +1,7 @@
 """A simulated stream with contract creates, calls and Ethereum transactions, imported by the real pipeline, then
-read back through the contract routes: every call's log (its data the value the call wrote, in its block), the
-action of every call by hash and by transaction id, the contracts' storage and bytecode, all as ``truth.json``
-has them."""
+read back through the contract routes: every call's log (its data the value the call wrote, in its block), its
+result (by hash, and in the contract's results), the action of every call by hash and by transaction id, the
+contracts' storage and bytecode, all as ``truth.json`` has them."""
 
 from __future__ import annotations
 
@@ -78,7 +78,16 @@ def test_contract_routes_answer_the_simulated_values(
             ]
             assert (action["recipient"], action["to"], action["call_type"]) == (contract, address, "CALL")
             assert (action["timestamp"], action["result_data"]) == (log["timestamp"], log["data"])
+            detail = client.get(f"/api/v1/contracts/results/{log['transaction_hash']}").json()
+            assert (detail["contract_id"], detail["call_result"], detail["timestamp"]) == (
+                contract,
+                log["data"],
+                log["timestamp"],
+            )
+            assert [item["data"] for item in detail["logs"]] == [log["data"]]
         calls += len(logs)
+        results = _follow(client, f"/api/v1/contracts/{contract}/results?limit=4", "results")
+        assert len(results) == 1 + state["calls"], contract  # its creation and every call
         state_page = client.get(f"/api/v1/contracts/{contract}/state?limit=100").json()["state"]
         served = {item["slot"]: item["value"] for item in state_page}
         assert served == {"0x" + slot: "0x" + value for slot, value in state["storage"].items()}
