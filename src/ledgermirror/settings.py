@@ -56,6 +56,9 @@ class Settings:
     statement_timeout_ms: int = 5000
     pool_max_size: int = 10
     """PostgreSQL connections per API worker."""
+    plan_cache_mode: str = "auto"
+    """PostgreSQL's ``plan_cache_mode`` for the API's sessions: ``auto``, ``force_generic_plan`` (plan each
+    prepared statement once per connection) or ``force_custom_plan``."""
     max_in_flight: int = 0
     """Requests a worker works on at once (the rest wait in arrival order, ``503`` after
     ``statement_timeout_ms``); 0: the pool's size (``api/admission.py``)."""

@@ -43,6 +43,8 @@ async def _load(url: str) -> dict[str, str]:
             "where type = 14 order by consensus_timestamp desc limit 1"
         )
         assert transaction is not None
+        contract = await conn.fetchrow("select id from entity where type = 'CONTRACT' order by id limit 1")
+        assert contract is not None
         seconds, nanos = divmod(transaction["valid_start_ns"], 10**9)
         nft = await conn.fetchrow(
             "select token_id, serial_number from nft_history order by token_id, serial_number limit 1"
@@ -63,6 +65,7 @@ async def _load(url: str) -> dict[str, str]:
         assert nft is not None and hook is not None and fungible is not None
         return {
             "txid": f"0.0.{transaction['payer_account_id']}-{seconds}-{nanos:09d}",
+            "contract_entity": f"0.0.{contract['id']}",
             "txhash": transaction["hash"],
             "topic": f"0.0.{message['topic_id']}",
             "message_ts": format_ns(message["consensus_timestamp"]),
@@ -152,6 +155,15 @@ URLS = [
     "/api/v1/transactions/{txid}",
     "/api/v1/transactions/{txid}?nonce=0&scheduled=false",
     "/api/v1/transactions/{txhash}",
+    # contracts, one contract, its state (issue 17)
+    "/api/v1/contracts",
+    "/api/v1/contracts?contract.id=gte:{contract_entity}&order=asc",
+    "/api/v1/contracts?contract.id={contract_entity}&contract.id=0.0.1",
+    "/api/v1/contracts/{contract_entity}",
+    "/api/v1/contracts/{contract_entity}?timestamp=lte:{ts}",
+    "/api/v1/contracts/{contract_entity}/state",
+    "/api/v1/contracts/{contract_entity}/state?slot=gt:1&slot=lte:0x2d&order=desc",
+    "/api/v1/contracts/{contract_entity}/state?timestamp=lte:{ts}&slot=gt:1",
     # token routes, account tokens, hooks, registered nodes (issue 14)
     "/api/v1/tokens/{token}",
     "/api/v1/tokens/{token}?timestamp=lte:{ts}",
