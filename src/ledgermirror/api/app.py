@@ -110,8 +110,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     hooks.ENDPOINT,
     hook_storage.ENDPOINT,
     registered_nodes.ENDPOINT,
-    # contract logs and actions (issue 17): before /contracts/results/{transactionIdOrHash} and
-    # /contracts/{contractIdOrAddress}/results/{timestamp}, whose templates also match these paths
+    # contract logs and actions (issue 17); /contracts/results/logs is tried before /contracts/results/{id}
+    # (literal_first)
     contract_logs.GLOBAL_ENDPOINT,
     contract_logs.CONTRACT_ENDPOINT,
     contract_actions.ENDPOINT,
