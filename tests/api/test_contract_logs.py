@@ -145,6 +145,8 @@ def test_path_errors(loaded: TestClient) -> None:
         assert response.status_code == 400, bad
         assert response.json()["_status"]["messages"] == [{"message": "Invalid parameter: contractid"}]
     assert loaded.get("/api/v1/contracts/0.0.4242/results/logs").json() == {"logs": [], "links": {"next": None}}
+    # a bad query is a 400 before the address lookup's 404
+    assert loaded.get(f"/api/v1/contracts/{unknown}/results/logs?index=x").status_code == 400
 
 
 def test_global_list_and_order(loaded: TestClient) -> None:

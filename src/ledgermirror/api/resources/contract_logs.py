@@ -30,6 +30,7 @@ from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpe
 from ledgermirror.api.resources import contract_blocks, contract_ref, schemas
 from ledgermirror.api.resources import contract_logs_query as logs
 from ledgermirror.api.resources.account_transactions_query import TransactionWindow, bind, first_timestamp
+from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.timestamps import format_ns
 
 INT32_MAX = 2**31 - 1
@@ -143,10 +144,13 @@ def _indexes(query: ParsedQuery) -> list[Limit]:
 
 
 async def _prepare_contract(request: Request, ctx: AppContext) -> Prepared[Context]:
-    contract = await contract_ref.contract_of(request.path_params, ctx)
+    """The path's form, then the query (400s), then the create2 address lookup (404), as the reference."""
+    text = str(request.path_params[contract_ref.PATH_PARAMETER])
+    ref = contract_ref.parse_contract(text, shard=ctx.settings.shard, realm=ctx.settings.realm)
     query, topics = _query(request, ctx, CONTRACT_PARAMS)
     stamps = [Limit(item.op, item.value) for item in logs.collapse(query.filters(TIMESTAMP))]
     bounds = logs.log_bounds(stamps, _indexes(query))
+    contract = ref.encoded if isinstance(ref, EntityId) else await contract_ref.resolve_address(ctx, ref)
     return Prepared(query, Context(bounds, contract, topics))
 
 
