@@ -30,6 +30,7 @@ from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpe
 from ledgermirror.api.resources import contract_blocks, contract_ref, schemas
 from ledgermirror.api.resources import contract_logs_query as logs
 from ledgermirror.api.resources.account_transactions_query import TransactionWindow, bind, first_timestamp
+from ledgermirror.db.sql import Select
 from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.timestamps import format_ns
 
@@ -191,7 +192,7 @@ async def _prepare_global(request: Request, ctx: AppContext) -> Prepared[Context
     return Prepared(query, context)
 
 
-def _plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Any:
+def _plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Select:
     return logs.plan(
         context.bounds,
         contract=context.contract,
