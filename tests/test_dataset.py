@@ -31,7 +31,8 @@ MAIN_TABLES = (
 CHECKSUMMED = (
     "entity", "entity_history", "token", "token_history", "token_account", "crypto_allowance", "token_allowance",
     "nft", "token_airdrop", "account_balance", "token_balance", "record_file", "transaction", "crypto_transfer",
-    "address_book_entry", "node_stake", "topic_message", "schedule",
+    "address_book_entry", "node_stake", "topic_message", "schedule", "contract_result", "contract_log",
+    "contract_state", "contract_action", "ethereum_transaction",
 )  # fmt: skip
 
 
