@@ -10,9 +10,13 @@ from typing import Any
 import asyncpg
 import pytest
 from bench._explain import RecordingDatabase, explain, seq_scan_tables
+from jsonschema import ValidationError
 from starlette.testclient import TestClient
+from tests import reference_openapi
 from tests.support import Ledger, reconfigure
 
+from ledgermirror.api.app import literal_first
+from ledgermirror.api.resources import contract_result, contract_results
 from ledgermirror.db.sql import Statement
 from ledgermirror.ledger import protobuf
 from ledgermirror.runtime import Prepared
@@ -181,6 +185,8 @@ def test_unknown_contracts(loaded: TestClient) -> None:
     assert response.status_code == 404
     message = "No contract with the given evm address 0x5555555555555555555555555555555555555555 has been found."
     assert response.json()["_status"]["messages"] == [{"message": message}]
+    bad_parameter = loaded.get("/api/v1/contracts/0x5555555555555555555555555555555555555555/results?limit=0")
+    assert bad_parameter.status_code == 400  # the parameters are checked before the address is looked up
     response = loaded.get(f"{PER_CONTRACT}?from=0x5555555555555555555555555555555555555555")
     assert response.status_code == 404
     assert response.json()["_status"]["messages"] == [{"message": "Not found"}]
@@ -358,3 +364,44 @@ def test_every_query_has_an_index(
     assert response.status_code in (200, 404), response.text
     assert recorder.statements
     assert asyncio.run(_seq_scans(database.owner_url, recorder.statements)) == []
+
+
+def test_literal_segments_are_tried_first() -> None:
+    """Whatever the declared order, a route with a literal segment where another has a parameter comes first."""
+    declared = (
+        contract_result.BY_TIMESTAMP_ENDPOINT,
+        contract_result.BY_TRANSACTION_ENDPOINT,
+        contract_results.CONTRACT_ENDPOINT,
+        contract_results.GLOBAL_ENDPOINT,
+    )
+    assert [endpoint.path for endpoint in literal_first(declared)] == [
+        "/api/v1/contracts/results",
+        "/api/v1/contracts/results/{transactionIdOrHash}",
+        "/api/v1/contracts/{contractIdOrAddress}/results",
+        "/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}",
+    ]
+
+
+def _reference_spec_wins(error: ValidationError) -> bool:
+    """The reference's own spec tests expect ``access_list: "0x"`` (or null without an Ethereum transaction) and
+    ``failed_initcode: null``, which its OpenAPI document types as an array and a string."""
+    return bool(error.absolute_path) and error.absolute_path[-1] in ("access_list", "failed_initcode")
+
+
+@pytest.mark.parametrize(
+    ("url", "template"),
+    [
+        (f"{PER_CONTRACT}?internal=true", "/api/v1/contracts/{contractIdOrAddress}/results"),
+        (f"{GLOBAL}?internal=true", "/api/v1/contracts/results"),
+        (f"{GLOBAL}?hbar=false&limit=2", "/api/v1/contracts/results"),
+        (
+            f"/api/v1/contracts/{CREATE2}/results/{ts(T + 5)}",
+            "/api/v1/contracts/{contractIdOrAddress}/results/{timestamp}",
+        ),
+        (f"/api/v1/contracts/results/{5:064x}", "/api/v1/contracts/results/{transactionIdOrHash}"),
+    ],
+)
+def test_answers_match_the_reference_schema(loaded: TestClient, url: str, template: str) -> None:
+    response = loaded.get(url)
+    assert response.status_code == 200
+    assert reference_openapi.schema_errors(template, response.json(), ignore=_reference_spec_wins) == []

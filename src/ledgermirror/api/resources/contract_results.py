@@ -261,9 +261,17 @@ async def _optimized_timestamps(ctx: AppContext, filters: Sequence[Filter[int]],
     return {"timestamps_in": equal, "timestamp_conditions": (*conditions, *excluded), "edge": edge}
 
 
-async def _prepare(request: Request, ctx: AppContext, contract: int | None) -> Prepared[Context]:
+async def _prepare(request: Request, ctx: AppContext, *, per_contract: bool) -> Prepared[Context]:
+    """The reference's order: the path's form (400), the parameters (400), then the lookups (404)."""
+    path = None
+    if per_contract:
+        text = str(request.path_params[contract_ref.PATH_PARAMETER])
+        path = contract_ref.parse_contract(text, shard=ctx.settings.shard, realm=ctx.settings.realm)
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
     check_dependencies(query)
+    contract = None
+    if path is not None:
+        contract = path.encoded if isinstance(path, EntityId) else await contract_ref.resolve_address(ctx, path)
     order = query.last(ORDER, Order.DESC)
     senders = await _senders(ctx, query.filters(FROM))
     timestamps = [*query.filters(TIMESTAMP), *await _block_range(ctx, query)]
@@ -287,12 +295,11 @@ async def _prepare(request: Request, ctx: AppContext, contract: int | None) -> P
 
 
 async def prepare_contract(request: Request, ctx: AppContext) -> Prepared[Context]:
-    contract = await contract_ref.contract_of(request.path_params, ctx)
-    return await _prepare(request, ctx, contract)
+    return await _prepare(request, ctx, per_contract=True)
 
 
 async def prepare_global(request: Request, ctx: AppContext) -> Prepared[Context]:
-    return await _prepare(request, ctx, None)
+    return await _prepare(request, ctx, per_contract=False)
 
 
 def plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Select:
