@@ -157,8 +157,8 @@ async def _method_not_allowed(request: Request, exc: Exception) -> Response:
         return Response(status_code=204, headers=_CORS_PREFLIGHT)
     response = error_response(MethodNotAllowed.for_method(request.method))
     allow = (getattr(exc, "headers", None) or {}).get("Allow")
-    if allow:
-        response.headers["allow"] = allow
+    if allow:  # Starlette joins a set of methods: sorted, the header is the same in every process
+        response.headers["allow"] = ", ".join(sorted(method.strip() for method in allow.split(",")))
     return response
 
 
