@@ -157,7 +157,7 @@ async def _method_not_allowed(request: Request, exc: Exception) -> Response:
         return Response(status_code=204, headers=_CORS_PREFLIGHT)
     response = error_response(MethodNotAllowed.for_method(request.method))
     allow = (getattr(exc, "headers", None) or {}).get("Allow")
-    if allow:  # Starlette joins a set of methods: sorted, the header is the same in every process
+    if allow:  # Starlette joins a set: sort it, so the header is the same on every run
         response.headers["allow"] = ", ".join(sorted(method.strip() for method in allow.split(",")))
     return response
 
