@@ -17,7 +17,7 @@ from typing import Any
 
 import asyncpg
 from bench._driver import Post
-from bench._scenarios import SCENARIOS, SEPARATE_SERVICES, Sample, sample_topics
+from bench._scenarios import SCENARIOS, SEPARATE_SERVICES, Sample, sample_contracts, sample_topics
 
 from ledgermirror.api.app import create_app
 from ledgermirror.conformance.inprocess import Lifespan, get, send_request
@@ -90,6 +90,7 @@ async def sample_from_api(app: Any) -> Sample:
         sequences=sequences,
         message_timestamps=stamps,
         transactions=[t["transaction_id"] for t in transactions],
+        contracts=await sample_contracts(fetch),
     )
 
 

@@ -56,6 +56,8 @@ COMBINATION_RULES = [
         r"Can't support both range and equal for [a-z.]+",
         r"Requires the presence of an (gte|lte) or eq [a-z.]+ parameter",
         r"[a-z.]+ must have (gte|lte) or eq operator",
+        r"[a-z.]+ must have eq operator",
+        r"Cannot search topics without a valid timestamp range: .+",
         r"Invalid parameter: [a-z.]+",
         r"The 'eq' operator cannot be combined with other operators",
         r"Invalid range: lower bound exceeds upper bound",

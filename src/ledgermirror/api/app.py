@@ -29,7 +29,9 @@ from ledgermirror.api.resources import (
     balances,
     blocks,
     contract,
+    contract_actions,
     contract_evm,
+    contract_logs,
     contract_result,
     contract_results,
     contract_state,
@@ -109,6 +111,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     hooks.ENDPOINT,
     hook_storage.ENDPOINT,
     registered_nodes.ENDPOINT,
+    # contract logs and actions (issue 17); /contracts/results/logs is tried before /contracts/results/{id}
+    # (literal_first)
+    contract_logs.GLOBAL_ENDPOINT,
+    contract_logs.CONTRACT_ENDPOINT,
+    contract_actions.ENDPOINT,
     contract_results.CONTRACT_ENDPOINT,
     contract_results.GLOBAL_ENDPOINT,
     contract_result.BY_TIMESTAMP_ENDPOINT,
