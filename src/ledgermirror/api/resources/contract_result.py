@@ -31,16 +31,15 @@ from ledgermirror.api.resources import contract_blocks, contract_ref, schemas
 from ledgermirror.api.resources import contract_results_query as queries
 from ledgermirror.api.resources.contract_result_detail import ONE_DETAIL_SCHEMA, Extras, render_detail
 from ledgermirror.api.resources.contract_results import HBAR
-from ledgermirror.api.resources.transaction import INVALID_ID, NONCE
-from ledgermirror.ledger.entity_id import MAX_NUM, EntityId, InvalidEntityId
-from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.api.resources.transaction import NONCE, parse_transaction_id
+from ledgermirror.api.resources.transaction_query import IdLookup
+from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.timestamps import InvalidTimestamp, parse_timestamp
 
 TIMESTAMP_PATH = "timestamp"
 TRANSACTION_PATH = "transactionIdOrHash"
 _TIMESTAMP = re.compile(r"\d{1,10}(\.\d{1,9})?", re.ASCII)
 _ETHEREUM_HASH = re.compile(r"(?:0x)?([0-9a-fA-F]{64})", re.ASCII)
-_TRANSACTION_ID = re.compile(r"(\d{1,4})\.(\d{1,5})\.(\d{1,19})-(\d{1,19})-(\d{1,9})", re.ASCII)
 
 BY_TIMESTAMP_PARAMS = ParamSet([HBAR])
 BY_TRANSACTION_PARAMS = ParamSet([HBAR, NONCE], per_value=True)
@@ -85,23 +84,12 @@ def parse_timestamp_path(text: str) -> int | None:
         return None
 
 
-def parse_transaction_path(text: str) -> bytes | tuple[int, int]:
-    """The 32 hash bytes, or the transaction id's (payer, valid start); 400 for anything else."""
+def parse_transaction_path(text: str) -> bytes | IdLookup:
+    """The 32 hash bytes, or the transaction id's payer and valid start; 400 for anything else."""
     match = _ETHEREUM_HASH.fullmatch(text)
     if match is not None:
         return bytes.fromhex(match.group(1))
-    found = _TRANSACTION_ID.fullmatch(text)
-    if found is None:
-        raise BadRequest(INVALID_ID)
-    shard, realm, num, seconds, nanos = (int(part) for part in found.groups())
-    valid_start = seconds * 1_000_000_000 + nanos
-    if num > MAX_NUM or valid_start > INT64_MAX:
-        raise BadRequest(INVALID_ID)
-    try:
-        payer = EntityId(shard, realm, num).encoded
-    except InvalidEntityId:
-        raise BadRequest(INVALID_ID) from None
-    return payer, valid_start
+    return parse_transaction_id(text)
 
 
 async def _detail(ctx: AppContext, found: Found, contract: int | None, hbar: bool) -> Page:
@@ -168,8 +156,7 @@ async def by_transaction(request: Request, ctx: AppContext) -> Page:
             raise NotFound()
         found = Found(int(rows[0]["consensus_timestamp"]), int(rows[0]["entity_id"]))
     else:
-        payer, valid_start = path
-        rows = await ctx.database.fetch(queries.by_id(payer, valid_start, query.last(NONCE, 0)))
+        rows = await ctx.database.fetch(queries.by_id(path.payer, path.valid_start, query.last(NONCE, 0)))
         if not rows:
             raise NotFound()
         found = Found(int(rows[0]["consensus_timestamp"]), int(rows[0]["payer_account_id"]))
