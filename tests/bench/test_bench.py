@@ -17,7 +17,7 @@ import pytest
 from bench._driver import NotLoopback, drive, loopback_target
 from tests.cli.test_cli import free_port, wait_ready
 
-from bench import _explain, _generate, _run
+from bench import _apicpu, _explain, _generate, _run
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -156,3 +156,16 @@ def test_run_sweeps_connection_counts(server: str, capsys: pytest.CaptureFixture
         mean, little = row[5].split(" (")
         assert float(mean) > 0 and float(little.rstrip(")")) > 0
         assert float(row[6]) <= float(row[8]) <= float(row[9])  # p50 <= p99 <= p99.9
+
+
+def test_apicpu_layers_account_for_the_application(small_ledger: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--data-dir", str(small_ledger), "--scenario", "blocks-list", "--requests", "30", "--rounds", "1"]
+    assert _apicpu.main([*argv, "--layers", "--functions", "3"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split("|") for line in out.splitlines() if line.startswith("| ") and "%" in line]
+    layers = {row[1].strip(): float(row[3]) for row in rows}
+    assert (
+        "resources (plan and render)" in layers and "pool and driver (asyncpg: protocol, row decoding)" in layers
+    )
+    assert sum(int(row[2].strip().rstrip("%")) for row in rows) in range(95, 106)  # the shares add up
+    assert len([line for line in out.splitlines() if "/req  " in line]) == 3
