@@ -62,6 +62,7 @@ from ledgermirror.api.resources import (
     transactions,
 )
 from ledgermirror.api.responses import error_response
+from ledgermirror.api.routing import IndexedRouter, literal_first
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database, create_pool
 from ledgermirror.metrics import exposition
@@ -138,14 +139,6 @@ _CORS_PREFLIGHT = {
 }
 
 
-def literal_first(endpoints: tuple[Endpoint, ...]) -> list[Endpoint]:
-    """The endpoints in the order the router tries them: where two paths could match one URL, the one with a
-    literal segment where the other has a parameter comes first (``/contracts/results`` before
-    ``/contracts/{contractIdOrAddress}``, ``/contracts/results/logs`` before ``/contracts/results/{id}``), as the
-    reference's routers ensure with their order and guards. Otherwise the declared order is kept."""
-    return sorted(endpoints, key=lambda endpoint: [part.startswith("{") for part in endpoint.path.split("/")])
-
-
 async def _not_found(request: Request, exc: Exception) -> Response:
     if request.method == "OPTIONS":
         return Response(status_code=204, headers=_CORS_PREFLIGHT)
@@ -204,7 +197,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         ],
         exception_handlers={404: _not_found, 405: _method_not_allowed},
     )
-    app.router.redirect_slashes = False
+    app.router = IndexedRouter(app.router.routes, redirect_slashes=False, lifespan=lifespan)
     app.state.ctx = ctx
     app.state.openapi = document
     return app
