@@ -9,12 +9,16 @@ rounds is reported, which is the least disturbed by other work on the machine.
 To compare two versions of the code on one database, run it once per source tree::
 
     PYTHONPATH=/path/to/other/src .venv/bin/python bench/apicpu --data-dir ~/lm-bench
+
+``--layers`` adds one profiled round per scenario and prints where the CPU goes, by layer (``_layers.py``);
+``--functions N`` also lists the N functions with the most own time.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import random
 import time
@@ -23,6 +27,7 @@ from typing import Any
 
 from bench._driver import Post
 from bench._explain import sample_from_api
+from bench._layers import breakdown, profiled
 from bench._scenarios import SCENARIOS, SEPARATE_SERVICES
 
 from ledgermirror.api.app import create_app
@@ -49,7 +54,9 @@ async def _one_round(app: Any, name: str, requests: int, data: Any) -> float:
     return time.process_time() - started
 
 
-async def run(api_url: str, *, scenarios: list[str], requests: int, rounds: int) -> dict[str, float]:
+async def run(
+    api_url: str, *, scenarios: list[str], requests: int, rounds: int, layers: bool = False, functions: int = 0
+) -> dict[str, float]:
     app = create_app(Settings(response_cache_entries=0), api_url)
     results: dict[str, float] = {}
     async with Lifespan(app):
@@ -59,6 +66,9 @@ async def run(api_url: str, *, scenarios: list[str], requests: int, rounds: int)
             best = min([await _one_round(app, name, requests, data) for _ in range(rounds)])
             results[name] = best / requests * 1000
             print(f"{name:<32} {results[name]:.3f} ms CPU/request", flush=True)
+            if layers or functions:
+                stats = await profiled(functools.partial(_one_round, app, name, requests, data), time.process_time)
+                print(breakdown(stats, requests, results[name], functions), flush=True)
     return results
 
 
@@ -69,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--requests", type=int, default=1000, help="requests per round")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--json", help="also write the results as JSON")
+    p.add_argument("--layers", action="store_true", help="also print where the CPU goes, by layer")
+    p.add_argument("--functions", type=int, default=0, help="with --layers: the N functions with most own time")
     args = p.parse_args(argv)
     scenarios = args.scenario or [name for name in SCENARIOS if name not in SEPARATE_SERVICES]
     unknown = sorted(set(scenarios) - set(SCENARIOS))
@@ -76,7 +88,14 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown scenario: {', '.join(unknown)}")
     prepared = prepare(Settings.from_env(), data_dir=None if args.data_dir is None else Path(args.data_dir))
     try:
-        work = run(prepared.api_url, scenarios=scenarios, requests=args.requests, rounds=args.rounds)
+        work = run(
+            prepared.api_url,
+            scenarios=scenarios,
+            requests=args.requests,
+            rounds=args.rounds,
+            layers=args.layers,
+            functions=args.functions,
+        )
         results = asyncio.run(work)
     finally:
         prepared.stop()

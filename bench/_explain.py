@@ -23,6 +23,7 @@ from bench._scenarios import (
     SEPARATE_SERVICES,
     Sample,
     moments,
+    sample_contracts,
     sample_topics,
     transaction_hashes,
 )
@@ -100,6 +101,7 @@ async def sample_from_api(app: Any) -> Sample:
         transactions=[t["transaction_id"] for t in transactions],
         transaction_hashes=transaction_hashes((await fetch(HASHED_TRANSACTIONS))["transactions"]),
         moments=moments(blocks),
+        contracts=await sample_contracts(fetch),
     )
 
 

@@ -26,6 +26,9 @@ class Result:
     p50_ms: float
     p90_ms: float
     p99_ms: float
+    p999_ms: float
+    mean_ms: float
+    connections: int
     api_cpu_ms_per_request: float
     pg_cpu_ms_per_request: float
     api_rss_mb_start: float
@@ -34,6 +37,12 @@ class Result:
     @property
     def rps(self) -> float:
         return self.requests / self.seconds
+
+    @property
+    def little_ms(self) -> float:
+        """The mean latency Little's law gives for this many connections at this throughput (a closed loop:
+        every connection always has one request out)."""
+        return self.connections / self.rps * 1000 if self.rps else float("nan")
 
     @property
     def total_cpu_ms(self) -> float:
@@ -67,6 +76,9 @@ async def measure(
         p50_ms=stats.percentile(0.50) * 1000,
         p90_ms=stats.percentile(0.90) * 1000,
         p99_ms=stats.percentile(0.99) * 1000,
+        p999_ms=stats.percentile(0.999) * 1000,
+        mean_ms=sum(stats.latencies) / count * 1000,
+        connections=connections,
         api_cpu_ms_per_request=(api_after.cpu_seconds - api_before.cpu_seconds) * 1000 / count,
         pg_cpu_ms_per_request=(pg_after.cpu_seconds - pg_before.cpu_seconds) * 1000 / count,
         api_rss_mb_start=max(api_before.rss_bytes, default=0) / 2**20,
@@ -76,13 +88,14 @@ async def measure(
 
 def table(results: list[Result]) -> str:
     lines = [
-        "| server | scenario | req/s | p50 ms | p90 ms | p99 ms | errors | API CPU ms/req | PG CPU ms/req "
-        "| total CPU ms/req | max worker RSS MB (start→end) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| server | scenario | connections | req/s | mean ms (Little: C/X) | p50 ms | p90 ms | p99 ms | p99.9 ms "
+        "| errors | API CPU ms/req | PG CPU ms/req | total CPU ms/req | max worker RSS MB (start→end) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         lines.append(
-            f"| {r.server} | {r.scenario} | {r.rps:.0f} | {r.p50_ms:.1f} | {r.p90_ms:.1f} | {r.p99_ms:.1f} "
+            f"| {r.server} | {r.scenario} | {r.connections} | {r.rps:.0f} | {r.mean_ms:.1f} ({r.little_ms:.1f}) "
+            f"| {r.p50_ms:.1f} | {r.p90_ms:.1f} | {r.p99_ms:.1f} | {r.p999_ms:.1f} "
             f"| {r.errors} | {r.api_cpu_ms_per_request:.3f} | {r.pg_cpu_ms_per_request:.3f} "
             f"| {r.total_cpu_ms:.3f} | {r.api_rss_mb_start:.0f}→{r.api_rss_mb_end:.0f} |"
         )
@@ -90,10 +103,13 @@ def table(results: list[Result]) -> str:
 
 
 def ratios(first: list[Result], second: list[Result]) -> str:
-    lines = ["| scenario | req/s ratio | p99 ratio | total CPU/req ratio |", "|---|---|---|---|"]
+    lines = [
+        "| scenario | connections | req/s ratio | p99 ratio | total CPU/req ratio |",
+        "|---|---|---|---|---|",
+    ]
     for a, b in zip(first, second, strict=True):
         lines.append(
-            f"| {a.scenario} | {b.rps / a.rps:.2f} | {b.p99_ms / a.p99_ms:.2f} "
+            f"| {a.scenario} | {a.connections} | {b.rps / a.rps:.2f} | {b.p99_ms / a.p99_ms:.2f} "
             f"| {b.total_cpu_ms / a.total_cpu_ms if a.total_cpu_ms else float('nan'):.2f} |"
         )
     return "\n".join(lines)
@@ -116,23 +132,24 @@ async def main_async(args: argparse.Namespace) -> int:
     data = await sample(args.url)
     results: dict[str, list[Result]] = {url: [] for url in servers}
     for name in names:
-        for url in servers:  # alternate servers scenario by scenario
-            result = await measure(
-                url,
-                name,
-                data,
-                seconds=args.seconds,
-                connections=args.connections,
-                seed=args.seed,
-                api_pids=pids[url],
-                pg_data=args.pg_data,
-            )
-            results[url].append(result)
-            print(
-                f"{name} on {url}: {result.rps:.0f} req/s, p99 {result.p99_ms:.1f} ms, "
-                f"{result.total_cpu_ms:.3f} CPU ms/req, {result.errors} errors",
-                file=sys.stderr,
-            )
+        for connections in args.connections or [64]:
+            for url in servers:  # alternate servers scenario by scenario
+                result = await measure(
+                    url,
+                    name,
+                    data,
+                    seconds=args.seconds,
+                    connections=connections,
+                    seed=args.seed,
+                    api_pids=pids[url],
+                    pg_data=args.pg_data,
+                )
+                results[url].append(result)
+                print(
+                    f"{name} ({connections} connections) on {url}: {result.rps:.0f} req/s, "
+                    f"p99 {result.p99_ms:.1f} ms, {result.total_cpu_ms:.3f} CPU ms/req, {result.errors} errors",
+                    file=sys.stderr,
+                )
     everything = [r for url in servers for r in results[url]]
     print(table(everything))
     if args.compare:
@@ -141,7 +158,7 @@ async def main_async(args: argparse.Namespace) -> int:
         print(ratios(results[args.url], results[args.compare]))
     if args.json:
         with open(args.json, "w") as out:
-            json.dump([asdict(r) | {"rps": r.rps} for r in everything], out, indent=1)
+            json.dump([asdict(r) | {"rps": r.rps, "little_ms": r.little_ms} for r in everything], out, indent=1)
     return 0
 
 
@@ -154,7 +171,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seconds", type=float, default=20.0, help="measured seconds per scenario (after a 2 s warm-up)"
     )
-    p.add_argument("--connections", type=int, default=64, help="concurrent keep-alive connections")
+    p.add_argument(
+        "--connections",
+        type=int,
+        action="append",
+        help="concurrent keep-alive connections (repeatable: each scenario at each count; default 64)",
+    )
     p.add_argument("--compare", help="a second base URL, run in alternation; prints ratios second/first")
     p.add_argument(
         "--api-pid",

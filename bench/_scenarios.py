@@ -34,6 +34,20 @@ class Sample:
     synthetic ledger has no ``transaction_hash`` row for its topic messages, whose lookups would be 404s."""
     moments: list[str] = field(default_factory=list)
     """Consensus timestamps (``seconds.nanos``) within the ledger: the blocks' ends, for ``timestamp=`` filters."""
+    contracts: ContractSample = field(default_factory=lambda: ContractSample([], [], [], []))
+    """Contracts with logs, and what their logs name."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContractSample:
+    contracts: list[str]
+    """Contracts that emitted logs."""
+    topics: list[str]
+    """topic0 values of their logs."""
+    windows: list[str]
+    """``timestamp=gte:..&timestamp=lte:..`` windows of a day ending at a log's timestamp."""
+    hashes: list[str]
+    """Transaction hashes of contract transactions (the actions route takes the 32-byte ones)."""
 
 
 HASHED_TRANSACTIONS = "/api/v1/transactions?limit=100&transactiontype=CRYPTOTRANSFER"
@@ -61,6 +75,7 @@ async def sample(base_url: str) -> Sample:
         return Sample([], [], [], [], [], [])
     rows = accounts["accounts"]
     topics, sequences, stamps = await sample_topics(lambda path: get_json(base_url, path))
+    contracts = await sample_contracts(lambda path: get_json(base_url, path))
     return Sample(
         accounts=[row["account"] for row in rows],
         evm_addresses=[row["evm_address"] for row in rows if row.get("evm_address")],
@@ -74,6 +89,31 @@ async def sample(base_url: str) -> Sample:
         transactions=[row["transaction_id"] for row in transactions["transactions"]],
         transaction_hashes=transaction_hashes(transfers["transactions"]),
         moments=moments(blocks["blocks"]),
+        contracts=contracts,
+    )
+
+
+_DAY_NS = 86_400 * 1_000_000_000
+
+
+async def sample_contracts(fetch: Callable[[str], Awaitable[Any]]) -> ContractSample:
+    """Contracts, topics, day windows and transaction hashes from the newest logs; empty when there are none.
+    ``fetch(path)`` answers the JSON body (or raises ``RuntimeError``)."""
+    try:
+        page: Any = await fetch("/api/v1/contracts/results/logs?limit=100")
+    except RuntimeError:
+        return ContractSample([], [], [], [])
+    logs = page.get("logs") or []
+    windows = []
+    for log in logs:
+        seconds, nanos = (int(part) for part in log["timestamp"].split("."))
+        start = seconds * 1_000_000_000 + nanos - _DAY_NS
+        windows.append(f"timestamp=gte:{start // 10**9}.{start % 10**9:09d}&timestamp=lte:{log['timestamp']}")
+    return ContractSample(
+        contracts=list(dict.fromkeys(log["contract_id"] for log in logs)),
+        topics=list(dict.fromkeys(log["topics"][0] for log in logs if log["topics"])),
+        windows=windows,
+        hashes=list(dict.fromkeys(log["transaction_hash"] for log in logs)),
     )
 
 
@@ -138,6 +178,11 @@ def _mix(*templates: str) -> Builder:
             "transaction": data.transactions or ["0.0.2-1-000000000"],  # none: a 404, not a crash
             "transaction_hash": data.transaction_hashes or ["00" * 48],
             "moment": data.moments or ["1.000000000"],
+            # a ledger without contracts still runs the contract scenarios (empty pages and 404s)
+            "contract": data.contracts.contracts or ["0.0.1"],
+            "event": data.contracts.topics or ["0x" + "00" * 32],
+            "log_window": data.contracts.windows or ["timestamp=gte:1.000000000&timestamp=lte:2.000000000"],
+            "contract_hash": data.contracts.hashes or ["0x" + "00" * 32],
         }
 
         def next_path(_: str | None) -> str:
@@ -289,6 +334,31 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/tokens/{token}/balances",
         "/api/v1/tokens/{token}/balances?timestamp={moment}",
     ),
+    # contracts (issue 17)
+    "contract-results-first-page": _mix(
+        "/api/v1/contracts/results",
+        "/api/v1/contracts/results?limit=100",
+        "/api/v1/contracts/results?order=asc",
+        "/api/v1/contracts/{contract}/results",
+    ),
+    "contract-results-deep": _deep("/api/v1/contracts/results?limit=25"),
+    "contract-logs-first-page": _mix(
+        "/api/v1/contracts/results/logs",
+        "/api/v1/contracts/results/logs?limit=100",
+        "/api/v1/contracts/results/logs?order=asc",
+    ),
+    "contract-logs-by-contract": _mix(
+        "/api/v1/contracts/{contract}/results/logs",
+        "/api/v1/contracts/{contract}/results/logs?limit=100&order=asc",
+        "/api/v1/contracts/{contract}/results/logs?{log_window}",
+    ),
+    "contract-logs-topics": _mix(
+        "/api/v1/contracts/results/logs?topic0={event}&{log_window}",
+        "/api/v1/contracts/{contract}/results/logs?topic0={event}&{log_window}",
+        "/api/v1/contracts/results/logs?transaction.hash={contract_hash}",
+    ),
+    "contract-logs-deep": _deep("/api/v1/contracts/results/logs?limit=25"),
+    "contract-actions": _mix("/api/v1/contracts/results/{contract_hash}/actions"),
     "token-routes": _mix(
         "/api/v1/tokens/{token}",
         "/api/v1/tokens/{token}/balances",

@@ -24,12 +24,15 @@ MAIN_TABLES = (
     "token_balance", "record_file", "transaction", "transaction_hash", "crypto_transfer", "token_transfer",
     "address_book", "address_book_entry", "address_book_service_endpoint", "node", "node_stake", "network_stake",
     "file_data", "topic", "topic_message", "schedule", "transaction_signature", "nft_history", "hook",
-    "hook_storage", "hook_storage_change", "registered_node",
+    "hook_storage", "hook_storage_change", "registered_node", "contract_result", "contract_log", "contract_action",
+    "contract_state", "contract_state_change", "contract_transaction", "contract_transaction_hash",
+    "ethereum_transaction",
 )  # fmt: skip
 CHECKSUMMED = (
     "entity", "entity_history", "token", "token_history", "token_account", "crypto_allowance", "token_allowance",
     "nft", "token_airdrop", "account_balance", "token_balance", "record_file", "transaction", "crypto_transfer",
-    "address_book_entry", "node_stake", "topic_message", "schedule",
+    "address_book_entry", "node_stake", "topic_message", "schedule", "contract_result", "contract_log",
+    "contract_state", "contract_action", "ethereum_transaction",
 )  # fmt: skip
 
 
@@ -287,6 +290,31 @@ INVARIANTS = {
     "hook storage is its latest change": (
         "select count(*) from hook_storage s where s.modified_timestamp <> (select max(c.consensus_timestamp) "
         "from hook_storage_change c where (c.owner_id, c.hook_id, c.key) = (s.owner_id, s.hook_id, s.key))"
+    ),
+    "every contract result has its transaction, a create, call or Ethereum transaction of its contract": (
+        "select count(*) from contract_result r left join transaction t on t.consensus_timestamp = "
+        "r.consensus_timestamp and t.type in (7, 8, 50) and t.entity_id = r.contract_id "
+        "and t.result = r.transaction_result where t.consensus_timestamp is null"
+    ),
+    "every Ethereum transaction has its contract result, under its hash": (
+        "select count(*) from ethereum_transaction e left join contract_transaction_hash h "
+        "on h.consensus_timestamp = e.consensus_timestamp and h.hash = e.hash where h.hash is null"
+    ),
+    "contract log indexes run from 0 in each record file": (
+        "select count(*) from (select r.index, count(l.index) as logs, max(l.index) as last from record_file r "
+        "join contract_log l on l.consensus_timestamp between r.consensus_start and r.consensus_end "
+        "group by r.index) b where b.last + 1 <> b.logs"
+    ),
+    "contract state is the latest write of each slot": (
+        "select count(*) from contract_state s where s.modified_timestamp <> (select max(c.consensus_timestamp) "
+        "from contract_state_change c where c.contract_id = s.contract_id and c.value_written is not null "
+        "and lpad(encode(c.slot, 'hex'), 64, '0') = encode(s.slot, 'hex'))"
+    ),
+    "every contract transaction links its contract and payer": (
+        "select count(*) from contract_result r where not exists (select 1 from contract_transaction c where "
+        "c.consensus_timestamp = r.consensus_timestamp and c.entity_id = r.contract_id) or not exists (select 1 "
+        "from contract_transaction c where c.consensus_timestamp = r.consensus_timestamp "
+        "and c.entity_id = r.payer_account_id)"
     ),
     "every token has its default custom fee": (
         "select count(*) from token t left join custom_fee f on f.entity_id = t.token_id "

@@ -11,6 +11,12 @@ forever. :class:`BoundedHttpToolsProtocol` (uvicorn's httptools protocol with tw
   client trickling one byte a second gains nothing); past it the connection closes, and the handler waiting for
   the body sees a client disconnect.
 
+And it sends a response's head and body in one system call: uvicorn writes the head as soon as the application
+starts its response and the body when it comes, two writes (on loopback, two trips through the TCP stack, and
+two packets for the client to read). :class:`HeadHoldingTransport` keeps the head back until the first body
+write, then hands both to the socket together (``writelines``: one vectored write); a response that ends with
+no body write (``HEAD``) sends its head when it completes; ``100 Continue`` is never held.
+
 The bounds travel on :class:`BoundedConfig` (a ``uvicorn.Config``), which worker processes receive as is.
 """
 
@@ -35,6 +41,42 @@ STARTUP_FAILURE = 3
 """uvicorn's exit status when the server could not start (as ``uvicorn.run``)."""
 
 
+_HEAD = b"HTTP/1.1 "
+_INTERIM = b"HTTP/1.1 1"
+
+
+class HeadHoldingTransport:
+    """A transport that holds a response head (what uvicorn writes first, ``HTTP/1.1 <status>`` and the
+    headers) until the next write, and writes both at once. Everything else passes through."""
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self._transport = transport
+        self._head: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        head = self._head
+        if head is not None:
+            self._head = None
+            self._transport.writelines((head, data))
+        elif data.startswith(_HEAD) and not data.startswith(_INTERIM):
+            self._head = bytes(data)
+        else:
+            self._transport.write(data)
+
+    def flush(self) -> None:
+        head = self._head
+        if head is not None:
+            self._head = None
+            self._transport.write(head)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class BoundedConfig(uvicorn.Config):
     """A uvicorn configuration that serves with :class:`BoundedHttpToolsProtocol` and carries its bounds."""
 
@@ -54,7 +96,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.read_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(HeadHoldingTransport(transport))  # type: ignore[arg-type]
         self._arm(self.header_timeout, self._headers_too_slow)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -74,6 +116,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._disarm()
         super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        transport: Any = self.transport
+        transport.flush()  # a response with no body write (HEAD) still sends its head
+        super().on_response_complete()
 
     def _arm(self, seconds: float, callback: Any) -> None:
         self._disarm()

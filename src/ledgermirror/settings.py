@@ -55,6 +55,19 @@ class Settings:
     max_repeated_query_parameters: int = 100
     statement_timeout_ms: int = 5000
     pool_max_size: int = 10
+    """PostgreSQL connections per API worker."""
+    plan_cache_mode: str = "auto"
+    """PostgreSQL's ``plan_cache_mode`` for the API's sessions: ``auto``, ``force_generic_plan`` (plan each
+    prepared statement once per connection) or ``force_custom_plan``."""
+    gc_freeze: bool = False
+    """Once an API worker has started, freeze what it holds (``gc.freeze``: collections then skip the modules
+    and tables it keeps for its whole life) and apply ``gc_young_threshold``."""
+    gc_young_threshold: int = 0
+    """The garbage collector's first threshold in API workers with ``gc_freeze`` (Python's default is 700); 0
+    leaves it."""
+    max_in_flight: int = 0
+    """Requests a worker works on at once (the rest wait in arrival order, ``503`` after
+    ``statement_timeout_ms``); 0: the pool's size (``api/admission.py``)."""
     statement_cache_size: int = 256
     response_cache_entries: int = 4096
     enable_delegation_address: bool = True
@@ -64,7 +77,8 @@ class Settings:
     token_balance_limit_single_account: int = 1000
     """Token balances shown in ``/api/v1/accounts/{id}``."""
     bind_timestamp_range: bool = False
-    """Bound the embedded transactions of ``/api/v1/accounts/{id}`` to ``max_transactions_timestamp_range_ns``."""
+    """Bound ``/api/v1/transactions``, ``/api/v1/contracts/results`` and the embedded transactions of
+    ``/api/v1/accounts/{id}`` to ``max_transactions_timestamp_range_ns``."""
     max_transactions_timestamp_range_ns: int = 60 * 86_400 * 1_000_000_000
     topic_message_lookup: bool = False
     """Narrow topic message queries through ``topic_message_lookup`` (the reference's

@@ -57,6 +57,6 @@ def test_every_error_body_has_one_shape(client: TestClient) -> None:
 def test_every_public_parameter_is_documented() -> None:
     text = "\n".join(path.read_text() for path in sorted((ROOT / "docs" / "api").glob("*.md")))
     for endpoint in ENDPOINTS:
-        assert f"`GET {endpoint.path}`" in text
+        assert f"`{endpoint.method} {endpoint.path}`" in text
         for name in endpoint.params.names():
             assert f"`{name}`" in text, f"{name} of {endpoint.path} is not in docs/api/"

@@ -43,6 +43,8 @@ async def _load(url: str) -> dict[str, str]:
             "where type = 14 order by consensus_timestamp desc limit 1"
         )
         assert transaction is not None
+        contract = await conn.fetchrow("select id from entity where type = 'CONTRACT' order by id limit 1")
+        assert contract is not None
         seconds, nanos = divmod(transaction["valid_start_ns"], 10**9)
         nft = await conn.fetchrow(
             "select token_id, serial_number from nft_history order by token_id, serial_number limit 1"
@@ -55,10 +57,15 @@ async def _load(url: str) -> dict[str, str]:
             "select topic_id, consensus_timestamp from topic_message order by consensus_timestamp limit 1"
         )
         schedule = await conn.fetchrow("select schedule_id, creator_account_id from schedule limit 1")
-        assert message is not None and schedule is not None
+        log = await conn.fetchrow(
+            "select contract_id, consensus_timestamp, topic0, encode(transaction_hash, 'hex') as hash "
+            "from contract_log order by consensus_timestamp desc limit 1"
+        )
+        assert message is not None and schedule is not None and log is not None
         assert nft is not None and hook is not None and fungible is not None
         return {
             "txid": f"0.0.{transaction['payer_account_id']}-{seconds}-{nanos:09d}",
+            "contract_entity": f"0.0.{contract['id']}",
             "txhash": transaction["hash"],
             "topic": f"0.0.{message['topic_id']}",
             "message_ts": format_ns(message["consensus_timestamp"]),
@@ -76,6 +83,11 @@ async def _load(url: str) -> dict[str, str]:
             "fungible": f"0.0.{fungible['token_id']}",
             "hook_owner": f"0.0.{hook['owner_id']}",
             "hook": str(hook["hook_id"]),
+            "contract": f"0.0.{log['contract_id']}",
+            "log_ts": format_ns(log["consensus_timestamp"]),
+            "log_day_before": format_ns(log["consensus_timestamp"] - 86_400 * 10**9),
+            "event": bytes(log["topic0"]).hex(),
+            "contract_hash": log["hash"],
         }
     finally:
         await conn.close()
@@ -143,6 +155,15 @@ URLS = [
     "/api/v1/transactions/{txid}",
     "/api/v1/transactions/{txid}?nonce=0&scheduled=false",
     "/api/v1/transactions/{txhash}",
+    # contracts, one contract, its state (issue 17)
+    "/api/v1/contracts",
+    "/api/v1/contracts?contract.id=gte:{contract_entity}&order=asc",
+    "/api/v1/contracts?contract.id={contract_entity}&contract.id=0.0.1",
+    "/api/v1/contracts/{contract_entity}",
+    "/api/v1/contracts/{contract_entity}?timestamp=lte:{ts}",
+    "/api/v1/contracts/{contract_entity}/state",
+    "/api/v1/contracts/{contract_entity}/state?slot=gt:1&slot=lte:0x2d&order=desc",
+    "/api/v1/contracts/{contract_entity}/state?timestamp=lte:{ts}&slot=gt:1",
     # token routes, account tokens, hooks, registered nodes (issue 14)
     "/api/v1/tokens/{token}",
     "/api/v1/tokens/{token}?timestamp=lte:{ts}",
@@ -165,6 +186,17 @@ URLS = [
     "/api/v1/accounts/{hook_owner}/hooks/{hook}/storage?timestamp=lte:{ts}",
     "/api/v1/network/registered-nodes",
     "/api/v1/network/registered-nodes?type=BLOCK_NODE&registerednode.id=gte:1",
+    # contract logs and actions (issue 17)
+    "/api/v1/contracts/results/logs",
+    "/api/v1/contracts/results/logs?order=asc&limit=5",
+    "/api/v1/contracts/results/logs?timestamp=gte:{log_day_before}&timestamp=lte:{log_ts}&index=gt:0",
+    "/api/v1/contracts/results/logs?topic0={event}&timestamp=gte:{log_day_before}&timestamp=lte:{log_ts}",
+    "/api/v1/contracts/results/logs?transaction.hash={contract_hash}",
+    "/api/v1/contracts/{contract}/results/logs",
+    "/api/v1/contracts/{contract}/results/logs?timestamp=lte:{log_ts}&index=lt:1&order=desc",
+    "/api/v1/contracts/{contract}/results/logs?topic0={event}&timestamp={log_ts}",
+    "/api/v1/contracts/results/{contract_hash}/actions",
+    "/api/v1/contracts/results/{txid}/actions",
 ]
 
 

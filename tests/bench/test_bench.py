@@ -17,7 +17,7 @@ import pytest
 from bench._driver import NotLoopback, drive, loopback_target
 from tests.cli.test_cli import free_port, wait_ready
 
-from bench import _explain, _generate, _run
+from bench import _apicpu, _explain, _generate, _run
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -70,8 +70,8 @@ def test_run_reports_every_scenario(server: str, capsys: pytest.CaptureFixture[s
     for name in _run.SCENARIOS.keys() - _run.SEPARATE_SERVICES:
         row = next(line for line in table.splitlines() if f"| {name} |" in line)
         cells = [cell.strip() for cell in row.split("|")]
-        assert int(cells[3]) > 0, row  # requests per second
-        assert cells[7] == "0", row  # no errors
+        assert int(cells[4]) > 0, row  # requests per second
+        assert cells[10] == "0", row  # no errors
 
 
 def test_run_compare_prints_ratios(server: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,4 +143,29 @@ def test_status_service_scenario(small_ledger: Path, capsys: pytest.CaptureFixtu
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=30)
     row = next(line for line in capsys.readouterr().out.splitlines() if "| status-service |" in line)
-    assert [cell.strip() for cell in row.split("|")][7] == "0"
+    assert [cell.strip() for cell in row.split("|")][10] == "0"  # no errors
+
+
+def test_run_sweeps_connection_counts(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--url", server, "--scenario", "blocks-list", "--seconds", "0.3"]
+    assert _run.main([*argv, "--connections", "1", "--connections", "3"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "| blocks-list |" in line]
+    cells = [[cell.strip() for cell in row.split("|")] for row in rows]
+    assert [row[3] for row in cells] == ["1", "3"]
+    for row in cells:
+        mean, little = row[5].split(" (")
+        assert float(mean) > 0 and float(little.rstrip(")")) > 0
+        assert float(row[6]) <= float(row[8]) <= float(row[9])  # p50 <= p99 <= p99.9
+
+
+def test_apicpu_layers_account_for_the_application(small_ledger: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--data-dir", str(small_ledger), "--scenario", "blocks-list", "--requests", "30", "--rounds", "1"]
+    assert _apicpu.main([*argv, "--layers", "--functions", "3"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split("|") for line in out.splitlines() if line.startswith("| ") and "%" in line]
+    layers = {row[1].strip(): float(row[3]) for row in rows}
+    assert (
+        "resources (plan and render)" in layers and "pool and driver (asyncpg: protocol, row decoding)" in layers
+    )
+    assert sum(int(row[2].strip().rstrip("%")) for row in rows) in range(95, 106)  # the shares add up
+    assert len([line for line in out.splitlines() if "/req  " in line]) == 3

@@ -140,7 +140,7 @@ def test_runner_passes_right_and_fails_wrong_expectations(tmp_path: Path) -> Non
     write_spec(specs, "tokens/right.json", right)
     write_spec(specs, "tokens/wrong.json", {**right, "responseJson": wrong_body})
     write_spec(specs, "tokens/wrong-status.json", {**right, "responseStatus": 404})
-    write_spec(specs, "contracts/out-of-scope.json", {**right, "url": "/api/v1/contracts/0.0.5"})
+    write_spec(specs, "other/out-of-scope.json", {**right, "url": "/api/v1/unknown/0.0.5"})
     report, text = run_quiet(specs, expected_file=tmp_path / "none.txt")
     by_spec = {outcome.check.spec: outcome for outcome in report.outcomes}
     assert by_spec["tokens/right.json"].passed

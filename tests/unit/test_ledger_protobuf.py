@@ -55,10 +55,12 @@ def test_preload_imports_on_a_worker_thread() -> None:
         "importlib.import_module = spy\n"
         "asyncio.run(protobuf.preload())\n"
         "asyncio.run(protobuf.preload())\n"
-        "print(protobuf.loaded(), len(calls), sorted({on_main for _, on_main in calls}))\n"
+        "print(protobuf.loaded(), len(calls), len({name for name, _ in calls}), sorted({m for _, m in calls}))\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert result.stdout.split() == ["True", "7", "[False]"]  # off the main thread, each module once
+    loaded, calls, modules, on_main = result.stdout.split()
+    assert (loaded, on_main) == ("True", "[False]")  # off the main thread
+    assert int(calls) == int(modules) >= 8  # each module once (the Hapi classes come from 8 modules)
 
 
 def test_hapi_module_is_the_generated_module() -> None:

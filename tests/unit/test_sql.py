@@ -8,7 +8,16 @@ from typing import Any
 import pytest
 
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.db.sql import Column, Select, Statement, condition, quote_identifier, template, update
+from ledgermirror.db.sql import (
+    Column,
+    Select,
+    Statement,
+    condition,
+    quote_identifier,
+    template,
+    update,
+    with_constants,
+)
 
 HEAD = "select t.token_id from token t"
 ID = Column("t.token_id")
@@ -213,3 +222,13 @@ def test_condition_names_its_template_marker() -> None:
     assert template(text, lower=5) == Statement("select 1 from t where t.a >= $1", (5,))
     with pytest.raises(ValueError, match="identifier"):
         condition(Column("a"), Op.EQ, "x}; drop table t; {y")
+
+
+def test_with_constants_writes_integers_in_and_leaves_other_markers_to_template() -> None:
+    text = with_constants("select 1 where id between {low} and {high} and t <= {upper}", low=2, high=750)
+    assert text == "select 1 where id between 2 and 750 and t <= {upper}"
+    statement = template(text, upper=7)
+    assert statement == Statement("select 1 where id between 2 and 750 and t <= $1", (7,))
+    for bad in ("2; drop table entity", 2.5, True):
+        with pytest.raises(TypeError):
+            with_constants("{low}", low=bad)  # type: ignore[arg-type]

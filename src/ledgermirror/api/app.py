@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ledgermirror.api import docs_page, openapi
+from ledgermirror.api.admission import Admission
 from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
@@ -26,6 +28,14 @@ from ledgermirror.api.resources import (
     airdrops,
     balances,
     blocks,
+    contract,
+    contract_actions,
+    contract_evm,
+    contract_logs,
+    contract_result,
+    contract_results,
+    contract_state,
+    contracts,
     crypto_allowances,
     health,
     hook_storage,
@@ -52,6 +62,7 @@ from ledgermirror.api.resources import (
     transactions,
 )
 from ledgermirror.api.responses import error_response
+from ledgermirror.api.routing import IndexedRouter, literal_first
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import Database, create_pool
 from ledgermirror.metrics import exposition
@@ -101,6 +112,23 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     hooks.ENDPOINT,
     hook_storage.ENDPOINT,
     registered_nodes.ENDPOINT,
+    # contract logs and actions (issue 17); /contracts/results/logs is tried before /contracts/results/{id}
+    # (literal_first)
+    contract_logs.GLOBAL_ENDPOINT,
+    contract_logs.CONTRACT_ENDPOINT,
+    contract_actions.ENDPOINT,
+    contract_results.CONTRACT_ENDPOINT,
+    contract_results.GLOBAL_ENDPOINT,
+    contract_result.BY_TIMESTAMP_ENDPOINT,
+    contract_result.BY_TRANSACTION_ENDPOINT,
+    # contracts (issue 17): the list, the EVM routes answered 501, one contract's state, one contract. Keep
+    # contract.ENDPOINT after every /api/v1/contracts/results... route: its template matches "results" too, and
+    # Starlette takes the first route that matches (tests/api/test_contract_routes.py checks the order).
+    contracts.ENDPOINT,
+    contract_evm.CALL_ENDPOINT,
+    contract_evm.OPCODES_ENDPOINT,
+    contract_state.ENDPOINT,
+    contract.ENDPOINT,
 )
 
 _CORS_PREFLIGHT = {
@@ -123,8 +151,8 @@ async def _method_not_allowed(request: Request, exc: Exception) -> Response:
         return Response(status_code=204, headers=_CORS_PREFLIGHT)
     response = error_response(MethodNotAllowed.for_method(request.method))
     allow = (getattr(exc, "headers", None) or {}).get("Allow")
-    if allow:
-        response.headers["allow"] = allow
+    if allow:  # Starlette joins a set: sort it, so the header is the same on every run
+        response.headers["allow"] = ", ".join(sorted(method.strip() for method in allow.split(",")))
     return response
 
 
@@ -142,13 +170,17 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ctx.db = Database(await create_pool(dsn, settings), observer=ctx.metrics)
         sampler = asyncio.create_task(_sample_pool(ctx))
+        if settings.gc_freeze:
+            settle_garbage_collector(settings.gc_young_threshold)
         try:
             yield
         finally:
             sampler.cancel()
             await ctx.db.close()
 
-    routes = [endpoint.route() for endpoint in ENDPOINTS] + health.ROUTES + docs_page.routes(document)
+    routes = (
+        [endpoint.route() for endpoint in literal_first(ENDPOINTS)] + health.ROUTES + docs_page.routes(document)
+    )
     routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.sample_pool(ctx.db)))
     app = Starlette(
         routes=routes,
@@ -156,14 +188,30 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         middleware=[
             Middleware(StripTrailingSlash),
             Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http),
+            Middleware(
+                Admission,
+                limit=settings.max_in_flight or settings.pool_max_size,
+                wait_seconds=settings.statement_timeout_ms / 1000,
+            ),
             Middleware(BasicAuth),
         ],
         exception_handlers={404: _not_found, 405: _method_not_allowed},
     )
-    app.router.redirect_slashes = False
+    app.router = IndexedRouter(app.router.routes, redirect_slashes=False, lifespan=lifespan)
     app.state.ctx = ctx
     app.state.openapi = document
     return app
+
+
+def settle_garbage_collector(young_threshold: int) -> None:
+    """Once a worker has started: what it holds now (modules, route table, schema, caches' shells) lives as
+    long as the worker, so move it out of the collector's sight (``gc.freeze``); optionally collect the young
+    generation less often. Requests allocate thousands of short-lived objects each."""
+    gc.collect()
+    gc.freeze()
+    if young_threshold > 0:
+        _, middle, old = gc.get_threshold()
+        gc.set_threshold(young_threshold, middle, old)
 
 
 async def _sample_pool(ctx: AppContext) -> None:

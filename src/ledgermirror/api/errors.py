@@ -10,6 +10,7 @@ Exception tree (status on the class)::
     ├── UnsupportedMediaType  415
     ├── PayloadTooLarge       413
     ├── InternalError         500  never shows internals
+    ├── Unimplemented         501  a reference route this mirror cannot answer (the EVM routes)
     └── ServiceUnavailable    503  the database is down or a query ran out of time
 
 The data layer raises its own :class:`~ledgermirror.db.errors.DatabaseUnavailable` (``db/`` knows nothing of
@@ -85,6 +86,11 @@ class UnsupportedMediaType(ApiError):
 class InternalError(ApiError):
     status = 500
     default_message = "Internal error"
+
+
+class Unimplemented(ApiError):
+    status = 501
+    default_message = "Not implemented"
 
 
 class ServiceUnavailable(ApiError):

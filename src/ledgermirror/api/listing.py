@@ -52,8 +52,9 @@ Plan = Callable[[C, ParsedQuery, int, Order], Select | Statement]
 """``plan(context, query, row_limit, order)``: a ``Select``, or a ``template`` statement that honours the limit."""
 Load = Callable[[C, list[Row], AppContext], Awaitable[list[Row]]]
 """A second query for a two-phase list: the page's planned rows (its keys) -> the rows ``render`` reads."""
-Continues = Callable[[C, ParsedQuery], Sequence[Anchor]]
-"""The next link's anchors when the rows ran out but the list goes on (a cut timestamp window); empty: none."""
+Continues = Callable[[C, ParsedQuery, Row | None], Sequence[Anchor]]
+"""The next link's anchors when the rows ran out but the list goes on (a cut timestamp window), given the page's
+last row (None: the page is empty); empty: none."""
 Render = Callable[[C, Row], dict[str, Any]]
 Anchors = Callable[[C, ParsedQuery, Row, AppContext], Sequence[Anchor]]
 Header = Callable[[C | None, Sequence[Row]], dict[str, Any]]
@@ -141,7 +142,7 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
     if more and rows:
         anchors = spec.anchors(context, query, rows[-1], ctx)
     elif spec.continues is not None:
-        anchors = spec.continues(context, query)
+        anchors = spec.continues(context, query, rows[-1] if rows else None)
     if anchors:
         link = next_link(request.scope["path"], query.given, anchors, order)
     if spec.load is not None and rows:

@@ -30,7 +30,7 @@ def build_document(
             if spec.name == "limit":
                 schema["default"] = limit_default
                 description += f" The maximum is {limit_max}: a larger value is accepted and capped to it."
-            if spec.ops and "pattern" in schema:
+            if spec.ops and "pattern" in schema and not spec.pattern_has_ops:
                 schema["pattern"] = _with_operators(schema["pattern"], spec.doc_ops or spec.ops)
             if spec.repeatable and not spec.single:
                 count = min(spec.max_count or max_repeats, max_repeats)

@@ -17,7 +17,7 @@ from typing import Any
 
 import asyncpg
 
-from ledgermirror.conformance import entities, network, tokens, topics_schedules, transactions
+from ledgermirror.conformance import contracts, entities, network, tokens, topics_schedules, transactions
 from ledgermirror.conformance.ids import Context
 from ledgermirror.conformance.rows import Row
 from ledgermirror.conformance.values import SetupValueError, pg_text
@@ -26,8 +26,8 @@ from ledgermirror.db.sql import Select
 
 Converter = Callable[[dict[str, Any], Context], list[Row]]
 
-# The reference load order. ``None`` marks a key whose tables our schema does not have.
-LOAD_ORDER: tuple[tuple[str, Converter | None], ...] = (
+# The reference load order (every key's tables are in our schema).
+LOAD_ORDER: tuple[tuple[str, Converter], ...] = (
     ("accounts", entities.account_rows),
     ("addressbooks", network.address_book_rows),
     ("addressbookentries", network.address_book_entry_rows),
@@ -36,16 +36,16 @@ LOAD_ORDER: tuple[tuple[str, Converter | None], ...] = (
     ("balances", entities.balance_rows),
     ("cryptotransfers", transactions.crypto_transfer_rows),
     ("contracts", entities.contract_rows),
-    ("contractactions", None),
-    ("contractlogs", None),
-    ("contractresults", None),
-    ("contractStateChanges", None),
+    ("contractactions", contracts.action_rows),
+    ("contractlogs", contracts.log_rows),
+    ("contractresults", contracts.result_rows),
+    ("contractStateChanges", contracts.state_change_rows),
     ("cryptoAllowances", entities.crypto_allowance_rows),
     ("customfees", tokens.custom_fee_rows),
     ("entities", entities.entity_rows),
     ("entityStakes", entities.entity_stake_rows),
     ("entityTransactions", entities.entity_transaction_rows),
-    ("ethereumtransactions", None),
+    ("ethereumtransactions", contracts.ethereum_transaction_rows),
     ("filedata", network.file_data_rows),
     ("networkstakes", network.network_stake_rows),
     ("nfts", tokens.nft_rows),
@@ -63,8 +63,12 @@ LOAD_ORDER: tuple[tuple[str, Converter | None], ...] = (
     ("transactions", transactions.transaction_rows),
     ("transactionhashes", transactions.transaction_hash_rows),
     ("transactionsignatures", topics_schedules.transaction_signature_rows),
-    ("contractStates", None),
+    ("contractStates", contracts.state_rows),
 )
+DERIVED_AFTER: dict[str, Callable[[dict[str, Any], Context], list[Row]]] = {
+    "contractStateChanges": contracts.contract_transaction_rows,
+}
+"""Rows the reference harness derives from the whole setup, written right after the given key's rows."""
 NOT_DATA = frozenset({"config", "features", "sql"})
 _KNOWN = frozenset(key for key, _ in LOAD_ORDER)
 
@@ -104,9 +108,6 @@ def _check_keys(setup: dict[str, Any], spec: str) -> None:
             continue
         if key not in _KNOWN:
             raise LoaderError(f"{spec}: {key}: unknown setup key")
-    for key, converter in LOAD_ORDER:
-        if converter is None and _items(setup, key, spec):
-            raise LoaderError(f"{spec}: {key}: setup key not supported (its tables are not in our schema)")
 
 
 async def load_setup(
@@ -132,8 +133,6 @@ async def load_setup(
     ctx = Context(shard=shard, realm=realm)
     async with conn.transaction():
         for key, converter in LOAD_ORDER:
-            if converter is None:
-                continue
             for index, item in enumerate(_items(setup, key, spec)):
                 where = f"{spec}: {key}[{index}]"
                 if not isinstance(item, dict):
@@ -143,6 +142,13 @@ async def load_setup(
                         await _insert(conn, row)
                 except _ITEM_ERRORS as exc:
                     raise LoaderError(f"{where}: {type(exc).__name__}: {exc}") from exc
+            derive = DERIVED_AFTER.get(key)
+            if derive is not None:
+                try:
+                    for row in derive(setup, ctx):
+                        await _insert(conn, row)
+                except _ITEM_ERRORS as exc:
+                    raise LoaderError(f"{spec}: derived from {key}: {type(exc).__name__}: {exc}") from exc
         if topic_message_lookup and not _items(setup, "topicmessagelookups", spec):
             await _generate_lookups(conn)
 

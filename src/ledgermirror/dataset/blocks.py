@@ -15,6 +15,7 @@ import hashlib
 import random
 from datetime import UTC, datetime
 
+from ledgermirror.dataset import contracts
 from ledgermirror.dataset.associations import fungible_associations
 from ledgermirror.dataset.tokens import token_facts
 from ledgermirror.dataset.world import (
@@ -59,9 +60,11 @@ def record_file_name(consensus_start: int) -> str:
 class _Block:
     """Collects the rows of one block's transactions and the inputs of its record file."""
 
-    def __init__(self, world: World, block: int) -> None:
+    def __init__(self, world: World, block: int, activity: contracts.Activity) -> None:
         self.world = world
         self.block = block
+        self.activity = activity
+        self.logs = 0  # contract log indexes run per record file
         self.rng = world.rng(Tag.BLOCK, block)
         first, creations, slots = world.block_slots(block)
         self.first = first
@@ -133,7 +136,11 @@ class _Block:
             self.gas += 80_000 + rng.randrange(1_500_000)
             fee = 60 * HBAR + rng.randrange(HBAR)
             num = world.contract_num(ordinal - world.accounts)
-            yield from self.transaction(at, CONTRACT_CREATE, self.payer(), fee, {}, entity=num)
+            payer = self.payer()
+            position = len(self.hashes)
+            yield from self.transaction(at, CONTRACT_CREATE, payer, fee, {}, entity=num)
+            slot = contracts.Slot(at, payer, self.hashes[-1], position, self.logs)
+            yield from self.activity.creation(slot, ordinal - world.accounts)
         else:
             facts = token_facts(world, ordinal - world.accounts - world.contracts)
             treasury = world.account_num(facts.treasury)
@@ -148,6 +155,10 @@ class _Block:
 
     def transfer(self, at: int) -> Emit:
         world, rng = self.world, self.rng
+        available = self.activity.available(self.first)
+        if available and self.activity.is_call(at):
+            yield from self.contract_call(at, available)
+            return
         payer = self.payer()
         fee = 80_000 + rng.randrange(150_000)
         memo = _MEMOS[rng.randrange(len(_MEMOS))] if rng.random() < 0.15 else None
@@ -178,6 +189,25 @@ class _Block:
                 "account_id": entity_id(payer), "amount": reward, "consensus_timestamp": at,
                 "payer_account_id": entity_id(payer),
             }  # fmt: skip
+
+    def contract_call(self, at: int, available: int) -> Emit:
+        """A call of a contract created in an earlier block, one in three as an Ethereum transaction."""
+        choice = self.world.hash(Tag.CONTRACT_CALL, at) >> 20
+        contract, ethereum = choice % available, (choice >> 24) % 3 == 0
+        payer = self.payer()
+        fee = 100_000_000 + self.rng.randrange(HBAR)
+        position = len(self.hashes)
+        tx_hash = self.world.digest("transaction", at, 48)
+        rows, gas = self.activity.call(
+            contracts.Slot(at, payer, tx_hash, position, self.logs), contract, ethereum=ethereum
+        )
+        result = next(row["transaction_result"] for table, row in rows if table == "contract_result")
+        kind = contracts.ETHEREUM_TRANSACTION if ethereum else contracts.CONTRACT_CALL
+        entity = self.world.contract_num(contract)
+        yield from self.transaction(at, kind, payer, fee, {}, entity=entity, result=result)
+        self.gas += gas
+        self.logs += sum(1 for table, _ in rows if table == "contract_log")
+        yield from rows
 
     def _token_transfer(self, at: int, payer: int) -> list[Row]:
         """Send some of a fungible token the payer held at ``at`` back to the token's treasury."""
@@ -236,10 +266,11 @@ class _Block:
 
 
 def blocks(world: World) -> Emit:
-    """Every block in order, each followed by its ``record_file`` row."""
+    """Every block in order, each followed by its ``record_file`` row; then the contracts' current storage."""
     prev_hash = "0" * 96
+    activity = contracts.Activity(world)
     for number in range(world.blocks):
-        block = _Block(world, number)
+        block = _Block(world, number, activity)
         creation_slots = {index * block.slots // block.creations: block.first + index
                           for index in range(block.creations)}  # fmt: skip
         for slot in range(block.slots):
@@ -251,3 +282,4 @@ def blocks(world: World) -> Emit:
                 yield from block.transfer(world.slot_time(number, slot, block.slots, jitter))
         record, prev_hash = block.record_file(prev_hash)
         yield "record_file", record
+    yield from activity.states()

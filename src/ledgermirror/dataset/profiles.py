@@ -22,6 +22,7 @@ class Profile:
     tokens: int  # 7 in 10 fungible, 3 in 10 non-fungible
     associations_per_account: float  # about this many fungible-token associations per account
     contracts: int = 0
+    contract_calls: int = 0  # about, taken from the transfers: calls and Ethereum transactions
     crypto_allowances: int = 0  # about
     token_allowances: int = 0  # about
     nft_allowances: int = 0  # about
@@ -42,6 +43,7 @@ class Profile:
             "accounts": self.accounts,
             "tokens": self.tokens,
             "contracts": self.contracts,
+            "contract_calls": self.contract_calls,
             "crypto_allowances": self.crypto_allowances,
             "token_allowances": self.token_allowances,
             "nft_allowances": self.nft_allowances,
@@ -80,6 +82,7 @@ SMALL = Profile(
     tokens=60,
     associations_per_account=3.0,
     contracts=8,
+    contract_calls=300,
     crypto_allowances=300,
     token_allowances=300,
     nft_allowances=60,
@@ -101,6 +104,7 @@ MEDIUM = Profile(
     tokens=100_000,
     associations_per_account=2.0,
     contracts=10_000,
+    contract_calls=250_000,
     crypto_allowances=250_000,
     token_allowances=200_000,
     nft_allowances=50_000,
@@ -123,6 +127,7 @@ LARGE = Profile(
     tokens=1_000_000,
     associations_per_account=2.0,
     contracts=100_000,
+    contract_calls=2_500_000,
     crypto_allowances=2_500_000,
     token_allowances=2_000_000,
     nft_allowances=500_000,

@@ -88,6 +88,7 @@ class Tag(IntEnum):
     HISTORY = 19
     HOOK = 20
     REGISTERED_NODE = 21
+    CONTRACT_CALL = 22
 
 
 def mix64(value: int) -> int:

@@ -37,6 +37,7 @@ async def create_pool(dsn: str, settings: Settings) -> asyncpg.Pool:
             "application_name": "ledgermirror-api",
             "default_transaction_read_only": "on",
             "statement_timeout": str(settings.statement_timeout_ms),
+            "plan_cache_mode": settings.plan_cache_mode,
         },
     )
     assert pool is not None

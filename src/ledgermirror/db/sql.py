@@ -68,6 +68,27 @@ def template(text: str, **values: Any) -> Statement:
     return Statement(text.format_map(_Binder(values, args)), tuple(args))
 
 
+class _Constants(dict[str, str]):
+    """Integer constants by name; any other ``{marker}`` is left for :func:`template` to bind."""
+
+    def __missing__(self, name: str) -> str:
+        return "{" + name + "}"
+
+
+def with_constants(text: str, **constants: int) -> str:
+    """``text`` with the ``{name}`` markers of ``constants`` written in as integer literals; other markers are
+    kept for :func:`template`. For a deployment's constants (the unreleased-supply accounts), never request
+    input: a statement whose range bounds are literals is planned once per connection and reused, where
+    PostgreSQL would plan bound range bounds again on every execution (its generic plan for them looks
+    costlier than a custom one, so it never switches)."""
+    literals = _Constants()
+    for name, value in constants.items():
+        if type(value) is not int:
+            raise TypeError(f"{name}: an integer constant, not {type(value).__name__}")
+        literals[name] = str(value)
+    return text.format_map(literals)
+
+
 def condition(column: Column, op: Op, marker: str) -> str:
     """``column <op> {marker}``: one condition of a :func:`template` statement, its value bound by name.
     ``marker`` is a plain identifier chosen by the caller, never input."""
@@ -139,6 +160,12 @@ class Select:
     def order_by(self, columns: Sequence[Column], order: Order) -> Select:
         direction = "asc" if order is Order.ASC else "desc"
         self.ordering = ", ".join(f"{column} {direction}" for column in columns)
+        return self
+
+    def then_by(self, column: Column, order: Order) -> Select:
+        """One more sort key after those of :meth:`order_by`, in its own direction (``slot asc, ts desc``)."""
+        direction = "asc" if order is Order.ASC else "desc"
+        self.ordering = f"{self.ordering}, {column} {direction}" if self.ordering else f"{column} {direction}"
         return self
 
     def limit(self, count: int) -> Select:

@@ -15,6 +15,12 @@ _ECDSA_PREFIXES = (
     bytes.fromhex("32250a233a21"),
     bytes.fromhex("2a29080112250a233a21"),
 )
+_BY_LENGTH: dict[int, tuple[bytes, str]] = {
+    **{len(prefix) + 32: (prefix, "ED25519") for prefix in _ED25519_PREFIXES},
+    **{len(prefix) + 33: (prefix, "ECDSA_SECP256K1") for prefix in _ECDSA_PREFIXES},
+}
+"""A simple key's encoded length -> its one possible prefix and type (the six lengths differ): one lookup per
+key, on the hot path of every list that shows keys."""
 
 
 class KeyJson(TypedDict):
@@ -30,12 +36,9 @@ def render_key(raw: bytes | None) -> KeyJson | None:
     """
     if raw is None or raw == _IMMUTABLE_SENTINEL:
         return None
-    for prefix in _ED25519_PREFIXES:
-        if len(raw) == len(prefix) + 32 and raw.startswith(prefix):
-            return {"_type": "ED25519", "key": raw[len(prefix) :].hex()}
-    for prefix in _ECDSA_PREFIXES:
-        if len(raw) == len(prefix) + 33 and raw.startswith(prefix):
-            return {"_type": "ECDSA_SECP256K1", "key": raw[len(prefix) :].hex()}
+    simple = _BY_LENGTH.get(len(raw))
+    if simple is not None and raw.startswith(simple[0]):
+        return {"_type": simple[1], "key": raw[len(simple[0]) :].hex()}
     return {"_type": "ProtobufEncoded", "key": raw.hex()}
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from hiero_sdk_python.hapi.fees import fee_schedule_pb2
     from hiero_sdk_python.hapi.services import (
         basic_types_pb2,
+        contract_types_pb2,
         custom_fees_pb2,
         exchange_rate_pb2,
         transaction_contents_pb2,
@@ -49,6 +50,8 @@ class Hapi:
     """``topic_message.initial_transaction_id``."""
     KeyList: type[basic_types_pb2.KeyList]
     """``topic.fee_exempt_key_list``."""
+    ContractFunctionResult: type[contract_types_pb2.ContractFunctionResult]
+    """``contract_result.function_result`` (the sender alias of a result without ``sender_id``)."""
     DecodeError: type[Exception]
     """What ``FromString`` raises for bytes that are not a message of its type."""
 
@@ -79,6 +82,7 @@ def hapi() -> Hapi:
         Extra=fees.Extra,
         TransactionID=basic.TransactionID,
         KeyList=basic.KeyList,
+        ContractFunctionResult=hapi_module("services.contract_types_pb2").ContractFunctionResult,
         DecodeError=importlib.import_module("google.protobuf.message").DecodeError,
     )
 

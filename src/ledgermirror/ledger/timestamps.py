@@ -32,11 +32,17 @@ def parse_timestamp(text: str) -> int:
 
 
 def format_ns(value: int | None) -> str | None:
+    """``seconds.nanoseconds``, nine digits after the point (this runs for every timestamp rendered).
+
+    >>> format_ns(1_700_000_000_000_000_001), format_ns(-1), format_ns(0)
+    ('1700000000.000000001', '-0.000000001', '0.000000000')
+    """
     if value is None:
         return None
-    sign = "-" if value < 0 else ""
-    seconds, nanos = divmod(abs(value), 1_000_000_000)
-    return f"{sign}{seconds}.{nanos:09d}"
+    if value >= 0:
+        return f"{value // 1_000_000_000}.{value % 1_000_000_000:09d}"
+    seconds, nanos = divmod(-value, 1_000_000_000)
+    return f"-{seconds}.{nanos:09d}"
 
 
 def month_start(ns: int, *, months_back: int = 0) -> int:

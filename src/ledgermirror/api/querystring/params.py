@@ -109,6 +109,9 @@ class ParamSpec(Generic[T]):
     """At most this many values (below the configured repeat limit), for the document; a ``Check`` enforces it."""
     doc_ops: frozenset[Op] | None = None
     """The operators the document lists when a later rule refuses some of ``ops`` with its own message."""
+    pattern_has_ops: bool = False
+    """The schema's pattern spells out the operators itself (an operator allowed with only some forms of the
+    value, e.g. ``contract.id``: any operator with an id, ``eq`` only with an EVM address)."""
 
     def parse_one(self, text: str, ctx: ParseContext) -> Filter[T]:
         if not storable(text):

@@ -65,10 +65,6 @@ def _delegation(raw: bytes | None) -> str:
     return "0x" + bytes(raw).hex()
 
 
-def _alias(raw: bytes | None) -> str | None:
-    return None if raw is None else format_alias(raw)
-
-
 def token_list(token_ids: list[int] | None, balances: list[int] | None) -> list[dict[str, Any]]:
     return [
         {"token_id": format_encoded(token), "balance": balance}
@@ -88,36 +84,35 @@ def current_balance(row: Any) -> dict[str, Any]:
 
 
 def render_account(row: Any, balance: dict[str, Any] | None, *, delegation_address: bool) -> dict[str, Any]:
-    """The account object in the reference's field order (``delegation_address`` only when enabled)."""
+    """The account object in the reference's field order (``delegation_address`` only when enabled). One dict
+    display, the small helpers inlined: this runs for every row of every account list."""
     node = row["staked_node_id"]
+    staked = node is not None and node != _UNSET
     period = row["stake_period_start"]
-    stake_start = (
-        format_ns(period * _NANOS_PER_DAY) if staked_to_node(node) and period not in (None, _UNSET) else None
-    )
-    account: dict[str, Any] = {
+    alias = row["alias"]
+    head: dict[str, Any] = {
         "account": format_encoded(row["id"]),
-        "alias": _alias(row["alias"]),
+        "alias": None if alias is None else format_alias(alias),
         "auto_renew_period": row["auto_renew_period"],
         "balance": balance,
         "created_timestamp": format_ns(row["created_timestamp"]),
         "decline_reward": row["decline_reward"],
     }
     if delegation_address:
-        account["delegation_address"] = _delegation(row["delegation_address"])
-    account.update(
-        {
-            "deleted": row["deleted"],
-            "ethereum_nonce": row["ethereum_nonce"],
-            "evm_address": _evm_address(row),
-            "expiry_timestamp": _expiry(row),
-            "key": render_key(row["key"]),
-            "max_automatic_token_associations": row["max_automatic_token_associations"],
-            "memo": row["memo"],
-            "pending_reward": pending_reward(row),
-            "receiver_sig_required": row["receiver_sig_required"],
-            "staked_account_id": format_encoded(row["staked_account_id"]),
-            "staked_node_id": node if staked_to_node(node) else None,
-            "stake_period_start": stake_start,
-        }
-    )
-    return account
+        head["delegation_address"] = _delegation(row["delegation_address"])
+    return head | {
+        "deleted": row["deleted"],
+        "ethereum_nonce": row["ethereum_nonce"],
+        "evm_address": _evm_address(row),
+        "expiry_timestamp": _expiry(row),
+        "key": render_key(row["key"]),
+        "max_automatic_token_associations": row["max_automatic_token_associations"],
+        "memo": row["memo"],
+        "pending_reward": pending_reward(row),
+        "receiver_sig_required": row["receiver_sig_required"],
+        "staked_account_id": format_encoded(row["staked_account_id"]),
+        "staked_node_id": node if staked else None,
+        "stake_period_start": format_ns(period * _NANOS_PER_DAY)
+        if staked and period not in (None, _UNSET)
+        else None,
+    }

@@ -4,13 +4,13 @@ list form. The statements are in ``account_transactions_query.py``.
 
 from __future__ import annotations
 
-import base64
+import binascii
 from typing import Any
 
 import orjson
 
 from ledgermirror.ledger.custom_fees import decode_fee_limits
-from ledgermirror.ledger.entity_id import EntityId, format_encoded
+from ledgermirror.ledger.entity_id import format_encoded, format_id
 from ledgermirror.ledger.keys import render_key
 from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.ledger.transaction_codes import result_name, type_name
@@ -33,7 +33,7 @@ def render(row: Any, staking_account: int) -> dict[str, Any]:
         "entity_id": format_encoded(row["entity_id"]),
         "high_volume": bool(row["high_volume"]),
         "high_volume_pricing_multiplier": row["high_volume_pricing_multiplier"],
-        "max_custom_fees": custom_fee_limits(row["max_custom_fees"]),
+        "max_custom_fees": custom_fee_limits(row["max_custom_fees"]) if row["max_custom_fees"] else [],
         "max_fee": _text(row["max_fee"]),
         "memo_base64": _base64(row["memo"]),
         "name": type_name(row["type"]),
@@ -56,7 +56,7 @@ def render(row: Any, staking_account: int) -> dict[str, Any]:
             for token, account, amount, approval in token_transfers
         ],
         "transaction_hash": _base64(row["transaction_hash"]),
-        "transaction_id": f"{EntityId.decode(row['payer_account_id'])}-{seconds}-{nanos:09d}",
+        "transaction_id": f"{format_id(row['payer_account_id'])}-{seconds}-{nanos:09d}",
         "transfers": [
             {"account": format_encoded(account), "amount": amount, "is_approval": bool(approval)}
             for account, amount, approval in transfers
@@ -67,7 +67,7 @@ def render(row: Any, staking_account: int) -> dict[str, Any]:
 
 
 def _base64(raw: bytes | None) -> str | None:
-    return None if raw is None else base64.b64encode(raw).decode()
+    return None if raw is None else binascii.b2a_base64(raw, newline=False).decode()
 
 
 def _text(value: int | None) -> str | None:

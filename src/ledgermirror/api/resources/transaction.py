@@ -84,6 +84,12 @@ def parse_path(text: str) -> bytes | IdLookup:
             return bytes.fromhex(text.removeprefix("0x"))
         except (binascii.Error, ValueError):
             raise BadRequest(INVALID_ID) from None
+    return parse_transaction_id(text)
+
+
+def parse_transaction_id(text: str) -> IdLookup:
+    """``shard.realm.num-seconds-nanos`` -> the payer and valid start; 400 :data:`INVALID_ID` for anything else
+    (also the contract result and action routes' transaction ids)."""
     match = _TRANSACTION_ID.fullmatch(text)
     if match is None:
         raise BadRequest(INVALID_ID)

@@ -236,7 +236,7 @@ def anchors(context: Context, query: ParsedQuery, row: Row, ctx: AppContext) -> 
     return [_anchor(row["consensus_timestamp"])]
 
 
-def continues(context: Context, query: ParsedQuery) -> list[Anchor]:
+def continues(context: Context, query: ParsedQuery, last: Row | None) -> list[Anchor]:
     return [] if context.edge is None else [_anchor(context.edge)]
 
 
