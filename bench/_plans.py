@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import sys
@@ -25,6 +26,7 @@ from bench._scenarios import SCENARIOS, SEPARATE_SERVICES
 
 from ledgermirror.api.app import create_app
 from ledgermirror.conformance.inprocess import Lifespan, get, send_request
+from ledgermirror.db.pool import session_settings
 from ledgermirror.db.sql import Statement
 from ledgermirror.settings import Settings
 
@@ -62,11 +64,33 @@ def node_summary(plan: dict[str, Any]) -> list[str]:
     return found
 
 
+async def _literals(conn: asyncpg.Connection, statement: Statement) -> list[str]:
+    """The statement's values as SQL literals of its parameters' types (``EXECUTE`` under ``EXPLAIN`` takes no
+    bound parameters), quoted by PostgreSQL itself."""
+    prepared = await conn.prepare(statement.text)
+    literals = []
+    for parameter, value in zip(prepared.get_parameters(), statement.args, strict=True):
+        type_name = await conn.fetchval("select format_type($1::oid, null)", parameter.oid)
+        literals.append(await conn.fetchval(f"select quote_nullable($1::{type_name}) || '::{type_name}'", value))
+    return literals
+
+
 async def analyze(conn: asyncpg.Connection, statement: Statement, mode: str, repeat: int) -> Cost:
+    """The statement as a server-side prepared statement, run by ``EXECUTE`` under ``plan_cache_mode``: the
+    plan the API gets (``EXPLAIN`` of the statement's text with bound values would plan it with the values
+    whatever the mode, so a generic plan's own mistakes, such as a ``LIMIT $n`` read as a tenth of the
+    table, would not show)."""
+    for name, value in session_settings(Settings()).items():  # the API's own session, then the mode asked for
+        await conn.execute("select set_config($1, $2, false)", name, value)
     await conn.execute(f"set plan_cache_mode = {_MODE_SETTING[mode]}")
+    with contextlib.suppress(asyncpg.InvalidSQLStatementNameError):
+        await conn.execute("deallocate lm_plans_statement")
+    await conn.execute("prepare lm_plans_statement as " + statement.text)
+    literals = await _literals(conn, statement)
+    execute = "execute lm_plans_statement" + (f"({', '.join(literals)})" if literals else "")
     best: Cost | None = None
     for _ in range(repeat):
-        text = await conn.fetchval("explain (analyze, buffers, format json) " + statement.text, *statement.args)
+        text = await conn.fetchval("explain (analyze, buffers, format json) " + execute)
         report = json.loads(text)[0]
         plan = report["Plan"]
         cost = Cost(

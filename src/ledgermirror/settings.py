@@ -56,9 +56,11 @@ class Settings:
     statement_timeout_ms: int = 5000
     pool_max_size: int = 10
     """PostgreSQL connections per API worker."""
-    plan_cache_mode: str = "auto"
-    """PostgreSQL's ``plan_cache_mode`` for the API's sessions: ``auto``, ``force_generic_plan`` (plan each
-    prepared statement once per connection) or ``force_custom_plan``."""
+    plan_cache_mode: str = "force_generic_plan"
+    """PostgreSQL's ``plan_cache_mode`` for the API's sessions: ``force_generic_plan`` (plan each prepared
+    statement once per connection), ``auto`` or ``force_custom_plan`` (``db/pool.session_settings``)."""
+    parallel_workers_per_query: int = 0
+    """PostgreSQL's ``max_parallel_workers_per_gather`` for the API's sessions."""
     gc_freeze: bool = False
     """Once an API worker has started, freeze what it holds (``gc.freeze``: collections then skip the modules
     and tables it keeps for its whole life) and apply ``gc_young_threshold``."""
