@@ -54,8 +54,9 @@ class Settings:
     limit_max: int = 100
     max_repeated_query_parameters: int = 100
     statement_timeout_ms: int = 5000
-    pool_max_size: int = 10
-    """PostgreSQL connections per API worker."""
+    pool_max_size: int = 4
+    """PostgreSQL connections per API worker: two per core with two workers on two cores. More only moves the
+    queue from the pool into PostgreSQL's scheduler (docs/performance.md, 4 against 10)."""
     plan_cache_mode: str = "force_generic_plan"
     """PostgreSQL's ``plan_cache_mode`` for the API's sessions: ``force_generic_plan`` (plan each prepared
     statement once per connection), ``auto`` or ``force_custom_plan`` (``db/pool.session_settings``)."""
