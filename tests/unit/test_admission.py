@@ -9,7 +9,7 @@ import orjson
 from starlette.types import Receive, Scope, Send
 
 from ledgermirror.api.admission import Admission
-from ledgermirror.conformance.inprocess import get
+from ledgermirror.conformance.inprocess import get, send_request
 
 
 class Recorder:
@@ -89,6 +89,24 @@ def test_health_routes_are_never_queued() -> None:
         inner.gates["/health/readiness"].set()
         ready = await asyncio.wait_for(get(app, "/health/readiness"), 5)
         assert ready.status == 200
+        inner.gates["/api/v1/busy"].set()
+        await busy
+
+    asyncio.run(run())
+
+
+def test_requests_with_a_body_are_never_queued() -> None:
+    """A POST's handler reads its body after admission: a slow body must not hold a slot."""
+
+    async def run() -> None:
+        inner = Recorder()
+        app = Admission(inner, limit=1, wait_seconds=30)
+        busy = asyncio.create_task(get(app, "/api/v1/busy"))
+        await _settle()
+        inner.gates["/api/v1/network/fees"] = asyncio.Event()
+        inner.gates["/api/v1/network/fees"].set()
+        posted = await asyncio.wait_for(send_request(app, "POST", "/api/v1/network/fees", body=b"x"), 5)
+        assert posted.status == 200
         inner.gates["/api/v1/busy"].set()
         await busy
 

@@ -9,7 +9,9 @@ before any work is done for them, and each admitted request runs with the CPU an
 The limit defaults to the connection pool's size (``LEDGERMIRROR_POOL_MAX_SIZE``): more requests in flight than
 connections only move the queue into the pool. A request that waits longer than ``wait_seconds`` is answered
 ``503`` with our error body, so overload shows as fast refusals rather than requests hanging. The health
-routes are never queued: readiness must answer while the service is busy.
+routes are never queued: readiness must answer while the service is busy. Nor are requests with a body (the
+``POST`` fee estimate): a handler reads its body after admission, and a client trickling a body would hold a
+slot for the whole body timeout, a way to starve everyone else.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ledgermirror.api.errors import ServiceUnavailable
 from ledgermirror.api.responses import error_response
 
 BYPASS_PREFIX = "/health/"
+ADMITTED_METHODS = frozenset({"GET", "HEAD"})
 
 
 class Admission:
@@ -34,7 +37,11 @@ class Admission:
         self._slots: asyncio.Semaphore | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"].startswith(BYPASS_PREFIX):
+        if (
+            scope["type"] != "http"
+            or scope["method"] not in ADMITTED_METHODS
+            or scope["path"].startswith(BYPASS_PREFIX)
+        ):
             await self.app(scope, receive, send)
             return
         if self._slots is None:  # made in the serving loop, on the first request
