@@ -25,13 +25,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench._driver import Post
-from bench._explain import sample_from_api
+from bench._explain import sample_from_api, send_in_process
 from bench._layers import breakdown, profiled
 from bench._scenarios import SCENARIOS, SEPARATE_SERVICES
 
 from ledgermirror.api.app import create_app
-from ledgermirror.conformance.inprocess import Lifespan, get, send_request
+from ledgermirror.conformance.inprocess import Lifespan
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -43,11 +42,7 @@ async def _one_round(app: Any, name: str, requests: int, data: Any) -> float:
     started = time.process_time()
     for _ in range(requests):
         request = next_path(previous)
-        if isinstance(request, Post):
-            headers = {"content-type": request.content_type}
-            reply = await send_request(app, "POST", request.path, headers, request.body)
-        else:
-            reply = await get(app, request)
+        _, reply = await send_in_process(app, request)
         if reply.status != 200:
             raise SystemExit(f"{name}: {request!r} answered {reply.status}")
         previous = json.loads(reply.body).get("links", {}).get("next")

@@ -29,7 +29,7 @@ from bench._scenarios import (
 )
 
 from ledgermirror.api.app import create_app
-from ledgermirror.conformance.inprocess import Lifespan, get, send_request
+from ledgermirror.conformance.inprocess import Lifespan, Reply, get, send_request
 from ledgermirror.db.pool import Database
 from ledgermirror.db.sql import Statement
 from ledgermirror.runtime import prepare
@@ -105,6 +105,15 @@ async def sample_from_api(app: Any) -> Sample:
     )
 
 
+async def send_in_process(app: Any, request: str | Post) -> tuple[str, Reply]:
+    """One scenario request through the app in this process: its label (``POST <path>`` or the URL) and the
+    reply."""
+    if isinstance(request, Post):
+        headers = {"content-type": request.content_type}
+        return "POST " + request.path, await send_request(app, "POST", request.path, headers, request.body)
+    return request, await get(app, request)
+
+
 async def run(api_url: str, owner_url: str, *, requests: int, min_rows: float, out: Any) -> list[Finding]:
     app = create_app(Settings(response_cache_entries=0), api_url)
     findings: list[Finding] = []
@@ -124,13 +133,7 @@ async def run(api_url: str, owner_url: str, *, requests: int, min_rows: float, o
                 for _ in range(requests):
                     request = next_path(previous)
                     recorder.statements.clear()
-                    if isinstance(request, Post):
-                        url = "POST " + request.path
-                        headers = {"content-type": request.content_type}
-                        reply = await send_request(app, "POST", request.path, headers, request.body)
-                    else:
-                        url = request
-                        reply = await get(app, url)
+                    url, reply = await send_in_process(app, request)
                     previous = json.loads(reply.body).get("links", {}).get("next") if reply.status == 200 else None
                     for statement in recorder.statements:
                         plan = await explain(conn, statement)

@@ -20,14 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
-from bench._driver import Post
-from bench._explain import RecordingDatabase, sample_from_api
+from bench._explain import RecordingDatabase, sample_from_api, send_in_process
 from bench._scenarios import SCENARIOS, SEPARATE_SERVICES
 
 from ledgermirror.api.app import create_app
-from ledgermirror.conformance.inprocess import Lifespan, get, send_request
+from ledgermirror.conformance.inprocess import Lifespan
 from ledgermirror.db.pool import session_settings
-from ledgermirror.db.sql import Statement
+from ledgermirror.db.sql import Statement, template
 from ledgermirror.settings import Settings
 
 MODES = ("custom", "generic")
@@ -70,8 +69,10 @@ async def _literals(conn: asyncpg.Connection, statement: Statement) -> list[str]
     prepared = await conn.prepare(statement.text)
     literals = []
     for parameter, value in zip(prepared.get_parameters(), statement.args, strict=True):
-        type_name = await conn.fetchval("select format_type($1::oid, null)", parameter.oid)
-        literals.append(await conn.fetchval(f"select quote_nullable($1::{type_name}) || '::{type_name}'", value))
+        named = template("select format_type({oid}::oid, null)", oid=parameter.oid)
+        type_name = await conn.fetchval(named.text, *named.args)
+        quoted = template(f"select quote_nullable({{value}}::{type_name}) || '::{type_name}'", value=value)
+        literals.append(await conn.fetchval(quoted.text, *quoted.args))
     return literals
 
 
@@ -81,7 +82,8 @@ async def analyze(conn: asyncpg.Connection, statement: Statement, mode: str, rep
     whatever the mode, so a generic plan's own mistakes, such as a ``LIMIT $n`` read as a tenth of the
     table, would not show)."""
     for name, value in session_settings(Settings()).items():  # the API's own session, then the mode asked for
-        await conn.execute("select set_config($1, $2, false)", name, value)
+        setting = template("select set_config({name}, {value}, false)", name=name, value=value)
+        await conn.execute(setting.text, *setting.args)
     await conn.execute(f"set plan_cache_mode = {_MODE_SETTING[mode]}")
     with contextlib.suppress(asyncpg.InvalidSQLStatementNameError):
         await conn.execute("deallocate lm_plans_statement")
@@ -126,13 +128,7 @@ async def run(
                 for _ in range(requests):
                     request = next_path(previous)
                     recorder.statements.clear()
-                    if isinstance(request, Post):
-                        url = "POST " + request.path
-                        headers = {"content-type": request.content_type}
-                        reply = await send_request(app, "POST", request.path, headers, request.body)
-                    else:
-                        url = request
-                        reply = await get(app, url)
+                    url, reply = await send_in_process(app, request)
                     body = json.loads(reply.body) if reply.body[:1] == b"{" else {}
                     previous = body.get("links", {}).get("next") if reply.status == 200 else None
                     print(f"{url}", file=out)

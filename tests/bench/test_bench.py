@@ -17,7 +17,7 @@ import pytest
 from bench._driver import NotLoopback, drive, loopback_target
 from tests.cli.test_cli import free_port, wait_ready
 
-from bench import _apicpu, _explain, _generate, _run
+from bench import _apicpu, _explain, _generate, _plans, _run
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -169,3 +169,22 @@ def test_apicpu_layers_account_for_the_application(small_ledger: Path, capsys: p
     )
     assert sum(int(row[2].strip().rstrip("%")) for row in rows) in range(95, 106)  # the shares add up
     assert len([line for line in out.splitlines() if "/req  " in line]) == 3
+
+
+def test_plans_show_the_plan_a_prepared_statement_really_gets(small_ledger: Path, tmp_path: Path) -> None:
+    """Each statement runs as a prepared statement under the API's session settings: the generic plan is
+    planned once, and with row limits written as literals it reads no more pages than the custom plan."""
+    prepared = prepare(Settings.from_env(), data_dir=small_ledger)
+    try:
+        detail = tmp_path / "plans.txt"
+        url = prepared.owner_url
+        argv = ["--ours", url, "--reference", url, "--scenario", "tokens-first-page", "--requests", "3"]
+        assert _plans.main([*argv, "--repeat", "1", "--detail", str(detail)]) == 0
+        lines = [line for line in detail.read_text().splitlines() if "ours" in line and "plan" in line]
+        custom = [line for line in lines if "custom" in line]
+        generic = [line for line in lines if "generic" in line]
+        assert len(custom) == len(generic) == 3
+        buffers = [int(line.split("buffers")[1].split()[0]) for line in lines]
+        assert all(generic <= custom for custom, generic in zip(buffers[0::2], buffers[1::2], strict=True))
+    finally:
+        prepared.stop()
