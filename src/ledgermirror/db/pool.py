@@ -8,6 +8,7 @@ on the next request once the database is back.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
@@ -112,7 +113,10 @@ class Database:
                     if isinstance(error, asyncpg.QueryCanceledError):
                         self.observer.timed_out()
                     if connection_is_broken(error):
-                        conn.terminate()
+                        # asyncpg may already have taken a connection it saw die back from this proxy
+                        # (InterfaceError: "released back to the pool"): then there is nothing left to end
+                        with contextlib.suppress(asyncpg.InterfaceError):
+                            conn.terminate()
                     raise
                 finally:
                     self.in_use -= 1
