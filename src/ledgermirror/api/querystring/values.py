@@ -122,3 +122,13 @@ def integer_between(low: int, high: int = _INT64_MAX) -> Callable[[str, ParseCon
         return value
 
     return parse
+
+
+_STORAGE_SLOT = re.compile(r"(?:0x)?[0-9a-fA-F]{1,64}", re.ASCII)
+
+
+def storage_slot(text: str, ctx: ParseContext) -> int:
+    """A storage slot (a contract's or a hook's) as a number: 1 to 64 hex digits with an optional ``0x``."""
+    if not _STORAGE_SLOT.fullmatch(text):
+        raise InvalidValue(text)
+    return int(text.removeprefix("0x"), 16)

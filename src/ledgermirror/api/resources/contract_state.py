@@ -12,7 +12,6 @@ Ordered by slot, ascending by default, and paged on ``slot`` (the 32-byte word, 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +22,9 @@ from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.listing import ListSpec, Prepared
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
-from ledgermirror.api.querystring.grammar import Op, Order
+from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
-from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.resources import contract_ref, schemas
 from ledgermirror.api.resources.contract_encoding import entity_address, to_uint256
 from ledgermirror.db.sql import Column, Select
@@ -33,23 +32,12 @@ from ledgermirror.ledger.entity_id import EntityId, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
 
 SLOT_BYTES = 32
-_SLOT_TEXT = re.compile(r"(0x)?([0-9A-Fa-f]{1,64})", re.ASCII)
-_RANGE_OPS = frozenset({Op.EQ, Op.GT, Op.GTE, Op.LT, Op.LTE})
-
-
-def _slot(text: str, ctx: ParseContext) -> int:
-    match = _SLOT_TEXT.fullmatch(text)
-    if match is None:
-        raise InvalidValue(text)
-    return int(match.group(2), 16)
-
-
 SLOT = ParamSpec[int](
     "slot",
-    _slot,
+    values.storage_slot,
     "A storage slot (up to 64 hex digits, optional 0x), with an optional operator (not ne); repeat for several "
     "(equalities are any of them, every other value its own condition).",
-    ops=_RANGE_OPS,
+    ops=RANGE_OPS,
     schema={"type": "string", "pattern": r"^(0x)?[0-9A-Fa-f]{1,64}$"},
     example="gt:0x0000000000000000000000000000000000000000000000000000000000000001",
 )
@@ -60,7 +48,7 @@ TIMESTAMP = ParamSpec[int](
     "repeat for ranges. Each slot's newest change matching every condition answers.",
     schema=schemas.TIMESTAMP_QUERY,
     example="lte:1700000000.000000000",
-    doc_ops=_RANGE_OPS,
+    doc_ops=RANGE_OPS,
 )
 PARAMS = ParamSet([LIMIT, ORDER, SLOT, TIMESTAMP])
 _NE_TIMESTAMP = "Not equals (ne) operator is not supported for timestamp"

@@ -11,7 +11,6 @@ Keys and values are ``0x`` and 64 hex digits.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +28,6 @@ from ledgermirror.api.querystring.params import (
     InvalidValue,
     ParamSet,
     ParamSpec,
-    ParseContext,
     ParsedQuery,
     inclusive_bounds,
     inclusive_range,
@@ -43,14 +41,6 @@ from ledgermirror.ledger.timestamps import format_ns
 MAX_VALUES = 100
 KEY_BYTES = 32
 MAX_KEY = (1 << (8 * KEY_BYTES)) - 1
-_KEY_TEXT = re.compile(r"(?:0x)?[0-9a-fA-F]{1,64}", re.ASCII)
-
-
-def storage_key(text: str, ctx: ParseContext) -> int:
-    """A slot key as a number: 1 to 64 hex digits with an optional ``0x``."""
-    if not _KEY_TEXT.fullmatch(text):
-        raise InvalidValue(text)
-    return int(text.removeprefix("0x"), 16)
 
 
 def key_text(value: int) -> str:
@@ -59,7 +49,7 @@ def key_text(value: int) -> str:
 
 KEY = ParamSpec[int](
     "key",
-    storage_key,
+    values.storage_slot,
     "A storage slot key (1 to 64 hex digits, optional 0x, left-padded to 32 bytes) with an optional eq, gt, "
     "gte, lt or lte operator; up to 100 values. Equalities form one set, the others bound it.",
     ops=RANGE_OPS,
