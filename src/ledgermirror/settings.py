@@ -62,12 +62,6 @@ class Settings:
     statement once per connection), ``auto`` or ``force_custom_plan`` (``db/pool.session_settings``)."""
     parallel_workers_per_query: int = 0
     """PostgreSQL's ``max_parallel_workers_per_gather`` for the API's sessions."""
-    gc_freeze: bool = False
-    """Once an API worker has started, freeze what it holds (``gc.freeze``: collections then skip the modules
-    and tables it keeps for its whole life) and apply ``gc_young_threshold``."""
-    gc_young_threshold: int = 0
-    """The garbage collector's first threshold in API workers with ``gc_freeze`` (Python's default is 700); 0
-    leaves it."""
     max_in_flight: int = 0
     """Requests a worker works on at once (the rest wait in arrival order, ``503`` after
     ``statement_timeout_ms``); 0: the pool's size (``api/admission.py``)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -170,8 +169,6 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         ctx.db = Database(await create_pool(dsn, settings), observer=ctx.metrics)
         sampler = asyncio.create_task(_sample_pool(ctx))
-        if settings.gc_freeze:
-            settle_garbage_collector(settings.gc_young_threshold)
         try:
             yield
         finally:
@@ -201,17 +198,6 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
     app.state.ctx = ctx
     app.state.openapi = document
     return app
-
-
-def settle_garbage_collector(young_threshold: int) -> None:
-    """Once a worker has started: what it holds now (modules, route table, schema, caches' shells) lives as
-    long as the worker, so move it out of the collector's sight (``gc.freeze``); optionally collect the young
-    generation less often. Requests allocate thousands of short-lived objects each."""
-    gc.collect()
-    gc.freeze()
-    if young_threshold > 0:
-        _, middle, old = gc.get_threshold()
-        gc.set_threshold(young_threshold, middle, old)
 
 
 async def _sample_pool(ctx: AppContext) -> None:
