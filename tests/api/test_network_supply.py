@@ -335,3 +335,11 @@ def test_unreleased_ranges_cover_exactly_the_unreleased_accounts() -> None:
 )
 def test_hbars(tinybars: int, text: str) -> None:
     assert hbars(tinybars) == text
+
+
+def test_the_unreleased_ranges_ascend_so_their_span_bounds_them_all() -> None:
+    """The supply statement bounds its id condition by the first range's start and the last one's end."""
+    from ledgermirror.ledger.supply import UNRELEASED_SUPPLY_NUMS
+
+    flat = [bound for pair in UNRELEASED_SUPPLY_NUMS for bound in pair]
+    assert flat == sorted(flat) and all(low <= high for low, high in UNRELEASED_SUPPLY_NUMS)

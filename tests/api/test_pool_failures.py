@@ -18,25 +18,28 @@ from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
 
 
-def test_a_connection_released_before_it_could_be_ended_is_an_outage_with_its_own_cause(
+def test_a_connection_that_dies_mid_query_is_an_outage_with_its_own_cause_and_is_replaced(
     database: Prepared,
 ) -> None:
-    """Seen under load while the server stopped: asyncpg had already taken the dead connection back, so
-    ``terminate()`` on the proxy raised ``InterfaceError`` and that, not the connection's loss, became the
-    outage's message."""
+    """Seen under load while the server stopped: the outage's message must be the connection's loss, and the
+    dead connection must not serve the next request (the next query opens a new one)."""
 
     async def run() -> None:
         pool = await create_pool(database.api_url, Settings())
         db = Database(pool, acquire_timeout=5)
         try:
+            killed: list[Any] = []
 
-            async def dies_after_release(conn: Any) -> None:
-                await pool.release(conn)  # what asyncpg does itself with a connection it saw die
-                raise asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+            async def dies(conn: Any) -> None:
+                killed.append(conn)
+                await conn.execute("select pg_terminate_backend(pg_backend_pid())")
 
-            with pytest.raises(DatabaseUnavailable, match="closed in the middle of operation"):
-                await db._query(dies_after_release)
-            assert await db.fetchval("select 1") == 1  # and the pool still serves
+            with pytest.raises(DatabaseUnavailable):
+                await db._query(dies)
+            assert killed[0].is_closed()
+            assert pool.get_size() == 0  # it left the set
+            assert await db.fetchval("select 1") == 1  # and the next query opened a new one
+            assert pool.get_size() == 1
         finally:
             await db.close()
 

@@ -9,7 +9,7 @@ import orjson
 from starlette.types import Receive, Scope, Send
 
 from ledgermirror.api.admission import Admission
-from ledgermirror.conformance.inprocess import get, send_request
+from ledgermirror.conformance.inprocess import Reply, get, send_request
 
 
 class Recorder:
@@ -109,5 +109,42 @@ def test_requests_with_a_body_are_never_queued() -> None:
         assert posted.status == 200
         inner.gates["/api/v1/busy"].set()
         await busy
+
+    asyncio.run(run())
+
+
+def test_waits_that_end_leave_the_slots_as_they_were() -> None:
+    """Several requests time out together, one is cancelled as it is given a slot: afterwards the limit still
+    holds and no slot is lost."""
+
+    async def run() -> None:
+        inner = Recorder()
+        app = Admission(inner, limit=1, wait_seconds=0.05)
+        given: asyncio.Task[Reply] | None = None
+
+        async def first_then_cancel() -> Reply:
+            reply = await get(app, "/api/v1/first")  # its slot is handed to "cancelled" in this same step...
+            assert given is not None
+            given.cancel()  # ...which is cancelled before it runs: the next in line must get the slot
+            return reply
+
+        first = asyncio.create_task(first_then_cancel())
+        await _settle()
+        refused = await asyncio.gather(*(get(app, f"/api/v1/late{index}") for index in range(3)))
+        assert [reply.status for reply in refused] == [503, 503, 503]
+        app.wait_seconds = 30
+        given = asyncio.create_task(get(app, "/api/v1/cancelled"))
+        behind = asyncio.create_task(get(app, "/api/v1/behind"))
+        await _settle()
+        inner.gates["/api/v1/first"].set()
+        assert (await first).status == 200
+        await _settle()
+        assert inner.started == ["/api/v1/first", "/api/v1/behind"]
+        inner.gates["/api/v1/behind"].set()
+        assert (await behind).status == 200
+        inner.gates["/api/v1/again"] = asyncio.Event()
+        inner.gates["/api/v1/again"].set()
+        assert (await get(app, "/api/v1/again")).status == 200
+        assert inner.most == 1
 
     asyncio.run(run())

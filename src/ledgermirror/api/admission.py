@@ -3,8 +3,12 @@
 Without it a worker starts every request it reads, and with 64 or 256 connections open the event loop
 interleaves dozens of handlers: each one's CPU is spread over the whole burst, queries queue inside the pool
 and inside PostgreSQL's scheduler, and a request can be overtaken again and again (a long tail). With it,
-requests beyond the limit wait in arrival order (``asyncio.Semaphore`` wakes its waiters first in, first out)
+requests beyond the limit wait in arrival order (first in, first out)
 before any work is done for them, and each admitted request runs with the CPU and connections it needs.
+
+Waiting costs no timer per request: under load nearly every request waits, and a timer each (``asyncio.timeout``)
+was measurable. Requests wait in one line with their deadlines, which grow with arrival; one timer, armed
+for the first in line, turns away everyone whose time is up when it fires and is armed again for the next.
 
 The limit defaults to the connection pool's size (``LEDGERMIRROR_POOL_MAX_SIZE``): more requests in flight than
 connections only move the queue into the pool. A request that waits longer than ``wait_seconds`` is answered
@@ -17,6 +21,7 @@ slot for the whole body timeout, a way to starve everyone else.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -25,6 +30,7 @@ from ledgermirror.api.responses import error_response
 
 BYPASS_PREFIX = "/health/"
 ADMITTED_METHODS = frozenset({"GET", "HEAD"})
+REFUSAL = "Too many requests in progress: try again shortly"
 
 
 class Admission:
@@ -34,7 +40,10 @@ class Admission:
         self.app = app
         self.limit = limit
         self.wait_seconds = wait_seconds
-        self._slots: asyncio.Semaphore | None = None
+        self._free = limit
+        self._line: deque[tuple[float, asyncio.Future[None]]] = deque()
+        """Waiting requests in arrival order, each with the loop time its wait ends."""
+        self._expiry: asyncio.TimerHandle | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -44,21 +53,53 @@ class Admission:
         ):
             await self.app(scope, receive, send)
             return
-        if self._slots is None:  # made in the serving loop, on the first request
-            self._slots = asyncio.Semaphore(self.limit)
-        slots = self._slots
-        if slots.locked():
-            try:
-                async with asyncio.timeout(self.wait_seconds):
-                    await slots.acquire()
-            except TimeoutError:
-                await error_response(ServiceUnavailable("Too many requests in progress: try again shortly"))(
-                    scope, receive, send
-                )
-                return
-        else:
-            await slots.acquire()
+        if self._free:
+            self._free -= 1
+        elif not await self._wait_turn():
+            await error_response(ServiceUnavailable(REFUSAL))(scope, receive, send)
+            return
         try:
             await self.app(scope, receive, send)
         finally:
-            slots.release()
+            self._pass_on()
+
+    async def _wait_turn(self) -> bool:
+        """Wait in line for a slot; False when the wait ran out."""
+        loop = asyncio.get_running_loop()
+        turn: asyncio.Future[None] = loop.create_future()
+        self._line.append((loop.time() + self.wait_seconds, turn))
+        if self._expiry is None:
+            self._expiry = loop.call_at(self._line[0][0], self._expire)
+        try:
+            await turn
+        except TimeoutError:
+            return False
+        except BaseException:
+            if turn.done() and not turn.cancelled() and turn.exception() is None:
+                self._pass_on()  # given the slot as it was cancelled: the next in line takes it
+            else:
+                turn.cancel()
+            raise
+        return True
+
+    def _pass_on(self) -> None:
+        """A slot came free: the first in line still waiting gets it, or it stays free."""
+        line = self._line
+        while line:
+            _, turn = line.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._free += 1
+
+    def _expire(self) -> None:
+        """Turn away everyone whose wait has ended; arm the timer again for the first still in line."""
+        self._expiry = None
+        line = self._line
+        now = asyncio.get_running_loop().time()
+        while line and (line[0][1].done() or line[0][0] <= now):
+            _, turn = line.popleft()
+            if not turn.done():
+                turn.set_exception(TimeoutError())
+        if line:
+            self._expiry = asyncio.get_running_loop().call_at(line[0][0], self._expire)

@@ -35,6 +35,9 @@ class AppContext:
     """Decoded fee schedules by file (``POST /api/v1/network/fees``)."""
     supply_ranges: Mapping[str, int] = field(init=False)
     """The encoded unreleased-supply id ranges in the configured shard and realm (``/network/supply``)."""
+    supply_statements: dict[str, str] = field(init=False)
+    """Supply statement texts with :attr:`supply_ranges` written in, by template (composed on first use, not
+    on every request)."""
     metrics: ApiMetrics = field(default_factory=ApiMetrics)
     """This app's Prometheus metrics (its own registry; ``/metrics``)."""
     users: Mapping[str, ApiUser] = field(init=False)
@@ -47,6 +50,7 @@ class AppContext:
         self.parse_ctx = _parse_context(self.settings)
         self.fee_schedules = TtlCache(FEE_SCHEDULE_ENTRIES)
         self.supply_ranges = unreleased_ranges(self.settings.shard, self.settings.realm)
+        self.supply_statements = {}
         self.users = {user.username: user for user in self.settings.users}
         self.credentials = TtlCache(CREDENTIAL_ENTRIES, ttl_seconds=CREDENTIAL_TTL_SECONDS)
 

@@ -1,28 +1,24 @@
-"""The API's connection pool and the single door through which it queries.
+"""The API's connections and the single door through which it queries.
 
-The pool lives on the application state (no globals). Connections are read-only sessions with a statement
-timeout, so every query has a time budget. Connection loss and timeouts become
-:class:`~ledgermirror.db.errors.DatabaseUnavailable` (the API answers it with 503); the pool reconnects by itself
-on the next request once the database is back.
+The connections (:class:`~ledgermirror.db.connections.ConnectionSet`) live on the application state (no
+globals). They are read-only sessions with a statement timeout, so every query has a time budget. Connection
+loss and timeouts become :class:`~ledgermirror.db.errors.DatabaseUnavailable` (the API answers it with 503); a
+broken connection is ended, and the next query opens a new one once the database is back.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 import asyncpg
 
+from ledgermirror.db.connections import ConnectionSet
 from ledgermirror.db.errors import CONNECTION_FAILURES, DatabaseUnavailable, connection_is_broken
 from ledgermirror.db.sql import Statement
 from ledgermirror.settings import Settings
 
 T = TypeVar("T")
-
-
-async def _no_reset(conn: asyncpg.Connection) -> None:
-    """A read-only API leaves no session state behind; skipping asyncpg's reset saves ~40% of server CPU."""
 
 
 def session_settings(settings: Settings) -> dict[str, str]:
@@ -47,19 +43,23 @@ def session_settings(settings: Settings) -> dict[str, str]:
     }
 
 
-async def create_pool(dsn: str, settings: Settings) -> asyncpg.Pool:
-    pool = await asyncpg.create_pool(
-        dsn,
-        min_size=0,
-        max_size=settings.pool_max_size,
-        max_inactive_connection_lifetime=300,
-        statement_cache_size=settings.statement_cache_size,
-        reset=_no_reset,
-        timeout=5,
-        server_settings=session_settings(settings),
-    )
-    assert pool is not None
-    return pool
+CONNECT_SECONDS = 5.0
+"""The longest a new connection may take to open (its share of a query's wait for a connection)."""
+
+
+async def create_pool(dsn: str, settings: Settings) -> ConnectionSet:
+    """The API's connections to ``dsn``: none open until a query needs one (``pool_max_size`` at most)."""
+    server_settings = session_settings(settings)
+
+    async def connect() -> asyncpg.Connection:
+        return await asyncpg.connect(
+            dsn,
+            timeout=CONNECT_SECONDS,
+            statement_cache_size=settings.statement_cache_size,
+            server_settings=server_settings,
+        )
+
+    return ConnectionSet(connect, settings.pool_max_size)
 
 
 class PoolObserver(Protocol):
@@ -79,7 +79,7 @@ class _Unobserved:
 
 class Database:
     def __init__(
-        self, pool: asyncpg.Pool, acquire_timeout: float = 5.0, observer: PoolObserver | None = None
+        self, pool: ConnectionSet, acquire_timeout: float = 5.0, observer: PoolObserver | None = None
     ) -> None:
         self.pool = pool
         self.acquire_timeout = acquire_timeout
@@ -97,35 +97,40 @@ class Database:
         return await self._query(lambda conn: conn.fetchval(text, *args))
 
     async def _query(self, work: Callable[[Any], Awaitable[T]]) -> T:
-        """Run ``work`` on a pooled connection. A connection-level failure (the server went away mid-query, the
-        protocol lost its state) terminates that connection, so the pool never hands it to the next request;
-        every such failure is :class:`DatabaseUnavailable`."""
+        """Run ``work`` on a connection of the set. A connection-level failure (the server went away mid-query,
+        the protocol lost its state) ends that connection, so it never serves the next request, and so does a
+        query abandoned half-way (cancelled); every such failure is :class:`DatabaseUnavailable`."""
+        pool = self.pool
         self.waiting += 1
-        waiting = True
         try:
-            async with self.pool.acquire(timeout=self.acquire_timeout) as conn:
-                self.waiting -= 1
-                waiting = False
-                self.in_use += 1
-                try:
-                    return await work(conn)
-                except CONNECTION_FAILURES as error:
-                    if isinstance(error, asyncpg.QueryCanceledError):
-                        self.observer.timed_out()
-                    if connection_is_broken(error):
-                        # asyncpg may already have taken a connection it saw die back from this proxy
-                        # (InterfaceError: "released back to the pool"): then there is nothing left to end
-                        with contextlib.suppress(asyncpg.InterfaceError):
-                            conn.terminate()
-                    raise
-                finally:
-                    self.in_use -= 1
+            conn = await pool.acquire(self.acquire_timeout)
         except CONNECTION_FAILURES as error:
             self.observer.failed()
             raise DatabaseUnavailable(str(error) or type(error).__name__) from error
         finally:
-            if waiting:
-                self.waiting -= 1
+            self.waiting -= 1
+        self.in_use += 1
+        try:
+            result = await work(conn)
+        except CONNECTION_FAILURES as error:
+            if isinstance(error, asyncpg.QueryCanceledError):
+                self.observer.timed_out()
+            if connection_is_broken(error):
+                pool.discard(conn)
+            else:
+                pool.release(conn)
+            self.observer.failed()
+            raise DatabaseUnavailable(str(error) or type(error).__name__) from error
+        except Exception:
+            pool.release(conn)  # the statement's fault (bad input, a bug), not the session's
+            raise
+        except BaseException:
+            pool.discard(conn)  # cancelled mid-query: the session may still be answering
+            raise
+        finally:
+            self.in_use -= 1
+        pool.release(conn)
+        return result
 
     async def close(self) -> None:
         await self.pool.close()

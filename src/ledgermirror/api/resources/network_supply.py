@@ -57,10 +57,20 @@ PARAMS = ParamSet(
 
 
 def _any_range(column: str) -> str:
-    """``column`` within one of the unreleased-supply ranges: a few index range scans, never an id list."""
-    return " or ".join(
-        f"{column} between {{low{index}}} and {{high{index}}}" for index in range(len(UNRELEASED_SUPPLY_NUMS))
-    )
+    """``column`` within one of the unreleased-supply ranges, inside the span from the first range's start to the
+    last one's end (they are in ascending order): PostgreSQL may then read that span in one index range scan
+    (4 buffers on ``medium``, against 25 for a bitmap of one index scan per range) and choose by its estimates."""
+    last = len(UNRELEASED_SUPPLY_NUMS) - 1
+    ranges = " or ".join(f"{column} between {{low{index}}} and {{high{index}}}" for index in range(last + 1))
+    return f"{column} between {{low0}} and {{high{last}}} and ({ranges})"
+
+
+def _with_ranges(ctx: AppContext, text: str) -> str:
+    """``text`` with the deployment's supply ranges written in, composed once per application."""
+    composed = ctx.supply_statements.get(text)
+    if composed is None:
+        composed = ctx.supply_statements[text] = with_constants(text, **ctx.supply_ranges)
+    return composed
 
 
 _RANGE_ROWS = ", ".join(
@@ -113,13 +123,11 @@ def render(unreleased: int, timestamp: int) -> dict[str, Any]:
 
 async def get_supply(request: Request, ctx: AppContext) -> Page:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    ranges = ctx.supply_ranges
     if query.has(TIMESTAMP):
         lower, upper = window(query.filters(TIMESTAMP))
-        historical = with_constants(_HISTORICAL, **ranges)
-        rows = await ctx.database.fetch(template(historical, lower=lower, upper=upper))
+        rows = await ctx.database.fetch(template(_with_ranges(ctx, _HISTORICAL), lower=lower, upper=upper))
     else:
-        rows = await ctx.database.fetch(Statement(with_constants(_CURRENT, **ranges), ()))
+        rows = await ctx.database.fetch(Statement(_with_ranges(ctx, _CURRENT), ()))
     row = rows[0] if rows else None
     if row is None or not row["consensus_timestamp"]:
         raise NotFound()
