@@ -219,3 +219,78 @@ def test_hash_password_prints_a_hash_users_accept() -> None:
         [*COMMAND, "hash-password"], input="\n", capture_output=True, text=True, timeout=60, check=False
     )
     assert empty.returncode == 2
+
+
+def _listening_workers(port: int, server_pid: int) -> dict[int, tuple[str, int]]:
+    """The serving processes under ``server_pid`` with a listening socket on ``port``: that socket (its inode)
+    and their established connections on the port."""
+    import psutil
+
+    found: dict[int, tuple[str, int]] = {}
+    for child in psutil.Process(server_pid).children(recursive=True):
+        try:
+            sockets = child.net_connections(kind="tcp")
+            listening = [
+                os.readlink(f"/proc/{child.pid}/fd/{conn.fd}")
+                for conn in sockets
+                if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port
+            ]
+        except (psutil.NoSuchProcess, FileNotFoundError):
+            continue
+        if listening:
+            established = sum(
+                conn.status == psutil.CONN_ESTABLISHED and conn.laddr.port == port for conn in sockets
+            )
+            found[child.pid] = (listening[0], established)
+    return found
+
+
+def _open_connections(port: int, count: int) -> list[socket.socket]:
+    """``count`` connections opened together (as a client's pool opens them), each then having had one request
+    answered, so its worker has accepted it; kept open."""
+    opened = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(count)]
+    for conn in opened:
+        conn.sendall(b"GET /health/liveness HTTP/1.1\r\nhost: x\r\n\r\n")
+    for conn in opened:
+        assert conn.recv(4096).startswith(b"HTTP/1.1 200")
+    return opened
+
+
+def test_each_worker_listens_on_its_own_socket_and_connections_are_spread(served: tuple[str, Path]) -> None:
+    """Connections opened together are spread over the workers by the kernel (``http_server.SharedPort``), not
+    all taken by whichever worker woke first; a worker that dies is replaced and nothing is left unserved."""
+    base, _ = served
+    port = int(base.rsplit(":", 1)[1])
+    server_pid = _server_pid(port)
+    opened = _open_connections(port, 200)
+    try:
+        spread = _listening_workers(port, server_pid)
+        assert len({listening for listening, _ in spread.values()}) == 2  # a socket each, not one shared
+        counts = [established for _, established in spread.values()]
+        assert sum(counts) == 200
+        assert min(counts) >= 60, spread  # even is 100 each; the hash's spread is about 7
+    finally:
+        for conn in opened:
+            conn.close()
+    victim = next(iter(spread))
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        workers = _listening_workers(port, server_pid)
+        if len(workers) == 2 and victim not in workers:
+            break
+        time.sleep(0.2)
+    assert len(workers) == 2 and victim not in workers
+    for conn in _open_connections(port, 50):  # none lands on a socket nobody listens on
+        conn.close()
+
+
+def _server_pid(port: int) -> int:
+    """The ``serve`` process of the server on ``port`` (the parent of its workers)."""
+    import psutil
+
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if "serve" in cmdline and str(port) in cmdline:
+            return int(proc.pid)
+    raise AssertionError(f"no serve process for port {port}")
