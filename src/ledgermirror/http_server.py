@@ -3,7 +3,7 @@
 uvicorn bounds idle keep-alive time (``timeout_keep_alive``) and the connections and tasks of a worker
 (``limit_concurrency``: beyond it, new requests get ``503``), but not how long a client may take to send a
 request: a client that sends half its headers, or announces a body it never sends, holds its connection open
-forever. :class:`BoundedHttpToolsProtocol` (uvicorn's httptools protocol with two timers) adds that bound:
+forever. :class:`BoundedHttpToolsProtocol` (uvicorn's httptools protocol with a read deadline) adds that bound:
 
 - **headers**: from the connection's start (or, on a kept-alive connection, the request's first byte) to the end
   of the headers, at most ``header_timeout`` seconds; past it the client gets ``408`` and the connection closes;
@@ -17,7 +17,9 @@ two packets for the client to read). :class:`HeadHoldingTransport` keeps the hea
 write, then hands both to the socket together (``writelines``: one vectored write); a response that ends with
 no body write (``HEAD``) sends its head when it completes; ``100 Continue`` is never held.
 
-The bounds travel on :class:`BoundedConfig` (a ``uvicorn.Config``), which worker processes receive as is.
+With several workers, each listens on a socket of its own (:class:`SharedPort`), so that the kernel spreads
+connections over them. The bounds travel on :class:`BoundedConfig` (a ``uvicorn.Config``), which worker
+processes receive as is.
 """
 
 from __future__ import annotations
