@@ -53,6 +53,27 @@ def postmaster_pids(data_dir: str | None = None) -> list[int]:
     ]
 
 
+def connections_by_process(pids: list[int], port: int) -> list[int]:
+    """How many established connections on ``port`` each process of the trees of ``pids`` holds (the workers that
+    hold any), most first: how a server's connections are split between its workers."""
+    counts: list[int] = []
+    processes = {process.pid: process for pid in pids for process in _tree(pid)}
+    for process in processes.values():
+        try:
+            held = sum(
+                1
+                for connection in process.net_connections(kind="tcp")
+                if connection.status == psutil.CONN_ESTABLISHED
+                and connection.laddr
+                and connection.laddr.port == port
+            )
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        if held:
+            counts.append(held)
+    return sorted(counts, reverse=True)
+
+
 def listening_pids(port: int) -> list[int]:
     """The process serving a TCP port: for uvicorn with workers (spawned by ``multiprocessing``), the parent
     that spawned them, whose process tree then counts every worker."""

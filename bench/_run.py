@@ -33,6 +33,9 @@ class Result:
     pg_cpu_ms_per_request: float
     api_rss_mb_start: float
     api_rss_mb_end: float
+    connections_per_worker: tuple[int, ...] = ()
+    """How the server's connections were split between its processes, sampled during the run (most first): with
+    several workers, each has its own line of requests, and an uneven split moves throughput and the tail."""
 
     @property
     def rps(self) -> float:
@@ -64,6 +67,7 @@ async def measure(
     await drive(base_url, builder(data, random.Random(seed)), seconds=min(2.0, seconds), connections=connections)
     pg_pids = _procstat.postmaster_pids(pg_data)
     api_before, pg_before = _procstat.usage(api_pids), _procstat.usage(pg_pids)
+    split = asyncio.create_task(_split_during(api_pids, urlsplit(base_url).port or 80, seconds))
     stats = await drive(base_url, builder(data, random.Random(seed + 1)), seconds=seconds, connections=connections)
     api_after, pg_after = _procstat.usage(api_pids), _procstat.usage(pg_pids)
     count = max(1, len(stats.latencies))
@@ -83,21 +87,30 @@ async def measure(
         pg_cpu_ms_per_request=(pg_after.cpu_seconds - pg_before.cpu_seconds) * 1000 / count,
         api_rss_mb_start=max(api_before.rss_bytes, default=0) / 2**20,
         api_rss_mb_end=max(api_after.rss_bytes, default=0) / 2**20,
+        connections_per_worker=await split,
     )
+
+
+async def _split_during(api_pids: list[int], port: int, seconds: float) -> tuple[int, ...]:
+    """The connections' split between the server's processes, a little into the run (read off the loop)."""
+    await asyncio.sleep(min(1.0, seconds / 2))
+    return tuple(await asyncio.to_thread(_procstat.connections_by_process, api_pids, port))
 
 
 def table(results: list[Result]) -> str:
     lines = [
         "| server | scenario | connections | req/s | mean ms (Little: C/X) | p50 ms | p90 ms | p99 ms | p99.9 ms "
-        "| errors | API CPU ms/req | PG CPU ms/req | total CPU ms/req | max worker RSS MB (start→end) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| errors | API CPU ms/req | PG CPU ms/req | total CPU ms/req | max worker RSS MB (start→end) "
+        "| connections per worker |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         lines.append(
             f"| {r.server} | {r.scenario} | {r.connections} | {r.rps:.0f} | {r.mean_ms:.1f} ({r.little_ms:.1f}) "
             f"| {r.p50_ms:.1f} | {r.p90_ms:.1f} | {r.p99_ms:.1f} | {r.p999_ms:.1f} "
             f"| {r.errors} | {r.api_cpu_ms_per_request:.3f} | {r.pg_cpu_ms_per_request:.3f} "
-            f"| {r.total_cpu_ms:.3f} | {r.api_rss_mb_start:.0f}→{r.api_rss_mb_end:.0f} |"
+            f"| {r.total_cpu_ms:.3f} | {r.api_rss_mb_start:.0f}→{r.api_rss_mb_end:.0f} "
+            f"| {'/'.join(map(str, r.connections_per_worker)) or '?'} |"
         )
     return "\n".join(lines)
 

@@ -152,6 +152,7 @@ def test_run_sweeps_connection_counts(server: str, capsys: pytest.CaptureFixture
     rows = [line for line in capsys.readouterr().out.splitlines() if "| blocks-list |" in line]
     cells = [[cell.strip() for cell in row.split("|")] for row in rows]
     assert [row[3] for row in cells] == ["1", "3"]
+    assert [row[15] for row in cells] == ["1", "3"]  # one worker holds every connection
     for row in cells:
         mean, little = row[5].split(" (")
         assert float(mean) > 0 and float(little.rstrip(")")) > 0
