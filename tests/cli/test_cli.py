@@ -285,6 +285,25 @@ def test_each_worker_listens_on_its_own_socket_and_connections_are_spread(served
         conn.close()
 
 
+def test_a_second_server_on_the_same_port_is_refused(served: tuple[str, Path], tmp_path: Path) -> None:
+    """Workers listen with ``SO_REUSEPORT``, which would let a second server of ours share the port with the first
+    (answering half its connections from another database); ``cli.listen_problem`` binds as any server does
+    before anything starts, so the second is still refused."""
+    base, _ = served
+    port = base.rsplit(":", 1)[1]
+    second = subprocess.run(
+        [*COMMAND, "serve", "--port", port, "--workers", "2"],
+        env={**os.environ, "LEDGERMIRROR_DATA_DIR": str(tmp_path / "second")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert second.returncode != 0
+    assert "in use" in second.stderr
+    assert len(_listening_workers(int(port), _server_pid(int(port)))) == 2  # the first one serves on
+
+
 def _server_pid(port: int) -> int:
     """The ``serve`` process of the server on ``port`` (the parent of its workers)."""
     import psutil
