@@ -96,10 +96,11 @@ class Admission:
         """Turn away everyone whose wait has ended; arm the timer again for the first still in line."""
         self._expiry = None
         line = self._line
-        now = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        now = loop.time()
         while line and (line[0][1].done() or line[0][0] <= now):
             _, turn = line.popleft()
             if not turn.done():
                 turn.set_exception(TimeoutError())
         if line:
-            self._expiry = asyncio.get_running_loop().call_at(line[0][0], self._expire)
+            self._expiry = loop.call_at(line[0][0], self._expire)

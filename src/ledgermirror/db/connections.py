@@ -7,7 +7,7 @@ list; its release runs in a task of its own (``asyncio.shield``) and arms a time
 API needs of a pool is small, and is all here:
 
 - at most ``size`` connections, each opened when a query needs one and none is free (so a worker that serves
-  nothing holds none), with the session settings of :func:`ledgermirror.db.pool.session_settings`;
+  nothing holds none) by the `connect` it is given (`db/pool.create_pool`: the API's session settings);
 - a free connection is taken without waiting, and without arming a timer; when none is free and none may be
   opened, the query waits in arrival order (first in, first out) for one to be given back, at most ``timeout``
   seconds (then :class:`TimeoutError`, which the caller turns into ``503``);
@@ -137,6 +137,6 @@ class ConnectionSet:
         for conn in free:
             self._opened -= 1
             try:
-                await asyncio.wait_for(conn.close(), 5)
+                await conn.close(timeout=5)
             except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError):
                 conn.terminate()
