@@ -125,6 +125,30 @@ def test_check_expansion_and_headers(tmp_path: Path) -> None:
     assert discover(tmp_path) == [tmp_path / "tokens/deep/x.json"]
 
 
+def test_url_given_as_a_list_is_one_request_joined_by_commas(tmp_path: Path) -> None:
+    # The reference's harness (rest/__tests__/integration/template.js) takes `test.urls || [test.url]` and hands
+    # each item to its HTTP client, which sends an array as its items joined by commas; some of the reference's
+    # own spec files give `url` as a list and write their expectations for that request.
+    write_spec(
+        tmp_path,
+        "accounts/list-url.json",
+        {
+            "setup": {},
+            "tests": [
+                {"url": ["/api/v1/accounts?account.id=0.0.1", "account.id=0.0.2"], "responseStatus": 400},
+                {"urls": [["/api/v1/tokens?limit=1", "2"], "/api/v1/tokens"], "responseStatus": 200},
+            ],
+        },
+    )
+    checks = load_checks(tmp_path, tmp_path / "accounts/list-url.json")
+    assert [check.url for check in checks] == [
+        "/api/v1/accounts?account.id=0.0.1,account.id=0.0.2",
+        "/api/v1/tokens?limit=1,2",
+        "/api/v1/tokens",
+    ]
+    assert all(check.in_scope for check in checks)
+
+
 def run_quiet(root: Path, **kwargs: Any) -> tuple[Report, str]:
     out = io.StringIO()
     report = run(root, out=out, **kwargs)
