@@ -44,7 +44,7 @@ _IN_SCOPE = [
         r"^/api/v1/transactions(/[^/]+)?/?$",
         r"^/api/v1/tokens/[^/]+(/balances|/nfts(/[^/]+(/transactions)?)?)?/?$",
         r"^/api/v1/accounts/[^/]+/tokens/?$",
-        # the ten contract routes (issue 17): list, one contract, its results (one, logs), its state, the global
+        # the ten contract routes: list, one contract, its results (one, logs), its state, the global
         # results (one by id or hash, its actions) and logs
         r"^/api/v1/contracts(/[^/]+)?/?$",
         r"^/api/v1/contracts/[^/]+/(results(/[^/]+)?|state)/?$",
