@@ -66,6 +66,9 @@ class Settings:
     """Requests a worker works on at once (the rest wait in arrival order, ``503`` after
     ``statement_timeout_ms``); 0: the pool's size (``api/admission.py``)."""
     statement_cache_size: int = 256
+    db_max_idle_seconds: float = 180.0
+    """A database connection left unused longer than this is ended and a new one opened when next needed (both
+    services): under the idle timeout of firewalls and load balancers that forget quiet connections silently."""
     response_cache_entries: int = 4096
     enable_delegation_address: bool = True
     """Include ``delegation_address`` in account objects (``"0x"`` when unset); ``False`` leaves it out."""

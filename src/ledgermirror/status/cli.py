@@ -280,7 +280,9 @@ def _serve(
     if created:
         print(f"ledgermirror status: new store, created {len(created)} default components", file=sys.stderr)
     check_reachable(prepared.api_url)
-    app = create_status_app(status_settings, prepared.api_url, prepared.owner_url)
+    app = create_status_app(
+        status_settings, prepared.api_url, prepared.owner_url, max_idle_seconds=settings.db_max_idle_seconds
+    )
     exit_cleanly_on_sigterm()
     base = status_settings.listen_url
     print(
