@@ -21,9 +21,9 @@ import orjson
 
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.runtime import Prepared, check_reachable, exit_cleanly_on_sigterm, prepare
-from ledgermirror.settings import Settings
+from ledgermirror.settings import Settings, SettingsError
 from ledgermirror.status import audit, components_ops, defaults, incidents_ops, keys, maintenances_ops
-from ledgermirror.status.config import StatusSettings, StatusSettingsError
+from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.db import Conn, grant_read_access
 from ledgermirror.status.errors import ManageError
 from ledgermirror.status.model import (
@@ -186,7 +186,7 @@ def fields_from(args: argparse.Namespace, noun: str) -> dict[str, Any]:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         status_settings = StatusSettings.from_env()
-    except StatusSettingsError as error:
+    except SettingsError as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return 2
     if args.status_command == "serve":
