@@ -93,7 +93,8 @@ class Settings:
     "password_hash", "limit"}`` (``ledgermirror hash-password`` writes the hash). Never read from the database."""
     users_file: Path | None = None
     """A JSON file holding more users in the form of ``users`` (read once, at start)."""
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN", "FATAL", "NOTSET"] = "INFO"
+    """A level name of Python's ``logging`` (any case)."""
     log_format: Literal["auto", "json", "text"] = "auto"
     """``auto``: ``text`` when stderr is a terminal, ``json`` otherwise."""
 
