@@ -1,42 +1,47 @@
-"""The ``ledgermirror`` command: serve, demo, import, db migrate, db url (and the tools later issues add)."""
+"""The ``ledgermirror`` command: its command line (every command's options, for ``--help`` and parsing), the
+settings and logging every command starts with, and the dispatch to the module that runs the command.
+
+A command's module is imported only when that command runs (:data:`COMMANDS`, by name), and this module imports
+only what declares the command line: ``ledgermirror --help`` loads no database driver, server, SDK or
+generator (``tests/cli/test_cli_imports.py`` holds it to that).
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
-import errno
-import getpass
-import logging
-import os
-import socket
+import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-
-import asyncpg
+from typing import Protocol
 
 from ledgermirror import __version__, log
 from ledgermirror.blocknode import command as blocknode_command
-from ledgermirror.db.embedded import mask_password
+from ledgermirror.exits import EXIT_DATABASE, EXIT_USAGE, DatabaseUnreachable
 from ledgermirror.importer import command as import_command
-from ledgermirror.runtime import (
-    DatabaseUnreachable,
-    Prepared,
-    check_reachable,
-    exit_cleanly_on_sigterm,
-    prepare,
-)
 from ledgermirror.settings import Settings, SettingsError
-from ledgermirror.status import cli as status_cli
-from ledgermirror.users import hash_password
+from ledgermirror.status import arguments as status_arguments
 
-EXIT_USAGE = 2
-EXIT_DATABASE = 3
-EXIT_CANNOT_LISTEN = 5
-"""``serve``/``demo``: the address is taken (another server on the port) or cannot be listened on."""
 
-_log = logging.getLogger("ledgermirror")
+class Command(Protocol):
+    """What a command's module runs: ``run(args, settings, log_format) -> exit status``."""
+
+    def __call__(self, args: argparse.Namespace, settings: Settings, log_format: str) -> int: ...
+
+
+COMMANDS: dict[str, str] = {
+    "serve": "ledgermirror.commands.serve",
+    "demo": "ledgermirror.commands.demo",
+    "db": "ledgermirror.commands.database",
+    "conformance": "ledgermirror.commands.conformance",
+    "simulate": "ledgermirror.commands.simulate",
+    "hash-password": "ledgermirror.commands.hash_password",
+    "import": "ledgermirror.commands.importing",
+    "status": "ledgermirror.status.cli",
+    "blocknode": "ledgermirror.blocknode.serve",
+}
+"""Each command and the module whose ``run`` does it (imported when the command runs)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read a password (prompted on a terminal, else the first line of stdin) and print its "
         "PBKDF2-SHA256 hash, the password_hash of an entry of LEDGERMIRROR_USERS or LEDGERMIRROR_USERS_FILE.",
     )
-    status_cli.register(commands)
+    status_arguments.register(commands)
     import_command.register(commands)
     blocknode_command.register(commands)
     return parser
@@ -185,215 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         port=args.port if getattr(args, "port", None) else settings.port,
         workers=args.workers if getattr(args, "workers", None) else settings.workers,
     )
+    run: Command = importlib.import_module(COMMANDS[args.command]).run
     try:
-        if args.command == "db":
-            return _db(args.db_command, settings)
-        if args.command in ("serve", "demo"):
-            problem = listen_problem(settings.host, settings.port)
-            if problem is not None:
-                print(f"ledgermirror: {problem}", file=sys.stderr)
-                return EXIT_CANNOT_LISTEN
-        if args.command == "demo":
-            return _demo(settings, log_format)
-        if args.command == "conformance":
-            return _conformance(args)
-        if args.command == "status":
-            return status_cli.run(args, settings)
-        if args.command == "import":
-            return _import(args, settings)
-        if args.command in _ARGUMENTS_ONLY:
-            return _ARGUMENTS_ONLY[args.command](args)
-        return _serve(settings, log_format)
+        return run(args, settings, log_format)
     except DatabaseUnreachable as error:
         print(f"ledgermirror: {error}", file=sys.stderr)
         return EXIT_DATABASE
-
-
-def _hash_password(args: argparse.Namespace) -> int:
-    password = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline().rstrip("\r\n")
-    if not password:
-        print("ledgermirror: an empty password", file=sys.stderr)
-        return EXIT_USAGE
-    print(hash_password(password))
-    return 0
-
-
-def _db(command: str, settings: Settings) -> int:
-    prepared = prepare(settings, run_migrations=command == "migrate")
-    try:
-        if command == "url":
-            print(mask_password(prepared.owner_url))
-        else:
-            print("migrations applied")
-    finally:
-        prepared.stop()
-    return 0
-
-
-def _import(args: argparse.Namespace, settings: Settings) -> int:
-    prepared = prepare(settings)
-    try:
-        return import_command.run(args, prepared.owner_url)
-    finally:
-        prepared.stop()
-
-
-def listen_problem(host: str, port: int) -> str | None:
-    """Why a server could not listen on ``host:port`` (bound and released at once, as uvicorn will bind it), or
-    None. Checked before anything else starts, so a second server on a busy port says so and stops."""
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-    except socket.gaierror as error:
-        return f"cannot listen on {host}:{port}: {error.strerror}"
-    with socket.socket(family, kind, proto) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(address)
-        except OSError as error:
-            if error.errno == errno.EADDRINUSE:
-                return (
-                    f"port {port} on {host} is already in use (is another ledgermirror serve or demo running?); "
-                    "stop it or choose another port with --port"
-                )
-            return f"cannot listen on {host}:{port}: {error.strerror}"
-    return None
-
-
-def announce(what: str, url: str, log_format: str) -> None:
-    """Where the server will answer: for people, the URL alone on its own line; for machines, one log record."""
-    if log_format == "text":
-        print(f"{what} (Ctrl+C stops it):\n{url}", file=sys.stderr, flush=True)
-    else:
-        _log.info(what, extra={"url": url})
-
-
-def _serve(settings: Settings, log_format: str, prepared: Prepared | None = None, what: str = "") -> int:
-    prepared = prepared or prepare(settings)
-    try:
-        check_reachable(prepared.api_url)
-        base = f"http://{settings.host}:{settings.port}"
-        announce(what or "Ledger Mirror REST API, with its docs at", f"{base}/api/v1/docs", log_format)
-        _run_uvicorn(settings, prepared.api_url)
-    finally:
-        prepared.stop()
-    return 0
-
-
-def _demo(settings: Settings, log_format: str) -> int:
-    from ledgermirror import dataset
-
-    if settings.db_url:
-        print(
-            "ledgermirror: demo always uses its own embedded database; unset LEDGERMIRROR_DB_URL",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    prepared = prepare(settings, data_dir=settings.data_dir / "demo")
-
-    async def load() -> None:
-        conn = await asyncpg.connect(prepared.owner_url)
-        try:
-            if not await dataset.is_loaded(conn):
-                counts = await dataset.load(conn, "small")
-                print(f"demo data loaded: {sum(counts.values())} rows", file=sys.stderr)
-        finally:
-            await conn.close()
-
-    asyncio.run(load())
-    return _serve(settings, log_format, prepared, "Ledger Mirror demo, with the API's docs at")
-
-
-def _conformance(args: argparse.Namespace) -> int:
-    from ledgermirror.conformance import expected, runner
-
-    if not args.specs.is_dir():
-        print(f"ledgermirror: no specs folder at {args.specs}", file=sys.stderr)
-        return EXIT_USAGE
-    report = runner.run(
-        args.specs,
-        only=args.only,
-        expected_file=args.expected,
-        out=sys.stdout,
-        verbose=args.verbose,
-        reference_pagination=args.reference_pagination,
-    )
-    if args.json is not None:
-        runner.write_json(report, args.json)
-    if args.update_expected:
-        path = args.expected or expected.bundled_path()
-        count = runner.update_expected(report, path, args.reason)
-        print(f"wrote {count} expected failures to {path}")
-        return 0
-    return 0 if report.ok else 1
-
-
-def _simulate(args: argparse.Namespace) -> int:
-    from ledgermirror.simulator.run import simulate
-
-    summary = simulate(
-        args.out,
-        nodes=args.nodes,
-        seconds=args.seconds,
-        tps=args.tps,
-        seed=args.seed,
-        layout=args.layout,
-        fmt=args.format,
-        record_version=args.record_version,
-    )
-    print(
-        f"simulated {summary.transactions} transactions in {summary.record_files} record files "
-        f"({summary.sidecar_files} with a sidecar, {summary.bytes_written} bytes) into {summary.out} "
-        f"in {summary.seconds_total:.1f} s (node keys {summary.seconds_keys:.1f} s)"
-        + {
-            "records": "",
-            "blocks": "; written as wrapped record blocks under block/",
-            "native": "; written as native blocks under block/",
-        }.get(args.format, "; the second half written as wrapped record blocks under block/")
-    )
-    return 0
-
-
-def _share_metrics_between_workers() -> None:
-    """``/metrics`` sums every worker's values: a fresh multiprocess folder (the operator's
-    ``PROMETHEUS_MULTIPROC_DIR`` if set, else a temporary one removed at exit) before the workers start."""
-    import atexit
-    import shutil
-    import tempfile
-
-    from ledgermirror.metrics import exposition
-
-    chosen = os.environ.get(exposition.MULTIPROCESS_ENV)
-    folder = Path(chosen) if chosen else Path(tempfile.mkdtemp(prefix="ledgermirror-metrics-"))
-    exposition.prepare_multiprocess(folder)
-    if not chosen:
-        atexit.register(shutil.rmtree, folder, True)
-
-
-def _run_uvicorn(settings: Settings, api_url: str) -> None:
-    from ledgermirror import http_server
-
-    exit_cleanly_on_sigterm()
-    os.environ["LEDGERMIRROR_API_DB_URL"] = api_url
-    sys.path.insert(0, str(Path(__file__).parent.parent))  # workers import the app by name (uvicorn's app_dir)
-    if settings.workers > 1:
-        _share_metrics_between_workers()
-    config = http_server.bounded_config(
-        "ledgermirror.api.asgi:app_from_env",
-        settings,
-        host=settings.host,
-        port=settings.port,
-        factory=True,
-        workers=settings.workers,
-        loop="uvloop",
-    )
-    http_server.run(config)
-
-
-_ARGUMENTS_ONLY: dict[str, Callable[[argparse.Namespace], int]] = {
-    "simulate": _simulate,
-    "blocknode": blocknode_command.run,
-    "hash-password": _hash_password,
-}
-"""Commands that need their arguments only (no database, no settings beyond logging)."""

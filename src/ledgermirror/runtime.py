@@ -13,13 +13,10 @@ import asyncpg
 from ledgermirror.db.embedded import EmbeddedPostgres, mask_password, with_user
 from ledgermirror.db.migrate import migrate
 from ledgermirror.db.roles import ensure_api_role
+from ledgermirror.exits import DatabaseUnreachable
 from ledgermirror.settings import Settings
 
 _log = logging.getLogger(__name__)
-
-
-class DatabaseUnreachable(RuntimeError):
-    pass
 
 
 @dataclass(slots=True)

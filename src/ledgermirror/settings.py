@@ -1,4 +1,4 @@
-"""Typed settings, read once from ``LEDGERMIRROR_*`` environment variables.
+"""Typed settings, read once from ``LEDGERMIRROR_*`` environment variables (``environment.load``).
 
 Nothing reads the environment after :func:`Settings.from_env`; tests and the conformance runner build their own
 ``Settings`` (``dataclasses.replace``) instead of mutating shared state.
@@ -11,16 +11,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
 
 import platformdirs
 
+from ledgermirror.environment import NonNegative, Port, Positive, Range, SettingsError, load
 from ledgermirror.users import ApiUser, UsersError, users_from_file, users_from_text
 
+__all__ = ["PREFIX", "Settings", "SettingsError", "default_data_dir"]
+
 PREFIX = "LEDGERMIRROR_"
-
-
-class SettingsError(ValueError):
-    """A setting has a value of the wrong shape."""
 
 
 def default_data_dir() -> Path:
@@ -38,45 +38,48 @@ class Settings:
     data_dir: Path = field(default_factory=default_data_dir)
     api_role: str = "mirror_api"
     host: str = "127.0.0.1"
-    port: int = 5551
-    workers: int = 1
-    http_header_timeout_seconds: int = 10
+    port: Port = 5551
+    workers: Positive = 1
+    http_header_timeout_seconds: Positive = 10
     """Longest a client may take to send a request's headers (408 and closed after; both services)."""
-    http_body_timeout_seconds: int = 30
+    http_body_timeout_seconds: Positive = 30
     """Longest a client may take to send a request's body, in total (the connection is closed after)."""
-    http_keep_alive_seconds: int = 5
+    http_keep_alive_seconds: Positive = 5
     """How long an idle kept-alive connection stays open."""
-    http_max_connections: int = 1000
+    http_max_connections: Positive = 1000
     """Connections (and requests in progress) per worker process; requests beyond it are answered 503."""
-    shard: int = 0
-    realm: int = 0
-    limit_default: int = 25
-    limit_max: int = 100
-    max_repeated_query_parameters: int = 100
-    statement_timeout_ms: int = 5000
-    pool_max_size: int = 4
+    shard: NonNegative = 0
+    realm: NonNegative = 0
+    limit_default: Positive = 25
+    limit_max: Positive = 100
+    max_repeated_query_parameters: Positive = 100
+    statement_timeout_ms: Positive = 5000
+    pool_max_size: Positive = 4
     """PostgreSQL connections per API worker: two per core with two workers on two cores. More only moves the
     queue from the pool into PostgreSQL's scheduler (docs/performance.md, 4 against 10)."""
-    plan_cache_mode: str = "force_generic_plan"
+    plan_cache_mode: Literal["force_generic_plan", "auto", "force_custom_plan"] = "force_generic_plan"
     """PostgreSQL's ``plan_cache_mode`` for the API's sessions: ``force_generic_plan`` (plan each prepared
     statement once per connection), ``auto`` or ``force_custom_plan`` (``db/pool.session_settings``)."""
-    parallel_workers_per_query: int = 0
+    parallel_workers_per_query: NonNegative = 0
     """PostgreSQL's ``max_parallel_workers_per_gather`` for the API's sessions."""
-    max_in_flight: int = 0
+    max_in_flight: NonNegative = 0
     """Requests a worker works on at once (the rest wait in arrival order, ``503`` after
     ``statement_timeout_ms``); 0: the pool's size (``api/admission.py``)."""
-    statement_cache_size: int = 256
-    response_cache_entries: int = 4096
+    statement_cache_size: NonNegative = 256
+    db_max_idle_seconds: Annotated[float, Range(1)] = 180.0
+    """A database connection left unused longer than this is ended and a new one opened when next needed (both
+    services): under the idle timeout of firewalls and load balancers that forget quiet connections silently."""
+    response_cache_entries: NonNegative = 4096
     enable_delegation_address: bool = True
     """Include ``delegation_address`` in account objects (``"0x"`` when unset); ``False`` leaves it out."""
-    token_balance_limit_multiple_accounts: int = 50
+    token_balance_limit_multiple_accounts: NonNegative = 50
     """Token balances shown per account in ``/api/v1/accounts``."""
-    token_balance_limit_single_account: int = 1000
+    token_balance_limit_single_account: NonNegative = 1000
     """Token balances shown in ``/api/v1/accounts/{id}``."""
     bind_timestamp_range: bool = False
     """Bound ``/api/v1/transactions``, ``/api/v1/contracts/results`` and the embedded transactions of
     ``/api/v1/accounts/{id}`` to ``max_transactions_timestamp_range_ns``."""
-    max_transactions_timestamp_range_ns: int = 60 * 86_400 * 1_000_000_000
+    max_transactions_timestamp_range_ns: Positive = 60 * 86_400 * 1_000_000_000
     topic_message_lookup: bool = False
     """Narrow topic message queries through ``topic_message_lookup`` (the reference's
     ``query.topicMessageLookup``; ``ne`` on ``sequencenumber``/``timestamp`` is then refused)."""
@@ -90,28 +93,30 @@ class Settings:
     "password_hash", "limit"}`` (``ledgermirror hash-password`` writes the hash). Never read from the database."""
     users_file: Path | None = None
     """A JSON file holding more users in the form of ``users`` (read once, at start)."""
-    log_level: str = "INFO"
-    log_format: str = "auto"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN", "FATAL", "NOTSET"] = "INFO"
+    """A level name of Python's ``logging`` (any case)."""
+    log_format: Literal["auto", "json", "text"] = "auto"
     """``auto``: ``text`` when stderr is a terminal, ``json`` otherwise."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        source = os.environ if env is None else env
-        values: dict[str, object] = {}
-        for item in dataclasses.fields(cls):
-            raw = source.get(PREFIX + item.name.upper())
-            if raw is None or raw == "":
-                continue
-            values[item.name] = _convert(item.name, item.type, raw)
+        """The settings of ``env`` (the process's environment when None), each variable converted by its field's
+        type; a bad value is a one-line :class:`SettingsError` naming the variable."""
+        settings = load(cls, PREFIX, os.environ if env is None else env, parsers={"users": _users})
+        if settings.users_file is None:
+            return settings
         try:
-            users = users_from_text(str(values.pop("users")), PREFIX + "USERS") if "users" in values else ()
-            if "users_file" in values:
-                values["users_file"] = Path(str(values["users_file"])).expanduser()
-                users += users_from_file(values["users_file"])  # type: ignore[arg-type]
-            values["users"] = _unique(users)
+            from_file = users_from_file(settings.users_file)
         except UsersError as error:
-            raise SettingsError(str(error)) from None
-        return cls(**values)  # type: ignore[arg-type]
+            raise SettingsError(f"{PREFIX}USERS_FILE: {error}") from None
+        try:
+            return dataclasses.replace(settings, users=_unique(settings.users + from_file))
+        except UsersError as error:
+            raise SettingsError(f"{PREFIX}USERS and {PREFIX}USERS_FILE: {error}") from None
+
+
+def _users(variable: str, text: str) -> tuple[ApiUser, ...]:
+    return users_from_text(text, variable)
 
 
 def _unique(users: tuple[ApiUser, ...]) -> tuple[ApiUser, ...]:
@@ -120,22 +125,3 @@ def _unique(users: tuple[ApiUser, ...]) -> tuple[ApiUser, ...]:
     if duplicates:
         raise UsersError(f"Duplicate usernames in users configuration: {', '.join(duplicates)}")
     return users
-
-
-def _convert(name: str, kind: object, raw: str) -> object:
-    text = str(kind)
-    if text == "bool":
-        lowered = raw.strip().lower()
-        if lowered in ("1", "true", "yes", "on"):
-            return True
-        if lowered in ("0", "false", "no", "off"):
-            return False
-        raise SettingsError(f"{PREFIX}{name.upper()} must be true or false, not {raw!r}")
-    if text == "int":
-        try:
-            return int(raw)
-        except ValueError:
-            raise SettingsError(f"{PREFIX}{name.upper()} must be an integer, not {raw!r}") from None
-    if text == "Path":
-        return Path(raw).expanduser()
-    return raw

@@ -20,7 +20,7 @@ from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import ALL_OPS, EQ_ONLY, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
-from ledgermirror.db.pool import Database, create_pool
+from ledgermirror.db.pool import Database, api_connections
 from ledgermirror.db.sql import Column, Select
 from ledgermirror.runtime import Prepared as PreparedDatabase
 from ledgermirror.settings import Settings
@@ -76,7 +76,7 @@ def _app(settings: Settings, dsn: str) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        ctx.db = Database(await create_pool(dsn, settings))
+        ctx.db = Database(api_connections(dsn, settings))
         try:
             yield
         finally:

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from ledgermirror.api.app import create_app
 from ledgermirror.db.errors import DatabaseUnavailable
-from ledgermirror.db.pool import Database, create_pool
+from ledgermirror.db.pool import Database, api_connections
 from ledgermirror.metrics.api import ApiMetrics
 from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
@@ -86,7 +86,7 @@ def test_statement_timeouts_and_unavailable(database: Prepared) -> None:
     metrics = ApiMetrics()
 
     async def run() -> None:
-        pool = await create_pool(database.api_url, Settings(statement_timeout_ms=50))
+        pool = api_connections(database.api_url, Settings(statement_timeout_ms=50))
         db = Database(pool, observer=metrics)
         try:
             with pytest.raises(DatabaseUnavailable):
@@ -94,7 +94,7 @@ def test_statement_timeouts_and_unavailable(database: Prepared) -> None:
             assert await db.fetchval("select 1") == 1
         finally:
             await db.close()
-        broken = Database(await create_pool(database.api_url, Settings()), acquire_timeout=1, observer=metrics)
+        broken = Database(api_connections(database.api_url, Settings()), acquire_timeout=1, observer=metrics)
         await broken.close()
         with pytest.raises(DatabaseUnavailable):
             await broken.fetchval("select 1")  # the pool is closed: the connection-level failure is a 503

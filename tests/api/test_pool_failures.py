@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from ledgermirror.api.app import create_app
 from ledgermirror.db.errors import DatabaseUnavailable
-from ledgermirror.db.pool import Database, create_pool
+from ledgermirror.db.pool import Database, api_connections
 from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
 
@@ -25,7 +25,7 @@ def test_a_connection_that_dies_mid_query_is_an_outage_with_its_own_cause_and_is
     dead connection must not serve the next request (the next query opens a new one)."""
 
     async def run() -> None:
-        pool = await create_pool(database.api_url, Settings())
+        pool = api_connections(database.api_url, Settings())
         db = Database(pool, acquire_timeout=5)
         try:
             killed: list[Any] = []

@@ -262,6 +262,9 @@ def test_each_worker_listens_on_its_own_socket_and_connections_are_spread(served
     base, _ = served
     port = int(base.rsplit(":", 1)[1])
     server_pid = _server_pid(port)
+    deadline = time.monotonic() + 60  # ready means one worker answers; the other may not listen yet
+    while len(_listening_workers(port, server_pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
     opened = _open_connections(port, 200)
     try:
         spread = _listening_workers(port, server_pid)
@@ -287,8 +290,8 @@ def test_each_worker_listens_on_its_own_socket_and_connections_are_spread(served
 
 def test_a_second_server_on_the_same_port_is_refused(served: tuple[str, Path], tmp_path: Path) -> None:
     """Workers listen with ``SO_REUSEPORT``, which would let a second server of ours share the port with the first
-    (answering half its connections from another database); ``cli.listen_problem`` binds as any server does
-    before anything starts, so the second is still refused."""
+    (answering half its connections from another database); ``commands/serve.listen_problem`` binds as any server
+    does before anything starts, so the second is still refused."""
     base, _ = served
     port = base.rsplit(":", 1)[1]
     second = subprocess.run(

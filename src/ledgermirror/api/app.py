@@ -63,7 +63,7 @@ from ledgermirror.api.resources import (
 from ledgermirror.api.responses import error_response
 from ledgermirror.api.routing import IndexedRouter, literal_first
 from ledgermirror.clock import Clock, SystemClock
-from ledgermirror.db.pool import Database, create_pool
+from ledgermirror.db.pool import Database, api_connections
 from ledgermirror.metrics import exposition
 from ledgermirror.metrics.api import SAMPLE_SECONDS
 from ledgermirror.metrics.http import HttpMetricsMiddleware
@@ -167,7 +167,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        ctx.db = Database(await create_pool(dsn, settings), observer=ctx.metrics)
+        ctx.db = Database(api_connections(dsn, settings), observer=ctx.metrics)
         sampler = asyncio.create_task(_sample_pool(ctx))
         try:
             yield

@@ -5,6 +5,6 @@ Modules: ``subscribe.proto`` (our description of ``org.hiero.block.api``'s ``sub
 ``serverStatus``) and :mod:`.codegen` (the build step that generates ``subscribe_pb2*`` from it with
 ``grpcio-tools``); :mod:`.wire` (the typed door to the generated code); :mod:`.client` (``BlockNodeClient``:
 status, subscription, resume, fallback, backoff); :mod:`.server` and :mod:`.folder` (the block node);
-:mod:`.command` (``ledgermirror blocknode serve``). ``importer/block_node.py`` makes the client a block source of
-the importer. See docs/blocknode.md.
+:mod:`.command` (the ``ledgermirror blocknode`` command line) and :mod:`.serve` (running it).
+``importer/block_node.py`` makes the client a block source of the importer. See docs/blocknode.md.
 """

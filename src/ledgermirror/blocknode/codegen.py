@@ -18,6 +18,8 @@ from pathlib import Path
 
 from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor import FileDescriptor
+from grpc_tools import protoc
+from hiero_sdk_python.hapi.block.stream import block_item_pb2
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 SOURCE_ROOT = PACKAGE_DIR.parents[1]
@@ -32,8 +34,6 @@ HEADER = (
 
 def sdk_descriptor_set() -> bytes:
     """The SDK's ``block/stream/block_item.proto`` and everything it imports, dependencies first."""
-    from hiero_sdk_python.hapi.block.stream import block_item_pb2
-
     ordered: list[FileDescriptor] = []
     seen: set[str] = set()
 
@@ -63,8 +63,6 @@ def _rewrite(name: str, text: str) -> str:
 
 def generate(out_dir: Path) -> list[Path]:
     """Run protoc into ``out_dir`` and return the three files, rewritten."""
-    from grpc_tools import protoc
-
     with tempfile.TemporaryDirectory(prefix="ledgermirror-codegen-") as scratch:
         work = Path(scratch)
         descriptor_set = work / "sdk-block-items.pb"

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import zstandard
+
 from ledgermirror.blocknode.wire import Availability
 
 _SUFFIXES = (".blk.zstd", ".blk")
@@ -63,7 +65,5 @@ class BlockFolder:
         path = self._paths[number]
         data = path.read_bytes()
         if path.name.endswith(".zstd"):
-            import zstandard
-
             return zstandard.ZstdDecompressor().decompress(data, max_output_size=1 << 30)
         return data

@@ -14,6 +14,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+with warnings.catch_warnings():  # importing pgserver probes its runtime folder, and warns without XDG_RUNTIME_DIR
+    warnings.simplefilter("ignore")
+    from pgserver.postgres_server import get_server
+
 _log = logging.getLogger(__name__)
 
 
@@ -32,7 +36,7 @@ class EmbeddedPostgres:
         """Start (or join) the server and return the owner connection URL."""
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         _log.info("starting embedded PostgreSQL", extra={"pgdata": str(self.pgdata), "durable": self.durable})
-        self._server = _pgserver().get_server(self.pgdata, cleanup_mode="stop")
+        self._server = get_server(self.pgdata, cleanup_mode="stop")
         conf = self.pgdata / "postgresql.conf"
         if write_checkpoint_settings(conf) | write_throwaway_settings(conf, throwaway=not self.durable):
             os.kill(self._server.get_pid(), signal.SIGHUP)  # the postmaster re-reads its configuration
@@ -90,15 +94,6 @@ def write_throwaway_settings(conf: Path, *, throwaway: bool) -> bool:
         with conf.open("r+") as out:
             out.truncate(len(kept.encode()))
     return True
-
-
-def _pgserver() -> Any:
-    """Import pgserver lazily: importing it probes the runtime folder (and warns when XDG_RUNTIME_DIR is unset)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-    return pgserver
 
 
 def with_user(url: str, user: str) -> str:

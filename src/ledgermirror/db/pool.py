@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 import asyncpg
 
-from ledgermirror.db.connections import ConnectionSet
+from ledgermirror.db.connections import ConnectionSet, connection_set
 from ledgermirror.db.errors import CONNECTION_FAILURES, DatabaseUnavailable, connection_is_broken
 from ledgermirror.db.sql import Statement
 from ledgermirror.settings import Settings
@@ -43,23 +43,16 @@ def session_settings(settings: Settings) -> dict[str, str]:
     }
 
 
-CONNECT_SECONDS = 5.0
-"""The longest a new connection may take to open (its share of a query's wait for a connection)."""
-
-
-async def create_pool(dsn: str, settings: Settings) -> ConnectionSet:
-    """The API's connections to ``dsn``: none open until a query needs one (``pool_max_size`` at most)."""
-    server_settings = session_settings(settings)
-
-    async def connect() -> asyncpg.Connection:
-        return await asyncpg.connect(
-            dsn,
-            timeout=CONNECT_SECONDS,
-            statement_cache_size=settings.statement_cache_size,
-            server_settings=server_settings,
-        )
-
-    return ConnectionSet(connect, settings.pool_max_size)
+def api_connections(url: str, settings: Settings) -> ConnectionSet:
+    """The API's connections to ``url`` (:func:`~ledgermirror.db.connections.connection_set` with the API's
+    session settings): none open until a query needs one, ``pool_max_size`` at most."""
+    return connection_set(
+        url,
+        size=settings.pool_max_size,
+        session=session_settings(settings),
+        max_idle_seconds=settings.db_max_idle_seconds,
+        statement_cache_size=settings.statement_cache_size,
+    )
 
 
 class PoolObserver(Protocol):

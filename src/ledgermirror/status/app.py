@@ -14,6 +14,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ledgermirror.clock import Clock, SystemClock
+from ledgermirror.db.connections import MAX_IDLE_SECONDS
 from ledgermirror.db.errors import CONNECTION_FAILURES
 from ledgermirror.metrics import exposition
 from ledgermirror.metrics.http import HttpMetricsMiddleware
@@ -26,11 +27,24 @@ _log = logging.getLogger(__name__)
 
 
 def create_status_app(
-    settings: StatusSettings, read_url: str, write_url: str | None = None, clock: Clock | None = None
+    settings: StatusSettings,
+    read_url: str,
+    write_url: str | None = None,
+    clock: Clock | None = None,
+    *,
+    max_idle_seconds: float = MAX_IDLE_SECONDS,
 ) -> Starlette:
-    """``read_url``: the read-only role (public endpoints). ``write_url``: the owner (management; None = off)."""
+    """``read_url``: the read-only role (public endpoints). ``write_url``: the owner (management; None = off).
+    ``max_idle_seconds``: how long a free database connection is kept (``Settings.db_max_idle_seconds``)."""
     clock = clock or SystemClock()
-    state = StatusState(settings, clock, read_url, write_url, body_cache(clock, settings.cache_seconds))
+    state = StatusState(
+        settings,
+        clock,
+        read_url,
+        write_url,
+        body_cache(clock, settings.cache_seconds),
+        max_idle_seconds=max_idle_seconds,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

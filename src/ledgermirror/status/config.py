@@ -1,67 +1,51 @@
-"""The status service's settings, read once from ``LEDGERMIRROR_STATUS_*`` environment variables."""
+"""The status service's settings, read once from ``LEDGERMIRROR_STATUS_*`` environment variables
+(``environment.load``)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ledgermirror.environment import NonNegative, Port, Positive, SettingsError, load
+
 PREFIX = "LEDGERMIRROR_STATUS_"
-
-
-class StatusSettingsError(ValueError):
-    pass
 
 
 @dataclass(frozen=True, slots=True)
 class StatusSettings:
     host: str = "127.0.0.1"
-    port: int = 5552
+    port: Port = 5552
     page_name: str = "Ledger Mirror"
     page_url: str | None = None
     """Public URL of the page (shortlinks are ``<page_url>/incidents/<id>``); unset: the address served
     (``http://<host>:<port>``, see :attr:`public_url`)."""
     time_zone: str = "Etc/UTC"
-    cache_seconds: int = 30
+    cache_seconds: NonNegative = 30
     """Cache-Control max-age of the public JSON, and how long a rendered body is reused in memory."""
-    wire: str = "superset"
+    wire: Literal["superset", "subset"] = "superset"
     """``superset``: emit ``under_maintenance`` and the ``maintenance`` indicator; ``subset``: only the four
     documented values of each (components under maintenance shown ``operational``)."""
-    pool_max_size: int = 4
-    max_body_bytes: int = 64 * 1024
+    pool_max_size: Positive = 4
+    max_body_bytes: Positive = 64 * 1024
     """Largest management request body; a larger one is refused with 413 before it is read in full."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> StatusSettings:
-        source = os.environ if env is None else env
-        values: dict[str, str | int | None] = {}
-        for name in ("host", "page_name", "page_url", "time_zone", "wire"):
-            raw = source.get(PREFIX + name.upper())
-            if raw:
-                values[name] = raw
-        for name in ("port", "cache_seconds", "pool_max_size", "max_body_bytes"):
-            raw = source.get(PREFIX + name.upper())
-            if raw:
-                try:
-                    values[name] = int(raw)
-                except ValueError:
-                    raise StatusSettingsError(f"{PREFIX}{name.upper()} must be an integer, not {raw!r}") from None
-        settings = cls(**values)  # type: ignore[arg-type]
+        """The settings of ``env`` (the process's environment when None); a bad value is a one-line
+        :class:`~ledgermirror.environment.SettingsError` naming the variable."""
+        settings = load(cls, PREFIX, os.environ if env is None else env)
         settings.validate()
         return settings
 
     def validate(self) -> None:
-        if self.wire not in ("superset", "subset"):
-            raise StatusSettingsError(f"{PREFIX}WIRE must be superset or subset, not {self.wire!r}")
+        """What the types do not say: the time zone is one the system knows."""
         try:
             ZoneInfo(self.time_zone)
         except (ZoneInfoNotFoundError, ValueError):
-            raise StatusSettingsError(f"{PREFIX}TIME_ZONE is not a known zone: {self.time_zone!r}") from None
-        if self.max_body_bytes < 1:
-            raise StatusSettingsError(f"{PREFIX}MAX_BODY_BYTES must be positive")
-        if self.cache_seconds < 0:
-            raise StatusSettingsError(f"{PREFIX}CACHE_SECONDS must not be negative")
+            raise SettingsError(f"{PREFIX}TIME_ZONE is not a known zone: {self.time_zone!r}") from None
 
     @property
     def public_url(self) -> str:

@@ -10,12 +10,15 @@ from __future__ import annotations
 from typing import Any, TypeAlias
 
 import asyncpg
-from asyncpg.pool import PoolConnectionProxy
 
+from ledgermirror.db.connections import ConnectionSet, connection_set
 from ledgermirror.db.sql import template
 
-Conn: TypeAlias = "asyncpg.Connection[Any] | PoolConnectionProxy[Any]"
-"""A connection, pooled or not."""
+Conn: TypeAlias = "asyncpg.Connection[Any]"
+"""A connection, of a :class:`ConnectionSet` or alone (the command line's)."""
+
+ACQUIRE_SECONDS = 5.0
+"""The longest a request waits for a connection (then ``503``), as long as a statement may run."""
 
 PUBLIC_TABLES = (
     "page",
@@ -64,10 +67,17 @@ async def grant_read_access(conn: Conn, role: str) -> bool:
     return True
 
 
-async def create_pool(dsn: str, *, max_size: int, read_only: bool) -> asyncpg.Pool:
+def session_settings(*, read_only: bool) -> dict[str, str]:
+    """The PostgreSQL settings of the status service's sessions: named, a 5 s statement budget, and read-only
+    transactions for the public endpoints' connections."""
     settings = {"application_name": "ledgermirror-status", "statement_timeout": "5000"}
     if read_only:
         settings["default_transaction_read_only"] = "on"
-    pool = await asyncpg.create_pool(dsn, min_size=0, max_size=max_size, timeout=5, server_settings=settings)
-    assert pool is not None
-    return pool
+    return settings
+
+
+def status_connections(url: str, *, size: int, read_only: bool, max_idle_seconds: float) -> ConnectionSet:
+    """The status service's connections to ``url`` (:func:`~ledgermirror.db.connections.connection_set`)."""
+    return connection_set(
+        url, size=size, session=session_settings(read_only=read_only), max_idle_seconds=max_idle_seconds
+    )

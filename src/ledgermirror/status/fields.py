@@ -9,6 +9,7 @@ from typing import Any
 
 from ledgermirror.db.text import storable
 from ledgermirror.status.errors import InvalidInput
+from ledgermirror.status.model import SETTABLE_COMPONENT_STATUSES
 from ledgermirror.status.wire import is_id, parse_timestamp
 
 Check = Callable[[str, Any], Any]
@@ -103,8 +104,6 @@ def status_source(name: str, value: Any) -> str:
 
 def component_statuses(name: str, value: Any) -> dict[str, str]:
     """``{component_id: new_status}`` as given to incidents."""
-    from ledgermirror.status.model import SETTABLE_COMPONENT_STATUSES
-
     if not isinstance(value, dict):
         raise InvalidInput(f"{name} must be an object of component id -> status")
     checked = one_of(*SETTABLE_COMPONENT_STATUSES)

@@ -17,7 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ledgermirror.status import components_ops, incidents_ops, keys, maintenances_ops
-from ledgermirror.status.db import Conn
+from ledgermirror.status.db import ACQUIRE_SECONDS, Conn
 from ledgermirror.status.errors import BodyTooLarge, ManageError, NotFound, Unauthorized
 from ledgermirror.status.state import StatusState
 from ledgermirror.status.wire import from_ns, is_id
@@ -81,7 +81,7 @@ async def _write(
     limit = state.settings.max_body_bytes
     try:
         _check_declared_length(request, limit)
-        async with pool.acquire() as conn:
+        async with pool.connection(ACQUIRE_SECONDS) as conn:
             token = _token(request)
             key = await keys.verify(conn, token) if token else None
             if key is None:

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ledgermirror.status import feeds, http, render, uptime
+from ledgermirror.status.db import ACQUIRE_SECONDS
 from ledgermirror.status.page_html import render_page
 from ledgermirror.status.state import StatusState
 from ledgermirror.status.store import read_snapshot
@@ -28,7 +29,10 @@ async def read_page(state: StatusState, *, with_uptime: bool) -> tuple[render.Vi
     zone = state.settings.time_zone
     since = uptime.day_bounds(now, zone)[0][1]
     pool = state.read_pool()
-    async with pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+    async with (
+        pool.connection(ACQUIRE_SECONDS) as conn,
+        conn.transaction(isolation="repeatable_read", readonly=True),
+    ):
         snapshot = await read_snapshot(conn)
         history = await uptime.read_history(conn, since) if with_uptime else {}
     view = render.build(snapshot, now, state.settings)

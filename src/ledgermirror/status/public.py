@@ -10,6 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ledgermirror.status import http, render
+from ledgermirror.status.db import ACQUIRE_SECONDS
 from ledgermirror.status.state import StatusState
 from ledgermirror.status.store import read_snapshot
 from ledgermirror.status.wire import from_ns
@@ -19,7 +20,7 @@ _log = logging.getLogger(__name__)
 
 async def render_all(state: StatusState) -> dict[str, bytes]:
     """Every public body from one consistent read (so summary, status and components never disagree)."""
-    async with state.read_pool().acquire() as conn:
+    async with state.read_pool().connection(ACQUIRE_SECONDS) as conn:
         snapshot = await read_snapshot(conn)
     view = render.build(snapshot, from_ns(state.clock.now_ns()), state.settings)
     return {name: orjson.dumps(view.payload(name)) for name in render.ENDPOINTS}

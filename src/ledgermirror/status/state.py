@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import asyncpg
-
 from ledgermirror.clock import Clock
+from ledgermirror.db.connections import MAX_IDLE_SECONDS, ConnectionSet
 from ledgermirror.metrics.status import StatusMetrics
 from ledgermirror.status.config import StatusSettings
-from ledgermirror.status.db import create_pool
+from ledgermirror.status.db import status_connections
 from ledgermirror.ttl_cache import TtlCache
 
 
@@ -21,13 +20,18 @@ class StatusState:
     write_url: str | None
     cache: TtlCache[bytes]
     metrics: StatusMetrics = field(default_factory=StatusMetrics)
-    _read: asyncpg.Pool | None = field(default=None)
-    _write: asyncpg.Pool | None = field(default=None)
+    max_idle_seconds: float = MAX_IDLE_SECONDS
+    """How long a free database connection is kept (``Settings.db_max_idle_seconds``)."""
+    _read: ConnectionSet | None = field(default=None)
+    _write: ConnectionSet | None = field(default=None)
 
     async def open(self) -> None:
-        self._read = await create_pool(self.read_url, max_size=self.settings.pool_max_size, read_only=True)
+        idle = self.max_idle_seconds
+        self._read = status_connections(
+            self.read_url, size=self.settings.pool_max_size, read_only=True, max_idle_seconds=idle
+        )
         if self.write_url is not None:
-            self._write = await create_pool(self.write_url, max_size=2, read_only=False)
+            self._write = status_connections(self.write_url, size=2, read_only=False, max_idle_seconds=idle)
 
     async def close(self) -> None:
         for pool in (self._read, self._write):
@@ -35,9 +39,9 @@ class StatusState:
                 await pool.close()
         self._read = self._write = None
 
-    def read_pool(self) -> asyncpg.Pool:
+    def read_pool(self) -> ConnectionSet:
         assert self._read is not None, "the status app is not started"
         return self._read
 
-    def write_pool(self) -> asyncpg.Pool | None:
+    def write_pool(self) -> ConnectionSet | None:
         return self._write

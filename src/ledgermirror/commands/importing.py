@@ -1,0 +1,18 @@
+"""``ledgermirror import``: the importer (``importer/command.py``) on the database the settings name."""
+
+from __future__ import annotations
+
+import argparse
+
+from ledgermirror.importer import command
+from ledgermirror.runtime import prepare
+from ledgermirror.settings import Settings
+
+
+def run(args: argparse.Namespace, settings: Settings, log_format: str) -> int:
+    """``ledgermirror import`` (``cli.COMMANDS``)."""
+    prepared = prepare(settings)
+    try:
+        return command.run(args, prepared.owner_url)
+    finally:
+        prepared.stop()
