@@ -46,7 +46,7 @@ from ledgermirror.db.migrate import migrate
 from ledgermirror.db.schema import TABLES
 from ledgermirror.db.sql import quote_identifier
 from ledgermirror.importer import pipeline
-from ledgermirror.importer.handlers.base import Batch
+from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.pipeline import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date, run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress

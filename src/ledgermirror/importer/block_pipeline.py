@@ -35,7 +35,8 @@ from ledgermirror.importer.block_source import BlockSource, FileBlockSource, Sou
 from ledgermirror.importer.block_verify import BlockLink, VerifiedBlock, verify_block
 from ledgermirror.importer.errors import BlockProofRejected, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers.balances import read_balance_snapshot
-from ledgermirror.importer.handlers.base import Batch, ItemError
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.item import ItemError
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.pipeline import (
     ImportOptions,

@@ -58,7 +58,9 @@ from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, S
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, read_balance_snapshot, seed_balances
-from ledgermirror.importer.handlers.base import Batch, ItemError, write_batch
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch_writer import write_batch
+from ledgermirror.importer.handlers.item import ItemError
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row, renumber_before_v6
