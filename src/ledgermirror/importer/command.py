@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ledgermirror.importer.pipeline import ImportOptions
+    from ledgermirror.importer.options import ImportOptions
     from ledgermirror.importer.progress import Progress
 
 EXIT_REFUSED = 1
@@ -93,12 +93,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def options_of(args: argparse.Namespace) -> ImportOptions:
-    from ledgermirror.importer.pipeline import (
-        DEFAULT_FILES_PER_TRANSACTION,
-        ImporterError,
-        ImportOptions,
-        parse_date,
-    )
+    from ledgermirror.importer.errors import ImporterError
+    from ledgermirror.importer.options import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date
 
     try:
         start = parse_date(args.start_date) if args.start_date else None
@@ -120,7 +116,7 @@ def options_of(args: argparse.Namespace) -> ImportOptions:
 
 
 def run(args: argparse.Namespace, owner_url: str) -> int:
-    from ledgermirror.importer.pipeline import ImporterError
+    from ledgermirror.importer.errors import ImporterError
     from ledgermirror.importer.progress import progress_for
     from ledgermirror.importer.sources import SourceError, open_store
 
@@ -195,8 +191,7 @@ async def _run(owner_url: str, source: str, stream: str, options: ImportOptions,
     import asyncpg
 
     from ledgermirror.importer.cutover import run_stream
-    from ledgermirror.importer.errors import StreamFileError
-    from ledgermirror.importer.pipeline import ImporterError
+    from ledgermirror.importer.errors import ImporterError, StreamFileError
     from ledgermirror.importer.sources import SourceError
 
     stop = asyncio.Event()

@@ -24,7 +24,8 @@ from ledgermirror.importer.block_items import BLOCK_FILE_VERSION
 from ledgermirror.importer.block_pipeline import run_block_import
 from ledgermirror.importer.block_source import FileBlockSource, open_block_source
 from ledgermirror.importer.errors import StreamFileError
-from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.options import ImportOptions
+from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.sources import SourceError, Store, discover_nodes, open_store
 
