@@ -231,9 +231,11 @@ def _db(command: str, settings: Settings) -> int:
 
 
 def _import(args: argparse.Namespace, settings: Settings) -> int:
+    from ledgermirror.importer import import_run
+
     prepared = prepare(settings)
     try:
-        return import_command.run(args, prepared.owner_url)
+        return import_run.run(args, prepared.owner_url)
     finally:
         prepared.stop()
 

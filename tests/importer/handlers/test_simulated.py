@@ -16,7 +16,7 @@ from ledgermirror.importer.handlers.balances import read_balance_snapshot, seed_
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.batch_writer import write_batch
 from ledgermirror.importer.handlers.file_rows import rows_of_file
-from ledgermirror.importer.record_file import read_record_file
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.simulator.run import simulate
 
 
