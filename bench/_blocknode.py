@@ -34,7 +34,7 @@ import ledgermirror
 from ledgermirror.blocknode.client import BlockNodeClient
 from ledgermirror.db.reset import reset
 from ledgermirror.importer.cutover import run_stream
-from ledgermirror.importer.pipeline import ImportOptions
+from ledgermirror.importer.options import ImportOptions
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 

@@ -45,10 +45,11 @@ from ledgermirror.db import import_state, write
 from ledgermirror.db.migrate import migrate
 from ledgermirror.db.schema import TABLES
 from ledgermirror.db.sql import quote_identifier
-from ledgermirror.importer import pipeline
-from ledgermirror.importer.handlers.base import Batch
+from ledgermirror.importer import driver
+from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
-from ledgermirror.importer.pipeline import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date, run_import
+from ledgermirror.importer.options import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date
+from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.sidecar_file import SidecarFile
@@ -57,7 +58,7 @@ from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
 _ROWS_OF_FILE = "rows_of_file_with_lookups"
-"""The name the pipeline calls the row builder by (wrapped to time it)."""
+"""The name the import driver calls the row builder by (wrapped to time it)."""
 TWIN_DATABASE = "ledgermirror_copy_twin"
 COPY_CHUNK_ROWS = 20_000
 TARGET_TPS = 3_000
@@ -115,13 +116,13 @@ def timed_rows(clocks: Clocks) -> Iterator[None]:
         finally:
             clocks.rows += time.perf_counter() - started
 
-    if getattr(pipeline, _ROWS_OF_FILE, None) is not original:
-        raise RuntimeError(f"the pipeline no longer calls {_ROWS_OF_FILE}: update bench/_import.py")
-    setattr(pipeline, _ROWS_OF_FILE, timed)
+    if getattr(driver, _ROWS_OF_FILE, None) is not original:
+        raise RuntimeError(f"the import driver no longer calls {_ROWS_OF_FILE}: update bench/_import.py")
+    setattr(driver, _ROWS_OF_FILE, timed)
     try:
         yield
     finally:
-        setattr(pipeline, _ROWS_OF_FILE, original)
+        setattr(driver, _ROWS_OF_FILE, original)
 
 
 def simulate(out: Path, *, seconds: int, tps: int, nodes: int, seed: int, timeout: float) -> float:

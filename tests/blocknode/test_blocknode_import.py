@@ -26,7 +26,7 @@ from ledgermirror.db.reset import reset
 from ledgermirror.importer import block_node
 from ledgermirror.importer.block_pipeline import run_block_import
 from ledgermirror.importer.cutover import run_stream
-from ledgermirror.importer.pipeline import ImportOptions
+from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats
 from ledgermirror.runtime import Prepared
 from ledgermirror.simulator.run import INITIAL_BALANCES

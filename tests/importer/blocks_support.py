@@ -14,7 +14,7 @@ import zstandard
 from ledgermirror.importer.block_file import split_items
 from ledgermirror.importer.block_source import block_bytes, block_key
 from ledgermirror.importer.cutover import run_stream
-from ledgermirror.importer.pipeline import ImportOptions
+from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats
 from ledgermirror.simulator.run import INITIAL_BALANCES, simulate
 

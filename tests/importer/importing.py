@@ -11,7 +11,8 @@ from typing import Any
 import asyncpg
 from tests.importer.fixtures import NODE_IDS, RECORDS, SIGNING_BOOK
 
-from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.options import ImportOptions
+from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats
 from ledgermirror.importer.sources import Store, open_store
 

@@ -16,7 +16,7 @@ from tests.importer.importing import fetch
 from tests.importer.s3_server import S3Server, ServerUnavailable, upload, weed_mini
 
 from ledgermirror.importer.cutover import run_stream
-from ledgermirror.importer.pipeline import ImportOptions
+from ledgermirror.importer.options import ImportOptions
 from ledgermirror.runtime import Prepared
 
 pytestmark = pytest.mark.usefixtures("ledger")

@@ -28,7 +28,7 @@ from tests.support import Ledger
 from ledgermirror.importer import block_hash
 from ledgermirror.importer.cutover import run_stream
 from ledgermirror.importer.errors import StreamFileError
-from ledgermirror.importer.pipeline import ImportOptions
+from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.ledger.protobuf import hapi_module
 from ledgermirror.runtime import Prepared

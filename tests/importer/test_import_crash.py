@@ -17,7 +17,8 @@ from tests.importer import signed_streams, stream_writer
 from tests.importer.importing import table_counts
 from tests.support import Ledger
 
-from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.options import ImportOptions
+from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.sources import open_store
 from ledgermirror.runtime import Prepared

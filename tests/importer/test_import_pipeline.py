@@ -10,8 +10,9 @@ from tests.importer.fixtures import EXPECTED, FIRST, RECORDS, SECOND
 from tests.importer.importing import copy_streams, copy_streams_hip679, fetch, run, table_counts
 from tests.support import Ledger
 
-from ledgermirror.importer.errors import PreviousHashMismatch
-from ledgermirror.importer.pipeline import ImporterError, parse_date, stream_name_prefix
+from ledgermirror.importer.errors import ImporterError, PreviousHashMismatch
+from ledgermirror.importer.options import parse_date
+from ledgermirror.importer.pipeline import stream_name_prefix
 from ledgermirror.importer.record_file_row import BLOOM_BYTES
 from ledgermirror.runtime import Prepared
 

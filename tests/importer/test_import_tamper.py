@@ -13,7 +13,8 @@ from tests.importer.importing import copy_streams, flip, node_file, rewrite_gzip
 from tests.support import Ledger
 
 from ledgermirror.importer.errors import StreamFileError
-from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.options import ImportOptions
+from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.sources import open_store
 from ledgermirror.runtime import Prepared
 

@@ -17,7 +17,8 @@ from tests.importer.fixtures import FIRST, NODE_IDS, SIGNING_BOOK
 from tests.importer.importing import copy_streams, flip, node_file, rewrite_gzip, table_counts
 
 from ledgermirror.importer.errors import StreamFileError
-from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.options import ImportOptions
+from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.sources import open_store
 from ledgermirror.metrics.importer import ImporterMetrics, MetricsProgress, serve

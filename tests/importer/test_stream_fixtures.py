@@ -23,7 +23,8 @@ from tests.importer.fixtures import (
 
 from ledgermirror.importer.address_book import AccountId, read_address_book
 from ledgermirror.importer.errors import SignatureRejected
-from ledgermirror.importer.record_file import SemanticVersion, read_record_file
+from ledgermirror.importer.record_file import SemanticVersion
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.importer.running_hash import fold, item_hash, running_hash
 from ledgermirror.importer.sidecar_file import read_sidecar_file
 from ledgermirror.importer.signature_file import read_signature_file

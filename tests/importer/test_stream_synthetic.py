@@ -22,7 +22,7 @@ from ledgermirror.importer.errors import (
     SignatureRejected,
     StreamParseError,
 )
-from ledgermirror.importer.record_file import read_record_file
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.importer.running_hash import running_hash
 from ledgermirror.importer.signature_file import read_signature_file
 from ledgermirror.importer.verify import ChainLink, VerifiedRecordFile, verify_stream_file

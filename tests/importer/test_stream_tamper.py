@@ -27,7 +27,7 @@ from ledgermirror.importer.errors import (
     StreamFileError,
     StreamParseError,
 )
-from ledgermirror.importer.record_file import read_record_file
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.importer.verify import ChainLink, VerifiedRecordFile, verify_stream_file
 
 pytestmark = pytest.mark.skipif(not RECORDS.is_dir(), reason="reference stream fixtures not present")

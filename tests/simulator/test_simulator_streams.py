@@ -18,7 +18,7 @@ import pytest
 from tests.simulator.reading import Item, items_of, node_folders, verify_all
 
 from ledgermirror.importer.errors import FileHashMismatch, SignatureRejected
-from ledgermirror.importer.record_file import read_record_file
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.importer.verify import VerifiedRecordFile
 from ledgermirror.simulator.run import Summary, simulate
 

@@ -1,10 +1,10 @@
-"""``ledgermirror import``: the importer (``importer/command.py``) on the database the settings name."""
+"""``ledgermirror import``: the importer (``importer/import_run.py``) on the database the settings name."""
 
 from __future__ import annotations
 
 import argparse
 
-from ledgermirror.importer import command
+from ledgermirror.importer import import_run
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -13,6 +13,6 @@ def run(args: argparse.Namespace, settings: Settings, log_format: str) -> int:
     """``ledgermirror import`` (``cli.COMMANDS``)."""
     prepared = prepare(settings)
     try:
-        return command.run(args, prepared.owner_url)
+        return import_run.run(args, prepared.owner_url)
     finally:
         prepared.stop()

@@ -23,6 +23,7 @@ from ledgermirror.importer.block_file import BlockFile, BlockTransaction
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.record_file import RecordFile, RecordItem
 from ledgermirror.importer.sidecar_file import SidecarFile
+from ledgermirror.ledger.transaction_codes import result_number
 
 BLOCK_FILE_VERSION = 7
 _NEW_ID_KEYS = {
@@ -185,6 +186,4 @@ def _id_number(entity: Any) -> int:
 
 
 def _success() -> int:
-    from ledgermirror.ledger.transaction_codes import result_number
-
     return result_number("SUCCESS")

@@ -11,7 +11,8 @@ folder, or an ``s3://`` / ``gs://`` bucket): ``<root>/`` + the block number zero
 folder found within a few levels of it. Since a block's name follows from its number, the next block is read
 by name; only the first block of an empty database is found by listing (the lowest folder at each level).
 
-A ``grpc://host:port`` source is a block node (``importer/block_node.py``), imported lazily.
+A ``grpc://host:port`` source is a block node (``importer/block_node.py``; ``cutover.open_block_source`` opens
+either).
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ledgermirror.importer.sources import Store, open_store
+import zstandard
+
+from ledgermirror.importer.block_file import read_block
+from ledgermirror.importer.errors import StreamParseError
+from ledgermirror.importer.sources import Store
 
 COMPRESSED_SUFFIX = ".blk.zstd"
 PLAIN_SUFFIX = ".blk"
@@ -98,10 +103,6 @@ def decompress(name: str, data: bytes) -> bytes:
     """The serialized ``Block`` of a file: zstd for ``.zstd`` names, as is otherwise."""
     if not name.endswith(".zstd"):
         return data
-    import zstandard
-
-    from ledgermirror.importer.errors import StreamParseError
-
     try:
         size = zstandard.frame_content_size(data)
         if size > _MAX_FRAME:
@@ -115,10 +116,6 @@ def decompress(name: str, data: bytes) -> bytes:
 
 def _decompress_unsized(name: str, data: bytes) -> bytes:
     """A frame that does not state its size: read in chunks up to the bound, then checked complete."""
-    import zstandard
-
-    from ledgermirror.importer.errors import StreamParseError
-
     total = 0
     with zstandard.ZstdDecompressor().stream_reader(data) as reader:
         while chunk := reader.read(_CHUNK):
@@ -209,8 +206,6 @@ class FileBlockSource:
         low, high = await self.first_number(), await self.last_number()
         if low is None or high is None:
             return None
-        from ledgermirror.importer.block_file import read_block
-
         found = None
         while low <= high:
             middle = (low + high) // 2
@@ -260,12 +255,3 @@ class FileBlockSource:
 
     async def close(self) -> None:
         return None
-
-
-def open_block_source(source: str) -> BlockSource:
-    """A block source for a folder, an ``s3://`` / ``gs://`` bucket or ``grpc://host:port[,...]`` block nodes."""
-    if source.startswith("grpc://"):
-        from ledgermirror.importer.block_node import open_block_node_source
-
-        return open_block_node_source(source)
-    return FileBlockSource(open_store(source))

@@ -21,15 +21,24 @@ import asyncpg
 
 from ledgermirror.db import import_state
 from ledgermirror.importer.block_items import BLOCK_FILE_VERSION
+from ledgermirror.importer.block_node import open_block_node_source
 from ledgermirror.importer.block_pipeline import run_block_import
-from ledgermirror.importer.block_source import FileBlockSource, open_block_source
+from ledgermirror.importer.block_source import BlockSource, FileBlockSource
 from ledgermirror.importer.errors import StreamFileError
-from ledgermirror.importer.pipeline import ImportOptions, run_import
+from ledgermirror.importer.options import ImportOptions
+from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.sources import SourceError, Store, discover_nodes, open_store
 
 STREAMS = ("records", "blocks", "auto")
 _log = logging.getLogger("ledgermirror.importer")
+
+
+def open_block_source(source: str) -> BlockSource:
+    """A block source for a folder, an ``s3://`` / ``gs://`` bucket or ``grpc://host:port[,...]`` block nodes."""
+    if source.startswith("grpc://"):
+        return open_block_node_source(source)
+    return FileBlockSource(open_store(source))
 
 
 async def cutover_complete(conn: asyncpg.Connection) -> bool:

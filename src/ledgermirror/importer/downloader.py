@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from ledgermirror.importer.address_book import AddressBook
 from ledgermirror.importer.errors import StreamFileError
-from ledgermirror.importer.record_file import RecordFile, read_record_file
+from ledgermirror.importer.record_file import RecordFile
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile, read_signature_file
 from ledgermirror.importer.sources import SIGNATURE_SUFFIX, NodeFolder, Store

@@ -105,3 +105,7 @@ class BlockProofRejected(StreamFileError):
     """A block's proof is missing, of a kind that does not fit the block, or its signatures do not verify."""
 
     check = "block proof"
+
+
+class ImporterError(RuntimeError):
+    """The import cannot run (no address book, another importer holds the database)."""

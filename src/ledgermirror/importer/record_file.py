@@ -1,7 +1,7 @@
 """Record stream files: one typed :class:`RecordFile` for every version, and the v6 (protobuf) reader.
 
-``read_record_file`` takes the bytes as stored (gzip-compressed or not) and dispatches on the leading
-big-endian int32 version: 6 is read here, 5, 2 and 1 by :mod:`ledgermirror.importer.record_file_legacy`.
+``record_file_reader.read_record_file`` takes the bytes as stored (gzip-compressed or not) and dispatches on
+the leading big-endian int32 version: 6 is read here, 5, 2 and 1 by :mod:`.record_file_legacy`.
 
 What the fields hold, per version (``fees-and-streams.md`` B.1):
 
@@ -100,23 +100,6 @@ class RecordFile:
     def has_running_hash(self) -> bool:
         """v5 and v6 chain by object running hash (``previous_hash``/``hash`` are its start and end)."""
         return self.version >= 5
-
-
-def read_record_file(name: str, data: bytes) -> RecordFile:
-    """Parse a record file of any supported version (1, 2, 5, 6) from its stored bytes."""
-    content = decompress(name, data)
-    if len(content) < 4:
-        raise StreamParseError(name, "shorter than its version header")
-    (version,) = struct.unpack_from(">i", content)
-    if version == 6:
-        return read_v6(name, content, size=len(data))
-    from ledgermirror.importer import record_file_legacy
-
-    if version == 5:
-        return record_file_legacy.read_v5(name, content, size=len(data))
-    if version in (1, 2):
-        return record_file_legacy.read_v2(name, content, size=len(data), version=version)
-    raise StreamParseError(name, f"unsupported record file version {version}")
 
 
 def decompress(name: str, data: bytes) -> bytes:

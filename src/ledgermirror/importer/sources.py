@@ -32,6 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+import obstore
+from obstore.exceptions import NotFoundError
+from obstore.store import GCSStore, S3Store
+
 if TYPE_CHECKING:
     from obstore.store import ClientConfig
 
@@ -199,8 +203,6 @@ class BucketStore:
         return self.description
 
     async def folders(self, prefix: str) -> list[str]:
-        import obstore
-
         try:
             result = await obstore.list_with_delimiter_async(self._store, prefix + "/" if prefix else None)
         except Exception as error:  # obstore's errors: network, credentials, missing bucket
@@ -214,8 +216,6 @@ class BucketStore:
             raise SourceError(f"cannot list {self.description}/{folder}: {error}") from error
 
     async def _names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
-        import obstore
-
         head = folder + "/" if folder else ""
         offset = head + after if after is not None else None
         names: list[str] = []
@@ -232,9 +232,6 @@ class BucketStore:
         return names
 
     async def read(self, key: str) -> bytes | None:
-        import obstore
-        from obstore.exceptions import NotFoundError
-
         try:
             result = await obstore.get_async(self._store, key)
             return bytes(await result.bytes_async())
@@ -245,8 +242,6 @@ class BucketStore:
 
 
 def _s3_store(url: str) -> Any:
-    from obstore.store import S3Store
-
     options: dict[str, Any] = {}
     if "AWS_REQUESTER_PAYS" not in os.environ:
         options["request_payer"] = True
@@ -262,8 +257,6 @@ def _s3_store(url: str) -> Any:
 
 
 def _gcs_store(url: str) -> Any:
-    from obstore.store import GCSStore
-
     project = os.environ.get("GOOGLE_CLOUD_PROJECT") or os.environ.get("GCLOUD_PROJECT")
     client: ClientConfig | None = {"default_headers": {"x-goog-user-project": project}} if project else None
     return GCSStore.from_url(url, client_options=client)

@@ -44,7 +44,8 @@ from ledgermirror.importer.errors import (
     SignatureRejected,
     StreamFileError,
 )
-from ledgermirror.importer.record_file import RecordFile, read_record_file
+from ledgermirror.importer.record_file import RecordFile
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.importer.running_hash import running_hash
 from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile, read_signature_file

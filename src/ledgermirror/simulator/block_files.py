@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import zstandard
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
 from cryptography.hazmat.primitives.hashes import SHA384
@@ -45,8 +47,6 @@ class WrappedBlock:
 
 
 def _modules() -> Any:
-    import importlib
-
     class Modules:
         header = importlib.import_module("hiero_sdk_python.hapi.block.stream.output.block_header_pb2")
         footer = importlib.import_module("hiero_sdk_python.hapi.block.stream.output.block_footer_pb2")
@@ -67,8 +67,6 @@ def wrapped_block(
     seed: int,
 ) -> WrappedBlock:
     """The block that wraps one record file; ``previous_root`` is the previous block's root hash."""
-    import zstandard
-
     modules = _modules()
     number = data.block_number
     header = modules.header.BlockHeader(number=number, hash_algorithm=0)

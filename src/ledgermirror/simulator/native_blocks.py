@@ -19,6 +19,8 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
+import zstandard
+
 from ledgermirror.importer import block_hash
 from ledgermirror.importer.block_source import block_bytes
 from ledgermirror.simulator.block_files import WrappedBlock
@@ -56,8 +58,6 @@ def native_block(
     seed: int,
 ) -> WrappedBlock:
     """The native block of one file's transactions; ``previous_root`` is the previous block's root hash."""
-    import zstandard
-
     modules = _modules()
     block_item = modules.item.BlockItem
     header = block_item()

@@ -9,7 +9,9 @@ from typing import Any
 
 import asyncpg
 
-from ledgermirror.importer.handlers import Batch, rows_of_file, write_batch
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch_writer import write_batch
+from ledgermirror.importer.handlers.file_rows import rows_of_file
 from ledgermirror.importer.record_file import RecordFile, RecordItem, SemanticVersion
 from ledgermirror.ledger.entity_id import EntityId
 

@@ -19,8 +19,8 @@ from tests.importer.handlers.items import (
 )
 from tests.support import Ledger
 
-from ledgermirror.importer.handlers import Batch
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, read_balance_snapshot, seed_balances
+from ledgermirror.importer.handlers.batch import Batch
 
 stream = importlib.import_module("hiero_sdk_python.hapi.streams.account_balance_file_pb2")
 

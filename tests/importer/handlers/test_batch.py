@@ -15,7 +15,9 @@ from tests.importer.handlers.items import (
     transaction_pb2,
 )
 
-from ledgermirror.importer.handlers import Batch, item_of, rows_of_file
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.file_rows import rows_of_file
+from ledgermirror.importer.handlers.item import item_of
 from ledgermirror.importer.record_file import RecordItem
 
 

@@ -21,7 +21,8 @@ from tests.importer.handlers.items import (
 from tests.support import Ledger
 
 from ledgermirror.importer.ethereum_data import decode_ethereum_data
-from ledgermirror.importer.handlers import Batch, rows_of_file
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.file_rows import rows_of_file
 from ledgermirror.importer.record_file import RecordItem
 from ledgermirror.importer.sidecar_file import SidecarFile
 from ledgermirror.simulator.evm import RlpItem, keccak256, rlp

@@ -18,7 +18,7 @@ from tests.importer.handlers.items import (
 )
 from tests.support import Ledger
 
-from ledgermirror.importer.handlers import Batch
+from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.record_file import RecordItem
 
 FILE_CREATE, FILE_UPDATE, FILE_APPEND = 17, 19, 16

@@ -7,8 +7,10 @@ from tests.importer.fixtures import FIRST, RECORDS, SECOND, record_bytes, sideca
 from tests.importer.handlers.items import fetch, write
 from tests.support import Ledger
 
-from ledgermirror.importer.handlers import Batch, item_of, rows_of_file
-from ledgermirror.importer.record_file import read_record_file
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.file_rows import rows_of_file
+from ledgermirror.importer.handlers.item import item_of
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.importer.sidecar_file import read_sidecar_file
 
 pytestmark = pytest.mark.skipif(not RECORDS.is_dir(), reason="reference stream fixtures not present")

@@ -24,7 +24,8 @@ from tests.importer.handlers.items import (
 )
 from tests.support import Ledger
 
-from ledgermirror.importer.handlers import Batch, write_batch
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch_writer import write_batch
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.record_file import RecordItem
 from ledgermirror.importer.sidecar_file import SidecarFile

@@ -12,9 +12,11 @@ import pytest
 from tests.importer.handlers.items import fetch
 from tests.support import Ledger
 
-from ledgermirror.importer.handlers import Batch, rows_of_file, write_batch
 from ledgermirror.importer.handlers.balances import read_balance_snapshot, seed_balances
-from ledgermirror.importer.record_file import read_record_file
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch_writer import write_batch
+from ledgermirror.importer.handlers.file_rows import rows_of_file
+from ledgermirror.importer.record_file_reader import read_record_file
 from ledgermirror.simulator.run import simulate
 
 

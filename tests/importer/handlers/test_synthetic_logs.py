@@ -20,7 +20,8 @@ from tests.importer.handlers.items import (
 )
 from tests.support import Ledger
 
-from ledgermirror.importer.handlers import Batch, rows_of_file
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.file_rows import rows_of_file
 from ledgermirror.importer.handlers.synthetic_logs import APPROVAL, TRANSFER
 
 FUNGIBLE, NFT = 5000, 6000

@@ -1,6 +1,4 @@
-"""From record items to rows of the mirror schema: see ``base.py`` (Item, Batch, write_batch, rows_of_file),
-``common.py`` (the rows of every item), ``registry.py`` (which handler for which transaction)."""
-
-from ledgermirror.importer.handlers.base import Batch, Handler, Item, item_of, rows_of_file, write_batch
-
-__all__ = ["Batch", "Handler", "Item", "item_of", "rows_of_file", "write_batch"]
+"""From record items to rows of the mirror schema: ``item.py`` (an item parsed), ``batch.py`` (the rows
+gathered), ``context.py`` (what handlers hand to each other), ``file_rows.py`` (walking a file),
+``batch_writer.py`` (writing a batch), ``common.py`` (the rows of every item), ``registry.py`` (which handler
+for which transaction)."""

@@ -17,7 +17,7 @@ from ledgermirror.db import address_books as stored
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.address_book import node_account, node_id
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Step
+from ledgermirror.importer.handlers.batch import Step
 
 ADDRESS_BOOK_FILES = frozenset({101, 102})
 

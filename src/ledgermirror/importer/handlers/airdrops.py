@@ -17,7 +17,9 @@ import asyncpg
 
 from ledgermirror.db import token_state
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
+from ledgermirror.importer.handlers.item import Item
 from ledgermirror.importer.handlers.token_accounts import association
 
 PENDING, CLAIMED, CANCELLED = "PENDING", "CLAIMED", "CANCELLED"
@@ -39,7 +41,7 @@ def _airdrop_key(batch: Batch, pending_id: Any) -> dict[str, int]:
     }
 
 
-def token_airdrop(item: Item, batch: Batch) -> None:
+def token_airdrop(item: Item, batch: Batch, context: ItemContext) -> None:
     if not item.successful:
         return
     for pending in item.record.new_pending_airdrops:
@@ -54,11 +56,11 @@ def token_airdrop(item: Item, batch: Batch) -> None:
                 "timestamp_range": item.consensus_timestamp,
             },
         )
-        batch.touch(key["sender_account_id"], key["receiver_account_id"], key["token_id"])
+        context.touch(key["sender_account_id"], key["receiver_account_id"], key["token_id"])
 
 
 def _settle(state: str, body_name: str) -> Handler:
-    def handler(item: Item, batch: Batch) -> None:
+    def handler(item: Item, batch: Batch, context: ItemContext) -> None:
         if not item.successful:
             return
         stamp = item.consensus_timestamp
@@ -66,7 +68,7 @@ def _settle(state: str, body_name: str) -> Handler:
         for pending_id in getattr(item.body, body_name).pending_airdrops:
             key = _airdrop_key(batch, pending_id)
             batch.upsert("token_airdrop", {**key, "state": state, "timestamp_range": stamp})
-            batch.touch(key["sender_account_id"], key["receiver_account_id"], key["token_id"])
+            context.touch(key["sender_account_id"], key["receiver_account_id"], key["token_id"])
             if state == CLAIMED:
                 receiver, token = key["receiver_account_id"], key["token_id"]
                 held = batch.latest("token_account", receiver, token)

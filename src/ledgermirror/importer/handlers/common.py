@@ -13,7 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from ledgermirror.importer.handlers import ids, synthetic_logs
-from ledgermirror.importer.handlers.base import Batch, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import FileState, ItemContext
+from ledgermirror.importer.handlers.item import Item
+from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
 from ledgermirror.ledger.transaction_codes import type_number
 
 CONSENSUS_SUBMIT_MESSAGE = type_number("CONSENSUSSUBMITMESSAGE")
@@ -26,28 +29,26 @@ ENTITY_TRANSACTION_EXCLUDED = frozenset({98, 800, 801})
 """The fee-collection accounts the reference leaves out of ``entity_transaction`` (0.0.98, 0.0.800, 0.0.801)."""
 
 
-def rows_of_item(item: Item, batch: Batch) -> None:
-    from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
-
-    batch.transaction = transaction_row(item)
-    batch.touched = set()
+def rows_of_item(item: Item, batch: Batch, file: FileState) -> None:
+    """The item's rows; ``file`` is what the items of its file share."""
+    context = ItemContext(transaction_row(item), file, entity_transactions=batch.entity_transactions)
     handler = HANDLERS.get(item.body_name)
     if handler is not None:
-        handler(item, batch)
+        handler(item, batch, context)
     for step in COMMON:
-        step(item, batch)
-    crypto_transfers(item, batch)
+        step(item, batch, context)
+    crypto_transfers(item, batch, context)
     staking_rewards(item, batch)
     if item.successful_or_fail_invalid:
         if item.body_name != TOKEN_CREATE:
             automatic_associations(item, batch)
-        token_transfers(item, batch)
+        token_transfers(item, batch, context)
         assessed_custom_fees(item, batch)
-    _inner_transaction(item, batch)
-    batch.insert("transaction", batch.transaction)
+    _inner_transaction(item, batch, context)
+    batch.insert("transaction", context.transaction)
     transaction_hash(item, batch)
     if batch.entity_transactions:
-        entity_transactions(item, batch)
+        entity_transactions(item, batch, context)
 
 
 def transaction_row(item: Item) -> dict[str, Any]:
@@ -84,17 +85,17 @@ def transaction_row(item: Item) -> dict[str, Any]:
     }
 
 
-def _inner_transaction(item: Item, batch: Batch) -> None:
+def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
     """An atomic batch's inner transaction (batch key, nonce 0) is listed on its parent's row."""
     if item.body.HasField("batch_key") and item.body.transactionID.nonce == 0:
-        parent = batch.atomic_batches.get(item.parent_consensus_timestamp or -1)
+        parent = context.file.atomic_batches.get(item.parent_consensus_timestamp or -1)
         if parent is not None:
-            parent["inner_transactions"].extend((item.payer_account_id, batch.transaction["valid_start_ns"]))
+            parent["inner_transactions"].extend((item.payer_account_id, context.transaction["valid_start_ns"]))
     if item.type == ATOMIC_BATCH:
-        batch.atomic_batches[item.consensus_timestamp] = batch.transaction
+        context.file.atomic_batches[item.consensus_timestamp] = context.transaction
 
 
-def crypto_transfers(item: Item, batch: Batch) -> None:
+def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     """§1.5: one row per record transfer, even on failure; each adds to the account's balance."""
     approved: set[tuple[int, int]] = set()
     errata: set[tuple[int, int]] = set()
@@ -123,7 +124,7 @@ def crypto_transfers(item: Item, batch: Batch) -> None:
             row["errata"] = "DELETE"
         batch.insert("crypto_transfer", row)
         batch.add_balance(account, amount, stamp)
-        batch.touch(account)
+        context.touch(account)
 
 
 def staking_rewards(item: Item, batch: Batch) -> None:
@@ -185,7 +186,7 @@ def _token_approval(body_list: Any, account: int, amount: int) -> bool:
     return any(entry.is_approval for entry in same_account)
 
 
-def token_transfers(item: Item, batch: Batch) -> None:
+def token_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     """§1.6, §1.7: fungible ``token_transfer`` rows and their balances; NFT transfers as the transaction's
     ``nft_transfer`` JSON, ownership updates of ``nft`` and ±1 balances."""
     stamp = item.consensus_timestamp
@@ -195,7 +196,7 @@ def token_transfers(item: Item, batch: Batch) -> None:
     for token_list in item.record.tokenTransferLists:
         token = ids.token_id(token_list.token)
         body_list = body_lists.get(token)
-        batch.touch(token)
+        context.touch(token)
         for entry in token_list.transfers:
             account = ids.account_id(entry.accountID)
             batch.insert(
@@ -210,15 +211,17 @@ def token_transfers(item: Item, batch: Batch) -> None:
                 },
             )
             batch.add_token_balance(account, token, entry.amount, stamp)
-            batch.touch(account)
-        synthetic_logs.fungible_transfers(item, batch, token, token_list.transfers)
+            context.touch(account)
+        synthetic_logs.fungible_transfers(item, batch, context, token, token_list.transfers)
         for transfer in token_list.nftTransfers:
-            nft_transfers.append(_nft_transfer(item, batch, token, transfer, body_list))
+            nft_transfers.append(_nft_transfer(item, batch, context, token, transfer, body_list=body_list))
     if nft_transfers:
-        batch.transaction["nft_transfer"] = nft_transfers
+        context.transaction["nft_transfer"] = nft_transfers
 
 
-def _nft_transfer(item: Item, batch: Batch, token: int, transfer: Any, body_list: Any) -> dict[str, Any]:
+def _nft_transfer(
+    item: Item, batch: Batch, context: ItemContext, token: int, transfer: Any, *, body_list: Any
+) -> dict[str, Any]:
     stamp = item.consensus_timestamp
     sender = ids.account_id(transfer.senderAccountID)
     receiver = ids.account_id(transfer.receiverAccountID)
@@ -230,7 +233,7 @@ def _nft_transfer(item: Item, batch: Batch, token: int, transfer: Any, body_list
         and ids.account_id(entry.receiverAccountID) == receiver
         for entry in body_list.nftTransfers
     )
-    batch.touch(sender, receiver)
+    context.touch(sender, receiver)
     if serial != NFT_TREASURY_WILDCARD:
         if receiver:
             batch.upsert(
@@ -240,7 +243,7 @@ def _nft_transfer(item: Item, batch: Batch, token: int, transfer: Any, body_list
             batch.add_token_balance(receiver, token, 1, stamp)
         if sender:
             batch.add_token_balance(sender, token, -1, stamp)
-        synthetic_logs.nft_transfer(item, batch, token, (sender, receiver), serial)
+        synthetic_logs.nft_transfer(item, batch, context, token, (sender, receiver), serial=serial)
     return {
         "is_approval": approval,
         "receiver_account_id": ids.nullable(receiver),
@@ -282,12 +285,12 @@ def transaction_hash(item: Item, batch: Batch) -> None:
     )
 
 
-def entity_transactions(item: Item, batch: Batch) -> None:
+def entity_transactions(item: Item, batch: Batch, context: ItemContext) -> None:
     """§1.13 (off by default): one row per distinct entity the item touches."""
-    batch.touch(
-        item.payer_account_id, batch.transaction.get("node_account_id"), batch.transaction.get("entity_id")
+    context.touch(
+        item.payer_account_id, context.transaction.get("node_account_id"), context.transaction.get("entity_id")
     )
-    for entity_id in sorted(batch.touched):
+    for entity_id in sorted(context.touched):
         if ids.parts(entity_id)["num"] in ENTITY_TRANSACTION_EXCLUDED:
             continue
         batch.insert(

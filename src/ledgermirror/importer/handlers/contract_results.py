@@ -29,9 +29,11 @@ from typing import Any
 
 from ledgermirror.importer.ethereum_data import EthereumDataError, decode_ethereum_data
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import ItemContext
 from ledgermirror.importer.handlers.evm import keccak256
 from ledgermirror.importer.handlers.hooks import hook_storage_changes
+from ledgermirror.importer.handlers.item import Item
 from ledgermirror.ledger.transaction_codes import result_number
 
 CONTRACT_CALL = "contractCall"
@@ -74,13 +76,13 @@ class _Sidecars:
     """Contracts of the state changes (ordered set)."""
 
 
-def contract_results(item: Item, batch: Batch) -> None:
-    sidecars = sidecar_rows(item, batch)
+def contract_results(item: Item, batch: Batch, context: ItemContext) -> None:
+    sidecars = sidecar_rows(item, batch, context)
     ethereum = _ethereum_row(item, batch) if item.body_name == ETHEREUM else None
     result = function_result(item.record)
     involved: dict[int, None] = {}
     if item.body_name in (CONTRACT_CALL, CONTRACT_CREATE) or result is not None:
-        involved = _result_rows(item, batch, result, ethereum, sidecars)
+        involved = _result_rows(item, batch, context, result, ethereum, sidecars=sidecars)
     elif item.body_name == ETHEREUM and ethereum is not None and item.result not in NO_DEFAULT_RESULT:
         _insert_result(
             batch,
@@ -157,21 +159,27 @@ def _common(item: Item, ethereum: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _result_rows(
-    item: Item, batch: Batch, result: Any, ethereum: dict[str, Any] | None, sidecars: _Sidecars
+    item: Item,
+    batch: Batch,
+    context: ItemContext,
+    result: Any,
+    ethereum: dict[str, Any] | None,
+    *,
+    sidecars: _Sidecars,
 ) -> dict[int, None]:
     created_initcode = sidecars.initcode if sidecars.creation else None
     body_name = item.body_name
     failed_initcode = None
     if body_name == CONTRACT_CREATE:
         body = item.body.contractCreateInstance
-        contract = batch.transaction.get("entity_id") or 0
+        contract = context.transaction.get("entity_id") or 0
         amount, gas_limit, parameters = body.initialBalance, body.gas, bytes(body.constructorParameters)
         if not item.successful:
             inline = bytes(body.initcode) if body.WhichOneof("initcodeSource") == "initcode" else None
             failed_initcode = inline or created_initcode
     elif body_name == CONTRACT_CALL:
         body = item.body.contractCall
-        contract = batch.transaction.get("entity_id") or 0
+        contract = context.transaction.get("entity_id") or 0
         amount, gas_limit, parameters = body.amount, body.gas, bytes(body.functionParameters)
     else:
         contract = batch.contract_of(result.contractID) if result.HasField("contractID") else 0
@@ -204,17 +212,19 @@ def _result_rows(
         )
     involved: dict[int, None] = {contract: None, item.payer_account_id: None}
     if result is not None:
-        batch.contract_parents[item.consensus_timestamp] = (
+        context.file.contract_parents[item.consensus_timestamp] = (
             item.consensus_timestamp,
             item.index,
             common["transaction_hash"],
         )
-        involved.update(_log_rows(batch, result, contract, common))
+        involved.update(_log_rows(batch, context, result, contract, common))
     _insert_result(batch, row)
     return involved
 
 
-def _log_rows(batch: Batch, result: Any, root_contract: int, common: dict[str, Any]) -> dict[int, None]:
+def _log_rows(
+    batch: Batch, context: ItemContext, result: Any, root_contract: int, common: dict[str, Any]
+) -> dict[int, None]:
     """The result's logs; returns their contracts (ordered set)."""
     contracts: dict[int, None] = {}
     for log in result.logInfo:
@@ -224,7 +234,7 @@ def _log_rows(batch: Batch, result: Any, root_contract: int, common: dict[str, A
             "contract_log",
             {
                 "consensus_timestamp": common["consensus_timestamp"],
-                "index": batch.log_index,
+                "index": context.file.log_index,
                 "contract_id": ids.contract_id(log.contractID),
                 "root_contract_id": root_contract,
                 "bloom": bytes(log.bloom),
@@ -239,7 +249,7 @@ def _log_rows(batch: Batch, result: Any, root_contract: int, common: dict[str, A
                 "synthetic": False,
             },
         )
-        batch.log_index += 1
+        context.file.log_index += 1
         contracts[ids.contract_id(log.contractID)] = None
     return contracts
 
@@ -267,7 +277,7 @@ def _ethereum_row(item: Item, batch: Batch) -> dict[str, Any] | None:
 # Sidecars ----------------------------------------------------------------------------------------------------
 
 
-def sidecar_rows(item: Item, batch: Batch) -> _Sidecars:
+def sidecar_rows(item: Item, batch: Batch, context: ItemContext) -> _Sidecars:
     """The item's sidecar records as rows; returns the initcode of a bytecode record, whether it creates a
     contract, the top-level action's gas used and the contracts whose state changed."""
     found = _Sidecars()
@@ -276,7 +286,7 @@ def sidecar_rows(item: Item, batch: Batch) -> _Sidecars:
     for record in item.sidecar_records:
         kind = record.WhichOneof("sidecar_records")
         if kind == "state_changes":
-            _state_changes(item, batch, record, found, hook_execution)
+            _state_changes(item, batch, context, record, found, hook_execution=hook_execution)
         elif kind == "actions":
             for action in record.actions.contract_actions:
                 if action.call_depth == 0:
@@ -307,12 +317,14 @@ def is_hook_execution(item: Item, batch: Batch) -> bool:
     )
 
 
-def _state_changes(item: Item, batch: Batch, record: Any, found: _Sidecars, hook_execution: bool) -> None:
+def _state_changes(
+    item: Item, batch: Batch, context: ItemContext, record: Any, found: _Sidecars, *, hook_execution: bool
+) -> None:
     timestamp = item.consensus_timestamp
     for change in record.state_changes.contract_state_changes:
         contract = ids.contract_id(change.contract_id)
         if hook_execution and ids.parts(contract)["num"] == HOOK_CONTRACT_NUM:
-            hook_storage_changes(item, batch, change.storage_changes)
+            hook_storage_changes(item, batch, context, change.storage_changes)
             continue
         found.involved[contract] = None
         for storage in change.storage_changes:

@@ -22,10 +22,12 @@ from typing import Any
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.ethereum_data import EthereumDataError, decode_ethereum_data
 from ledgermirror.importer.handlers import hooks, ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.contract_results import contract_results, function_result
 from ledgermirror.importer.handlers.crypto import staking_fields
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+from ledgermirror.importer.handlers.item import Item
 from ledgermirror.ledger.transaction_codes import result_number
 
 CONTRACT = "CONTRACT"
@@ -55,11 +57,11 @@ def _self_key(contract: int) -> bytes:
     return bytes(key.SerializeToString())
 
 
-def contract_create(item: Item, batch: Batch) -> None:
+def contract_create(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.contractCreateInstance
     record = item.record
     contract = ids.contract_id(record.receipt.contractID) if record.receipt.HasField("contractID") else 0
-    batch.set_transaction(entity_id=ids.nullable(contract), initial_balance=body.initialBalance)
+    context.set_transaction(entity_id=ids.nullable(contract), initial_balance=body.initialBalance)
     if not item.successful or not contract:
         return
     result = record.contractCreateResult
@@ -95,10 +97,10 @@ def contract_create(item: Item, batch: Batch) -> None:
     )
 
 
-def contract_update(item: Item, batch: Batch) -> None:
+def contract_update(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.contractUpdateInstance
     contract = batch.contract_of(body.contractID)
-    batch.set_transaction(entity_id=ids.nullable(contract))
+    context.set_transaction(entity_id=ids.nullable(contract))
     memo = None
     if body.HasField("memoWrapper"):
         memo = sanitize(body.memoWrapper.value)
@@ -129,10 +131,10 @@ def contract_update(item: Item, batch: Batch) -> None:
     hooks.create_hooks(item, batch, contract, body.hook_creation_details)
 
 
-def contract_delete(item: Item, batch: Batch) -> None:
+def contract_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.contractDeleteInstance
     contract = batch.contract_of(body.contractID)
-    batch.set_transaction(entity_id=ids.nullable(contract))
+    context.set_transaction(entity_id=ids.nullable(contract))
     case = body.WhichOneof("obtainers")
     obtainer = 0
     if case == "transferAccountID":
@@ -150,13 +152,13 @@ def contract_delete(item: Item, batch: Batch) -> None:
     )
 
 
-def contract_call(item: Item, batch: Batch) -> None:
+def contract_call(item: Item, batch: Batch, context: ItemContext) -> None:
     contract = _result_contract(batch, item.record) or batch.contract_of(item.body.contractCall.contractID)
-    batch.set_transaction(entity_id=ids.nullable(contract))
+    context.set_transaction(entity_id=ids.nullable(contract))
 
 
-def ethereum_transaction(item: Item, batch: Batch) -> None:
-    batch.set_transaction(entity_id=ids.nullable(_result_contract(batch, item.record)))
+def ethereum_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
+    context.set_transaction(entity_id=ids.nullable(_result_contract(batch, item.record)))
     result = function_result(item.record)
     if result is None or not result.HasField("sender_id"):
         return
@@ -176,7 +178,7 @@ def ethereum_transaction(item: Item, batch: Batch) -> None:
     batch.upsert("entity", {**ids.parts(sender), "ethereum_nonce": nonce + 1})
 
 
-def contract_nonces(item: Item, batch: Batch) -> None:
+def contract_nonces(item: Item, batch: Batch, context: ItemContext) -> None:
     """Every item with a function result: each ``contract_nonces`` entry sets that contract's nonce (a
     running value: no history, existing contracts only)."""
     result = function_result(item.record)

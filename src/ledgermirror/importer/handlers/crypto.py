@@ -7,8 +7,10 @@ from types import MappingProxyType
 from typing import Any
 
 from ledgermirror.importer.handlers import evm, hooks, ids, synthetic_logs
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+from ledgermirror.importer.handlers.item import Item
 
 ACCOUNT = "ACCOUNT"
 STAKING_MINOR = 27
@@ -41,10 +43,10 @@ def staking_fields(item: Item, body: Any, *, update: bool) -> dict[str, Any]:
     return fields
 
 
-def crypto_create(item: Item, batch: Batch) -> None:
+def crypto_create(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.cryptoCreateAccount
     account = ids.account_id(item.record.receipt.accountID)
-    batch.set_transaction(entity_id=ids.nullable(account), initial_balance=body.initialBalance)
+    context.set_transaction(entity_id=ids.nullable(account), initial_balance=body.initialBalance)
     key = key_or_none(body, "key")
     alias = bytes(item.record.alias) or bytes(body.alias)
     if key is None and len(alias) > evm.ADDRESS_LENGTH:
@@ -74,10 +76,10 @@ def crypto_create(item: Item, batch: Batch) -> None:
     hooks.create_hooks(item, batch, account, body.hook_creation_details)
 
 
-def crypto_update(item: Item, batch: Batch) -> None:
+def crypto_update(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.cryptoUpdateAccount
     account = batch.account_of(body.accountIDToUpdate)
-    batch.set_transaction(entity_id=ids.nullable(account))
+    context.set_transaction(entity_id=ids.nullable(account))
     receiver_sig_required = None
     if body.HasField("receiverSigRequiredWrapper"):
         receiver_sig_required = body.receiverSigRequiredWrapper.value
@@ -106,18 +108,18 @@ def crypto_update(item: Item, batch: Batch) -> None:
     hooks.create_hooks(item, batch, account, body.hook_creation_details)
 
 
-def crypto_delete(item: Item, batch: Batch) -> None:
+def crypto_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.cryptoDelete
     account = batch.account_of(body.deleteAccountID)
-    batch.set_transaction(entity_id=ids.nullable(account))
+    context.set_transaction(entity_id=ids.nullable(account))
     obtainer = batch.account_of(body.transferAccountID) if body.HasField("transferAccountID") else 0
     upsert_entity(item, batch, account, Operation.DELETE, ACCOUNT, obtainer_id=obtainer or None)
 
 
-def crypto_transfer(item: Item, batch: Batch) -> None:
+def crypto_transfer(item: Item, batch: Batch, context: ItemContext) -> None:
     """No entity; the hooks it calls (for the storage changes of their executions); on success, approved
     debits lower the spender's allowances (§1.14)."""
-    hooks.hook_queue(item, batch)
+    hooks.hook_queue(item, batch, context)
     if not item.successful:
         return
     body = item.body.cryptoTransfer
@@ -156,7 +158,7 @@ def _owner(item: Item, batch: Batch, message: Any) -> int | None:
     return batch.account_of(message) or None
 
 
-def crypto_approve_allowance(item: Item, batch: Batch) -> None:
+def crypto_approve_allowance(item: Item, batch: Batch, context: ItemContext) -> None:
     if not item.successful:
         return
     body = item.body.cryptoApproveAllowance
@@ -197,11 +199,11 @@ def crypto_approve_allowance(item: Item, batch: Batch) -> None:
             },
         )
         parties = (owner, ids.account_id(entry.spender))
-        synthetic_logs.approval(item, batch, ids.token_id(entry.tokenId), parties, entry.amount)
-    _nft_allowances(item, batch, body.nftAllowances)
+        synthetic_logs.approval(item, batch, context, ids.token_id(entry.tokenId), parties, amount=entry.amount)
+    _nft_allowances(item, batch, context, body.nftAllowances)
 
 
-def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
+def _nft_allowances(item: Item, batch: Batch, context: ItemContext, entries: Iterable[Any]) -> None:
     stamp = item.consensus_timestamp
     seen_serials: set[tuple[int, int]] = set()
     approvals = _latest_first(
@@ -225,7 +227,9 @@ def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
         )
         parties = (owner, ids.account_id(entry.spender))
         approved = entry.approved_for_all.value
-        synthetic_logs.approval_for_all(item, batch, ids.token_id(entry.tokenId), parties, approved)
+        synthetic_logs.approval_for_all(
+            item, batch, context, ids.token_id(entry.tokenId), parties, approved=approved
+        )
     for entry in reversed(list(entries)):
         owner = _owner(item, batch, entry.owner)
         if owner is None:
@@ -247,10 +251,12 @@ def _nft_allowances(item: Item, batch: Batch, entries: Iterable[Any]) -> None:
                     "timestamp_range": stamp,
                 },
             )
-            synthetic_logs.nft_approval(item, batch, token, (owner, ids.account_id(entry.spender)), serial)
+            synthetic_logs.nft_approval(
+                item, batch, context, token, (owner, ids.account_id(entry.spender)), serial=serial
+            )
 
 
-def crypto_delete_allowance(item: Item, batch: Batch) -> None:
+def crypto_delete_allowance(item: Item, batch: Batch, context: ItemContext) -> None:
     """Each listed NFT serial gets a new state without spender (which clears ``spender`` and
     ``delegating_spender``)."""
     if not item.successful:
@@ -262,14 +268,14 @@ def crypto_delete_allowance(item: Item, batch: Batch) -> None:
             batch.upsert(
                 "nft", {"token_id": token, "serial_number": serial, "timestamp_range": item.consensus_timestamp}
             )
-            synthetic_logs.nft_approval(item, batch, token, (owner, ids.EMPTY), serial)
+            synthetic_logs.nft_approval(item, batch, context, token, (owner, ids.EMPTY), serial=serial)
 
 
-def live_hash(item: Item, batch: Batch) -> None:
+def live_hash(item: Item, batch: Batch, context: ItemContext) -> None:
     """CryptoAddLiveHash / CryptoDeleteLiveHash: the account is the entity (``live_hash`` is off by default)."""
     body = item.body.cryptoAddLiveHash if item.body_name == "cryptoAddLiveHash" else item.body.cryptoDeleteLiveHash
     account = body.liveHash.accountId if item.body_name == "cryptoAddLiveHash" else body.accountOfLiveHash
-    batch.set_transaction(entity_id=ids.nullable(ids.account_id(account)))
+    context.set_transaction(entity_id=ids.nullable(ids.account_id(account)))
 
 
 HANDLERS: Mapping[str, Handler] = MappingProxyType(

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.item import Item
 
 
 def _denominating(fixed_fee: Any, entity_id: int) -> int | None:

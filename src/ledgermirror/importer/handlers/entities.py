@@ -7,7 +7,8 @@ from typing import Any
 
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.item import Item
 
 
 class Operation(enum.Enum):

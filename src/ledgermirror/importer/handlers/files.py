@@ -12,8 +12,10 @@ from types import MappingProxyType
 from typing import Any
 
 from ledgermirror.importer.handlers import address_books, ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+from ledgermirror.importer.handlers.item import Item
 
 FILE = "FILE"
 CONTRACT = "CONTRACT"
@@ -47,32 +49,32 @@ def _file_fields(body: Any, *, update: bool) -> dict[str, Any]:
     }
 
 
-def file_create(item: Item, batch: Batch) -> None:
+def file_create(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.fileCreate
     file_id = ids.file_id(item.record.receipt.fileID)
-    batch.set_transaction(entity_id=ids.nullable(file_id))
+    context.set_transaction(entity_id=ids.nullable(file_id))
     upsert_entity(item, batch, file_id, Operation.CREATE, FILE, **_file_fields(body, update=False))
     _file_data(item, batch, file_id, bytes(body.contents))
 
 
-def file_update(item: Item, batch: Batch) -> None:
+def file_update(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.fileUpdate
     file_id = ids.file_id(body.fileID)
-    batch.set_transaction(entity_id=ids.nullable(file_id))
+    context.set_transaction(entity_id=ids.nullable(file_id))
     upsert_entity(item, batch, file_id, Operation.UPDATE, FILE, **_file_fields(body, update=True))
     _file_data(item, batch, file_id, bytes(body.contents))
 
 
-def file_append(item: Item, batch: Batch) -> None:
+def file_append(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.fileAppend
     file_id = ids.file_id(body.fileID)
-    batch.set_transaction(entity_id=ids.nullable(file_id))
+    context.set_transaction(entity_id=ids.nullable(file_id))
     _file_data(item, batch, file_id, bytes(body.contents))
 
 
-def file_delete(item: Item, batch: Batch) -> None:
+def file_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     file_id = ids.file_id(item.body.fileDelete.fileID)
-    batch.set_transaction(entity_id=ids.nullable(file_id))
+    context.set_transaction(entity_id=ids.nullable(file_id))
     upsert_entity(item, batch, file_id, Operation.DELETE, FILE)
 
 
@@ -82,15 +84,15 @@ def _system_target(batch: Batch, body: Any) -> tuple[int, str]:
     return ids.file_id(body.fileID), FILE
 
 
-def system_delete(item: Item, batch: Batch) -> None:
+def system_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     entity_id, entity_type = _system_target(batch, item.body.systemDelete)
-    batch.set_transaction(entity_id=ids.nullable(entity_id))
+    context.set_transaction(entity_id=ids.nullable(entity_id))
     upsert_entity(item, batch, entity_id, Operation.DELETE, entity_type)
 
 
-def system_undelete(item: Item, batch: Batch) -> None:
+def system_undelete(item: Item, batch: Batch, context: ItemContext) -> None:
     entity_id, entity_type = _system_target(batch, item.body.systemUndelete)
-    batch.set_transaction(entity_id=ids.nullable(entity_id))
+    context.set_transaction(entity_id=ids.nullable(entity_id))
     upsert_entity(item, batch, entity_id, Operation.UPDATE, entity_type)
 
 

@@ -24,8 +24,10 @@ import asyncpg
 
 from ledgermirror.db import hook_storage
 from ledgermirror.importer.handlers import evm, ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import key_or_none
+from ledgermirror.importer.handlers.item import Item
 
 WORD = 32
 
@@ -93,7 +95,7 @@ _SENDER_HOOKS = ("pre_tx_sender_allowance_hook", "pre_post_tx_sender_allowance_h
 _RECEIVER_HOOKS = ("pre_tx_receiver_allowance_hook", "pre_post_tx_receiver_allowance_hook")
 
 
-def hook_queue(item: Item, batch: Batch) -> None:
+def hook_queue(item: Item, batch: Batch, context: ItemContext) -> None:
     """The (owner, hook id) pairs a CryptoTransfer calls, in execution order."""
     body = item.body.cryptoTransfer
     pre: list[tuple[int, int]] = []
@@ -120,13 +122,13 @@ def hook_queue(item: Item, batch: Batch) -> None:
             add(nft.receiverAccountID, nft, _RECEIVER_HOOKS)
     queue = pre + pre_post + pre_post
     if queue:
-        batch.hook_queues[item.consensus_timestamp] = queue
+        context.file.hook_queues[item.consensus_timestamp] = queue
 
 
-def hook_storage_changes(item: Item, batch: Batch, storage_changes: Iterable[Any]) -> None:
+def hook_storage_changes(item: Item, batch: Batch, context: ItemContext, storage_changes: Iterable[Any]) -> None:
     """The 0.0.365 state changes of one hook execution: ``hook_storage_change`` rows of the next hook of the
     parent CryptoTransfer's queue (none when the queue is empty: the reference logs a recoverable error)."""
-    queue = batch.hook_queues.get(item.parent_consensus_timestamp or -1)
+    queue = context.file.hook_queues.get(item.parent_consensus_timestamp or -1)
     if not queue:
         return
     owner, hook_id = queue.pop(0)
@@ -191,10 +193,10 @@ def _owner(batch: Batch, hook_entity: Any) -> int:
     return batch.account_of(hook_entity.account_id)
 
 
-def hook_store(item: Item, batch: Batch) -> None:
+def hook_store(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.hook_store
     owner = _owner(batch, body.hook_id.entity_id)
-    batch.set_transaction(entity_id=ids.nullable(owner))
+    context.set_transaction(entity_id=ids.nullable(owner))
     if item.successful and owner:
         write_storage(item, batch, owner, body.hook_id.hook_id, body.storage_updates)
 

@@ -10,8 +10,9 @@ their created contracts. It resolves them from what it has seen: entities create
 account and record alias, a ContractCreate's ``evm_address``). A long-zero address (twelve zero bytes, then
 the num) needs no lookup. What is not found stays 0.0.0, as in the reference (a recoverable error there).
 
-:class:`Aliases` is the batch's table; handlers stay free of the database: :func:`rows_of_file_with_lookups`
-reads the keys a file needs from ``entity`` (``db.aliases``) before its rows are built.
+:class:`~.aliases.Aliases` is the batch's table; handlers stay free of the database:
+:func:`rows_of_file_with_lookups` reads the keys a file needs from ``entity`` (``db.aliases``) before its rows
+are built.
 """
 
 from __future__ import annotations
@@ -22,15 +23,14 @@ from typing import TYPE_CHECKING, Any
 import asyncpg
 
 from ledgermirror.db import aliases as stored_aliases
-from ledgermirror.importer.handlers import ids
-from ledgermirror.ledger.evm import ADDRESS_LENGTH
+from ledgermirror.importer.handlers.aliases import long_zero
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.file_rows import items_of_file, rows_of_items
+from ledgermirror.importer.handlers.item import Item
 
 if TYPE_CHECKING:
-    from ledgermirror.importer.handlers.base import Batch, Item
     from ledgermirror.importer.record_file import RecordFile
     from ledgermirror.importer.sidecar_file import SidecarFile
-
-_LONG_ZERO_PREFIX = bytes(12)
 
 LOOKUP_BODIES = frozenset(
     {
@@ -59,44 +59,6 @@ LOOKUP_BODIES = frozenset(
     }
 )
 """Bodies whose ids the handlers look up (the others never name an entity by alias where it matters)."""
-
-
-def long_zero(address: bytes) -> int | None:
-    """The entity a long-zero EVM address names (shard and realm 0), None for any other address."""
-    if len(address) == ADDRESS_LENGTH and address.startswith(_LONG_ZERO_PREFIX):
-        return ids.encoded(0, 0, int.from_bytes(address[12:], "big"))
-    return None
-
-
-class Aliases:
-    """Alias or EVM address bytes -> entity id, for one batch."""
-
-    def __init__(self) -> None:
-        self.known: dict[bytes, int] = {}
-
-    def learn(self, key: bytes | None, entity_id: int) -> None:
-        """An entity created in the batch (its alias or EVM address)."""
-        if key and entity_id:
-            self.known[bytes(key)] = entity_id
-
-    def resolve(self, key: bytes) -> int:
-        """The entity of an alias or EVM address, 0.0.0 when unknown."""
-        found = long_zero(key)
-        if found is not None:
-            return found
-        return self.known.get(key, ids.EMPTY)
-
-    def account(self, message: Any) -> int:
-        """An ``AccountID``: its number, else its alias looked up."""
-        if message.WhichOneof("account") == "alias":
-            return self.resolve(bytes(message.alias))
-        return ids.account_id(message)
-
-    def contract(self, message: Any) -> int:
-        """A ``ContractID``: its number, else its EVM address looked up."""
-        if message.WhichOneof("contract") == "evm_address":
-            return self.resolve(bytes(message.evm_address))
-        return ids.contract_id(message)
 
 
 def _keys(message: Any) -> Iterator[bytes]:
@@ -132,8 +94,6 @@ async def rows_of_file_with_lookups(
 ) -> None:
     """``rows_of_file``, with the aliases and EVM addresses its items name read from ``entity`` first (those
     the batch already knows from its own creates are not read)."""
-    from ledgermirror.importer.handlers.base import items_of_file, rows_of_items
-
     items = items_of_file(record_file, sidecars)
     missing = [key for key in wanted(items) if key not in batch.aliases.known]
     if missing:

@@ -8,8 +8,10 @@ from types import MappingProxyType
 from typing import Any
 
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import key_or_none
+from ledgermirror.importer.handlers.item import Item
 
 NANOS_PER_MINUTE = 60_000_000_000
 PROXY_CLEARED_PORT = -1
@@ -28,9 +30,9 @@ def _endpoint(message: Any) -> dict[str, Any]:
     }
 
 
-def _node_transaction(item: Item, batch: Batch, account: int) -> None:
+def _node_transaction(item: Item, batch: Batch, context: ItemContext, account: int) -> None:
     """Node transactions keep their bytes: REST reads them."""
-    batch.set_transaction(
+    context.set_transaction(
         entity_id=ids.nullable(account),
         transaction_bytes=item.transaction_bytes,
         transaction_record_bytes=item.record_bytes,
@@ -43,10 +45,10 @@ def _node_row(item: Item, node_id: int, **fields: Any) -> dict[str, Any]:
     return row
 
 
-def node_create(item: Item, batch: Batch) -> None:
+def node_create(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.nodeCreate
     account = batch.account_of(body.account_id) if body.HasField("account_id") else 0
-    _node_transaction(item, batch, account)
+    _node_transaction(item, batch, context, account)
     if not item.successful:
         return
     row = _node_row(
@@ -63,10 +65,10 @@ def node_create(item: Item, batch: Batch) -> None:
     batch.upsert("node", row)
 
 
-def node_update(item: Item, batch: Batch) -> None:
+def node_update(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.nodeUpdate
     account = batch.account_of(body.account_id) if body.HasField("account_id") else 0
-    _node_transaction(item, batch, account)
+    _node_transaction(item, batch, context, account)
     if not item.successful:
         return
     endpoint = None
@@ -91,8 +93,8 @@ def node_update(item: Item, batch: Batch) -> None:
     batch.upsert("node", row)
 
 
-def node_delete(item: Item, batch: Batch) -> None:
-    _node_transaction(item, batch, 0)
+def node_delete(item: Item, batch: Batch, context: ItemContext) -> None:
+    _node_transaction(item, batch, context, 0)
     if item.successful:
         batch.upsert("node", _node_row(item, item.body.nodeDelete.node_id, deleted=True))
 
@@ -100,7 +102,7 @@ def node_delete(item: Item, batch: Batch) -> None:
 # Staking -------------------------------------------------------------------------------------------------------
 
 
-def node_stake_update(item: Item, batch: Batch) -> None:
+def node_stake_update(item: Item, batch: Batch, context: ItemContext) -> None:
     """One ``network_stake`` row and one ``node_stake`` row per node, for the staking day that just ended."""
     if not item.successful:
         return
@@ -152,10 +154,10 @@ def node_stake_update(item: Item, batch: Batch) -> None:
 # Freeze and PRNG -----------------------------------------------------------------------------------------------
 
 
-def freeze(item: Item, batch: Batch) -> None:
+def freeze(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.freeze
     file_id = ids.file_id(body.update_file) if body.HasField("update_file") else 0
-    batch.set_transaction(entity_id=ids.nullable(file_id))
+    context.set_transaction(entity_id=ids.nullable(file_id))
     if not item.successful:
         return
     stamp = item.consensus_timestamp
@@ -182,7 +184,7 @@ def freeze(item: Item, batch: Batch) -> None:
     )
 
 
-def util_prng(item: Item, batch: Batch) -> None:
+def util_prng(item: Item, batch: Batch, context: ItemContext) -> None:
     if not item.successful:
         return
     record = item.record

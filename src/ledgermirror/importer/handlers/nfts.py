@@ -15,7 +15,9 @@ import asyncpg
 
 from ledgermirror.db import token_state
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import ItemContext
+from ledgermirror.importer.handlers.item import Item
 
 TREASURY_WILDCARD = -1
 """The serial number of the NFT transfer that reports a treasury change of an NFT class."""
@@ -55,11 +57,11 @@ def delete(item: Item, batch: Batch, token: int, serials: Sequence[int]) -> None
     batch.defer(step)
 
 
-def update_nfts(item: Item, batch: Batch) -> None:
+def update_nfts(item: Item, batch: Batch, context: ItemContext) -> None:
     """TokenUpdateNfts: new metadata for the listed serials (nothing without metadata)."""
     body = item.body.token_update_nfts
     token = ids.token_id(body.token)
-    batch.set_transaction(entity_id=ids.nullable(token))
+    context.set_transaction(entity_id=ids.nullable(token))
     if not item.successful or not body.HasField("metadata") or not body.serial_numbers:
         return
     serials = list(body.serial_numbers)

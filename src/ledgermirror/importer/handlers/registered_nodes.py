@@ -21,8 +21,10 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import key_or_none
+from ledgermirror.importer.handlers.item import Item
 
 ROLE_TYPES = MappingProxyType({"block_node": 1, "general_service": 2, "mirror_node": 3, "rpc_relay": 4})
 """``registered_node.type`` id of each endpoint role."""
@@ -71,7 +73,7 @@ def _endpoints(messages: Iterable[Any]) -> dict[str, Any]:
     return {"service_endpoints": endpoints, "type": sorted(types)}
 
 
-def registered_node_create(item: Item, batch: Batch) -> None:
+def registered_node_create(item: Item, batch: Batch, context: ItemContext) -> None:
     if not item.successful:
         return
     body = item.body.registeredNodeCreate
@@ -87,7 +89,7 @@ def registered_node_create(item: Item, batch: Batch) -> None:
     batch.upsert("registered_node", row)
 
 
-def registered_node_update(item: Item, batch: Batch) -> None:
+def registered_node_update(item: Item, batch: Batch, context: ItemContext) -> None:
     if not item.successful:
         return
     body = item.body.registeredNodeUpdate
@@ -105,7 +107,7 @@ def registered_node_update(item: Item, batch: Batch) -> None:
     batch.upsert("registered_node", row)
 
 
-def registered_node_delete(item: Item, batch: Batch) -> None:
+def registered_node_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     if item.successful:
         batch.upsert(
             "registered_node",
@@ -117,7 +119,7 @@ def registered_node_delete(item: Item, batch: Batch) -> None:
         )
 
 
-def ledger_id_publication(item: Item, batch: Batch) -> None:
+def ledger_id_publication(item: Item, batch: Batch, context: ItemContext) -> None:
     if not item.successful:
         return
     body = item.body.ledger_id_publication

@@ -24,7 +24,7 @@ from ledgermirror.importer.handlers import (
     tokens,
     topics,
 )
-from ledgermirror.importer.handlers.base import Handler
+from ledgermirror.importer.handlers.context import Handler
 
 _MODULES: tuple[ModuleType, ...] = (
     crypto,

@@ -18,8 +18,10 @@ import asyncpg
 
 from ledgermirror.db import token_state
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+from ledgermirror.importer.handlers.item import Item
 
 SCHEDULE = "SCHEDULE"
 
@@ -50,10 +52,10 @@ def signature_rows(item: Item, batch: Batch, entity_id: int) -> None:
         )
 
 
-def schedule_create(item: Item, batch: Batch) -> None:
+def schedule_create(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.scheduleCreate
     schedule = ids.schedule_id(item.record.receipt.scheduleID)
-    batch.set_transaction(entity_id=ids.nullable(schedule))
+    context.set_transaction(entity_id=ids.nullable(schedule))
     if not item.successful or not schedule:
         return
     upsert_entity(
@@ -77,20 +79,20 @@ def schedule_create(item: Item, batch: Batch) -> None:
         "wait_for_expiry": body.wait_for_expiry,
     }
     batch.upsert("schedule", row)
-    batch.touch(payer)
+    context.touch(payer)
     signature_rows(item, batch, schedule)
 
 
-def schedule_sign(item: Item, batch: Batch) -> None:
+def schedule_sign(item: Item, batch: Batch, context: ItemContext) -> None:
     schedule = ids.schedule_id(item.body.scheduleSign.scheduleID)
-    batch.set_transaction(entity_id=ids.nullable(schedule))
+    context.set_transaction(entity_id=ids.nullable(schedule))
     if item.successful:
         signature_rows(item, batch, schedule)
 
 
-def schedule_delete(item: Item, batch: Batch) -> None:
+def schedule_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     schedule = ids.schedule_id(item.body.scheduleDelete.scheduleID)
-    batch.set_transaction(entity_id=ids.nullable(schedule))
+    context.set_transaction(entity_id=ids.nullable(schedule))
     upsert_entity(item, batch, schedule, Operation.DELETE, SCHEDULE)
 
 
@@ -114,7 +116,7 @@ def _stored_executions(batch: Batch) -> _StoredExecutions:
     return step
 
 
-def executed(item: Item, batch: Batch) -> None:
+def executed(item: Item, batch: Batch, context: ItemContext) -> None:
     """A scheduled child (success or not) marks its schedule executed at its consensus timestamp."""
     if not item.record.HasField("scheduleRef"):
         return

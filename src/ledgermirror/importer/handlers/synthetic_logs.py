@@ -25,7 +25,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import ItemContext
+from ledgermirror.importer.handlers.item import Item
 
 TRANSFER = bytes.fromhex("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
 APPROVAL = bytes.fromhex("8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925")
@@ -54,11 +56,20 @@ def word(value: int) -> bytes:
     return (value & (2**64 - 1)).to_bytes(8, "big").lstrip(b"\0")
 
 
-def _log(item: Item, batch: Batch, token: int, topics: tuple[bytes, ...], data: bytes, *, transfer: bool) -> None:
+def _log(
+    item: Item,
+    batch: Batch,
+    context: ItemContext,
+    token: int,
+    topics: tuple[bytes, ...],
+    *,
+    data: bytes,
+    transfer: bool,
+) -> None:
     if _has_result(item) and item.hapi_at_least(NODE_LOGS_MINOR):
         return
     stamp, index, digest = item.consensus_timestamp, item.index, bytes(item.record.transactionHash[:32])
-    parent = batch.contract_parents.get(item.parent_consensus_timestamp or -1)
+    parent = context.file.contract_parents.get(item.parent_consensus_timestamp or -1)
     if parent is not None:
         stamp, index, digest = parent
     padded = (*topics, None, None, None, None)[:4]
@@ -69,7 +80,7 @@ def _log(item: Item, batch: Batch, token: int, topics: tuple[bytes, ...], data: 
             "consensus_timestamp": stamp,
             "contract_id": token,
             "data": data,
-            "index": batch.log_index,
+            "index": context.file.log_index,
             "topic0": padded[0],
             "topic1": padded[1],
             "topic2": padded[2],
@@ -81,27 +92,28 @@ def _log(item: Item, batch: Batch, token: int, topics: tuple[bytes, ...], data: 
             "synthetic": transfer,
         },
     )
-    batch.log_index += 1
+    context.file.log_index += 1
 
 
 Parties = tuple[int, int]
 """(from, to) of an event: sender and receiver, or owner and spender."""
 
 
-def transfer(item: Item, batch: Batch, token: int, parties: Parties, amount: int) -> None:
+def transfer(item: Item, batch: Batch, context: ItemContext, token: int, parties: Parties, *, amount: int) -> None:
     sender, receiver = parties
-    _log(item, batch, token, (TRANSFER, address(sender), address(receiver)), word(amount), transfer=True)
+    topics = (TRANSFER, address(sender), address(receiver))
+    _log(item, batch, context, token, topics, data=word(amount), transfer=True)
 
 
-def fungible_transfers(item: Item, batch: Batch, token: int, entries: Iterable[Any]) -> None:
+def fungible_transfers(item: Item, batch: Batch, context: ItemContext, token: int, entries: Iterable[Any]) -> None:
     """The ``Transfer`` logs of one token's fungible transfer list."""
     listed = [(ids.account_id(entry.accountID), entry.amount, entry.accountID) for entry in entries]
     if item.body_name in SUPPLY_BODIES:
         for account, amount, _ in listed:
             if amount > 0:
-                transfer(item, batch, token, (ids.EMPTY, account), amount)
+                transfer(item, batch, context, token, (ids.EMPTY, account), amount=amount)
             elif amount < 0:
-                transfer(item, batch, token, (account, ids.EMPTY), -amount)
+                transfer(item, batch, context, token, (account, ids.EMPTY), amount=-amount)
         return
     if len(listed) < 2:
         return
@@ -118,7 +130,7 @@ def fungible_transfers(item: Item, batch: Batch, token: int, entries: Iterable[A
         left = -senders[s][1] - sent
         wanted = receivers[r][1] - received
         amount = min(left, wanted)
-        transfer(item, batch, token, (senders[s][0], receivers[r][0]), amount)
+        transfer(item, batch, context, token, (senders[s][0], receivers[r][0]), amount=amount)
         sent += amount
         received += amount
         if sent == -senders[s][1]:
@@ -127,24 +139,31 @@ def fungible_transfers(item: Item, batch: Batch, token: int, entries: Iterable[A
             r, received = r + 1, 0
 
 
-def nft_transfer(item: Item, batch: Batch, token: int, parties: Parties, serial: int) -> None:
+def nft_transfer(
+    item: Item, batch: Batch, context: ItemContext, token: int, parties: Parties, *, serial: int
+) -> None:
     sender, receiver = parties
     topics = (TRANSFER, address(sender), address(receiver), word(serial))
-    _log(item, batch, token, topics, b"", transfer=True)
+    _log(item, batch, context, token, topics, data=b"", transfer=True)
 
 
-def approval(item: Item, batch: Batch, token: int, parties: Parties, amount: int) -> None:
+def approval(item: Item, batch: Batch, context: ItemContext, token: int, parties: Parties, *, amount: int) -> None:
     owner, spender = parties
-    _log(item, batch, token, (APPROVAL, address(owner), address(spender)), word(amount), transfer=False)
+    topics = (APPROVAL, address(owner), address(spender))
+    _log(item, batch, context, token, topics, data=word(amount), transfer=False)
 
 
-def nft_approval(item: Item, batch: Batch, token: int, parties: Parties, serial: int) -> None:
+def nft_approval(
+    item: Item, batch: Batch, context: ItemContext, token: int, parties: Parties, *, serial: int
+) -> None:
     owner, spender = parties
     topics = (APPROVAL, address(owner), address(spender), word(serial))
-    _log(item, batch, token, topics, b"", transfer=False)
+    _log(item, batch, context, token, topics, data=b"", transfer=False)
 
 
-def approval_for_all(item: Item, batch: Batch, token: int, parties: Parties, approved: bool) -> None:
+def approval_for_all(
+    item: Item, batch: Batch, context: ItemContext, token: int, parties: Parties, *, approved: bool
+) -> None:
     owner, spender = parties
     topics = (APPROVAL_FOR_ALL, address(owner), address(spender))
-    _log(item, batch, token, topics, b"\x01" if approved else b"\x00", transfer=False)
+    _log(item, batch, context, token, topics, data=b"\x01" if approved else b"\x00", transfer=False)

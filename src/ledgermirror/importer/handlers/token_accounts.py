@@ -13,7 +13,9 @@ import asyncpg
 
 from ledgermirror.db import token_state
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item, Step
+from ledgermirror.importer.handlers.batch import Batch, Step
+from ledgermirror.importer.handlers.context import Handler, ItemContext
+from ledgermirror.importer.handlers.item import Item
 from ledgermirror.importer.handlers.tokens import FROZEN, GRANTED, REVOKED, UNFROZEN
 
 
@@ -31,16 +33,16 @@ def association(account: int, token: int, consensus_timestamp: int) -> dict[str,
     }
 
 
-def token_associate(item: Item, batch: Batch) -> None:
+def token_associate(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.tokenAssociate
     account = ids.account_id(body.account)
-    batch.set_transaction(entity_id=ids.nullable(account))
+    context.set_transaction(entity_id=ids.nullable(account))
     if not item.successful:
         return
     for token_message in body.tokens:
         token = ids.token_id(token_message)
         batch.upsert("token_account", association(account, token, item.consensus_timestamp))
-        batch.touch(token)
+        context.touch(token)
 
 
 def _deleted_token_holdings(item: Item, account: int) -> list[tuple[int, int]]:
@@ -54,12 +56,12 @@ def _deleted_token_holdings(item: Item, account: int) -> list[tuple[int, int]]:
     return found
 
 
-def token_dissociate(item: Item, batch: Batch) -> None:
+def token_dissociate(item: Item, batch: Batch, context: ItemContext) -> None:
     """``associated = false`` from now on; the balance is inherited (the record's transfers zero it). From a
     deleted token, the token's supply drops by what the account held and its NFTs are deleted."""
     body = item.body.tokenDissociate
     account = ids.account_id(body.account)
-    batch.set_transaction(entity_id=ids.nullable(account))
+    context.set_transaction(entity_id=ids.nullable(account))
     if not item.successful:
         return
     for token_message in body.tokens:
@@ -73,7 +75,7 @@ def token_dissociate(item: Item, batch: Batch) -> None:
                 "timestamp_range": item.consensus_timestamp,
             },
         )
-        batch.touch(token)
+        context.touch(token)
     holdings = _deleted_token_holdings(item, account)
     if holdings:
         batch.defer(_dissociate_deleted(account, holdings, item.consensus_timestamp))
@@ -94,12 +96,12 @@ def _dissociate_deleted(account: int, holdings: list[tuple[int, int]], stamp: in
 def _status(body_name: str, column: str, value: int) -> Handler:
     """Freeze/unfreeze (``freeze_status``) and grant/revoke KYC (``kyc_status``) of one account and token."""
 
-    def handler(item: Item, batch: Batch) -> None:
+    def handler(item: Item, batch: Batch, context: ItemContext) -> None:
         body = getattr(item.body, body_name)
         account = ids.account_id(body.account)
         token = ids.token_id(body.token)
-        batch.set_transaction(entity_id=ids.nullable(account))
-        batch.touch(token)
+        context.set_transaction(entity_id=ids.nullable(account))
+        context.touch(token)
         if item.successful:
             batch.upsert(
                 "token_account",

@@ -17,8 +17,10 @@ import asyncpg
 
 from ledgermirror.db import token_state
 from ledgermirror.importer.handlers import custom_fees, ids, nfts
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+from ledgermirror.importer.handlers.item import Item
 
 TOKEN = "TOKEN"
 FROZEN, UNFROZEN = 1, 2  # freeze_status; NOT_APPLICABLE is 0
@@ -53,10 +55,10 @@ def _keys(body: Any) -> dict[str, bytes | None]:
 # Create ------------------------------------------------------------------------------------------------------
 
 
-def token_create(item: Item, batch: Batch) -> None:
+def token_create(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.tokenCreation
     token = ids.token_id(item.record.receipt.tokenID)
-    batch.set_transaction(entity_id=ids.nullable(token))
+    context.set_transaction(entity_id=ids.nullable(token))
     if not item.successful:
         return
     stamp = item.consensus_timestamp
@@ -102,11 +104,21 @@ def token_create(item: Item, batch: Batch) -> None:
         row["metadata"] = bytes(body.metadata)
     batch.upsert("token", row)
     custom_fees.write_custom_fee(item, batch, token, custom_fees.fee_lists(body.custom_fees, token))
-    _associate_at_create(item, batch, body, token, treasury, freeze_key=freeze_key, kyc_key=kyc_key)
+    _associate_at_create(
+        item, batch, context, body, token, treasury=treasury, freeze_key=freeze_key, kyc_key=kyc_key
+    )
 
 
 def _associate_at_create(
-    item: Item, batch: Batch, body: Any, token: int, treasury: int, *, freeze_key: bool, kyc_key: bool
+    item: Item,
+    batch: Batch,
+    context: ItemContext,
+    body: Any,
+    token: int,
+    *,
+    treasury: int,
+    freeze_key: bool,
+    kyc_key: bool,
 ) -> None:
     """The record's automatic associations, else the treasury and the collectors of fees in the new token."""
     listed = [
@@ -135,7 +147,7 @@ def _associate_at_create(
                 "timestamp_range": stamp,
             },
         )
-        batch.touch(account)
+        context.touch(account)
 
 
 # Update, delete, pause ---------------------------------------------------------------------------------------
@@ -167,10 +179,10 @@ def _treasury_moves(item: Item) -> list[tuple[int, int, int, int]]:
     return moves
 
 
-def token_update(item: Item, batch: Batch) -> None:
+def token_update(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.tokenUpdate
     token = ids.token_id(body.token)
-    batch.set_transaction(entity_id=ids.nullable(token))
+    context.set_transaction(entity_id=ids.nullable(token))
     if not item.successful:
         return
     memo = sanitize(body.memo.value) if body.HasField("memo") else None
@@ -201,16 +213,16 @@ def token_update(item: Item, batch: Batch) -> None:
     _defer_token_update(batch, row, _treasury_moves(item))
 
 
-def token_delete(item: Item, batch: Batch) -> None:
+def token_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     token = ids.token_id(item.body.tokenDeletion.token)
-    batch.set_transaction(entity_id=ids.nullable(token))
+    context.set_transaction(entity_id=ids.nullable(token))
     upsert_entity(item, batch, token, Operation.DELETE, TOKEN)
 
 
 def _pause(status: str, body_name: str) -> Handler:
-    def handler(item: Item, batch: Batch) -> None:
+    def handler(item: Item, batch: Batch, context: ItemContext) -> None:
         token = ids.token_id(getattr(item.body, body_name).token)
-        batch.set_transaction(entity_id=ids.nullable(token))
+        context.set_transaction(entity_id=ids.nullable(token))
         if item.successful:
             row = {"token_id": token, "pause_status": status, "timestamp_range": item.consensus_timestamp}
             _defer_token_update(batch, row, [])
@@ -218,19 +230,19 @@ def _pause(status: str, body_name: str) -> Handler:
     return handler
 
 
-def fee_schedule_update(item: Item, batch: Batch) -> None:
+def fee_schedule_update(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.token_fee_schedule_update
     token = ids.token_id(body.token_id)
-    batch.set_transaction(entity_id=ids.nullable(token))
+    context.set_transaction(entity_id=ids.nullable(token))
     if item.successful:
         custom_fees.write_custom_fee(item, batch, token, custom_fees.fee_lists(body.custom_fees, token))
 
 
-def token_reject(item: Item, batch: Batch) -> None:
+def token_reject(item: Item, batch: Batch, context: ItemContext) -> None:
     """The owner (else the payer); the record's transfers back to the treasuries do the rest."""
     body = item.body.tokenReject
     owner = batch.account_of(body.owner) if body.HasField("owner") else ids.EMPTY
-    batch.set_transaction(entity_id=ids.nullable(owner or item.payer_account_id))
+    context.set_transaction(entity_id=ids.nullable(owner or item.payer_account_id))
 
 
 # Supply ------------------------------------------------------------------------------------------------------
@@ -241,29 +253,29 @@ def _total_supply(item: Item, batch: Batch, token: int) -> None:
     batch.upsert("token", {"token_id": token, "total_supply": item.record.receipt.newTotalSupply})
 
 
-def token_mint(item: Item, batch: Batch) -> None:
+def token_mint(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.tokenMint
     token = ids.token_id(body.token)
-    batch.set_transaction(entity_id=ids.nullable(token))
+    context.set_transaction(entity_id=ids.nullable(token))
     if item.successful:
         _total_supply(item, batch, token)
         nfts.mint(item, batch, token, list(item.record.receipt.serialNumbers), list(body.metadata))
 
 
-def token_burn(item: Item, batch: Batch) -> None:
+def token_burn(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.tokenBurn
     token = ids.token_id(body.token)
-    batch.set_transaction(entity_id=ids.nullable(token))
+    context.set_transaction(entity_id=ids.nullable(token))
     if item.successful:
         _total_supply(item, batch, token)
         nfts.delete(item, batch, token, list(body.serialNumbers))
 
 
-def token_wipe(item: Item, batch: Batch) -> None:
+def token_wipe(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.tokenWipe
     token = ids.token_id(body.token)
-    batch.set_transaction(entity_id=ids.nullable(token))
-    batch.touch(ids.account_id(body.account))
+    context.set_transaction(entity_id=ids.nullable(token))
+    context.touch(ids.account_id(body.account))
     if item.successful:
         _total_supply(item, batch, token)
         nfts.delete(item, batch, token, list(body.serialNumbers))

@@ -13,8 +13,10 @@ from types import MappingProxyType
 from typing import Any
 
 from ledgermirror.importer.handlers import custom_fees, ids
-from ledgermirror.importer.handlers.base import Batch, Handler, Item
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
+from ledgermirror.importer.handlers.item import Item
 
 TOPIC = "TOPIC"
 DEFAULT_RUNNING_HASH_VERSION = 3
@@ -29,10 +31,10 @@ def _fee_exempt_key_list(body: Any, keys: Any) -> bytes:
     return bytes(key_list.SerializeToString())
 
 
-def topic_create(item: Item, batch: Batch) -> None:
+def topic_create(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.consensusCreateTopic
     topic = ids.topic_id(item.record.receipt.topicID)
-    batch.set_transaction(entity_id=ids.nullable(topic))
+    context.set_transaction(entity_id=ids.nullable(topic))
     if not item.successful or not topic:
         return
     stamp = item.consensus_timestamp
@@ -62,10 +64,10 @@ def topic_create(item: Item, batch: Batch) -> None:
     custom_fees.write_custom_fee(item, batch, topic, custom_fees.topic_fee_lists(body.custom_fees))
 
 
-def topic_update(item: Item, batch: Batch) -> None:
+def topic_update(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.consensusUpdateTopic
     topic = ids.topic_id(body.topicID)
-    batch.set_transaction(entity_id=ids.nullable(topic))
+    context.set_transaction(entity_id=ids.nullable(topic))
     if not item.successful or not topic:
         return
     stamp = item.consensus_timestamp
@@ -98,9 +100,9 @@ def topic_update(item: Item, batch: Batch) -> None:
         custom_fees.write_custom_fee(item, batch, topic, custom_fees.topic_fee_lists(body.custom_fees.fees))
 
 
-def topic_delete(item: Item, batch: Batch) -> None:
+def topic_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     topic = ids.topic_id(item.body.consensusDeleteTopic.topicID)
-    batch.set_transaction(entity_id=ids.nullable(topic))
+    context.set_transaction(entity_id=ids.nullable(topic))
     upsert_entity(item, batch, topic, Operation.DELETE, TOPIC)
 
 
@@ -111,11 +113,11 @@ def running_hash_version(version: int) -> int | None:
     return version or 1
 
 
-def submit_message(item: Item, batch: Batch) -> None:
+def submit_message(item: Item, batch: Batch, context: ItemContext) -> None:
     """One ``topic_message`` per successful message; chunks are separate rows (never reassembled)."""
     body = item.body.consensusSubmitMessage
     topic = ids.topic_id(body.topicID)
-    batch.set_transaction(entity_id=ids.nullable(topic))
+    context.set_transaction(entity_id=ids.nullable(topic))
     if not item.successful:
         return
     receipt = item.record.receipt

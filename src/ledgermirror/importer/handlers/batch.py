@@ -1,0 +1,144 @@
+"""The batch: the rows one or more record files produce, gathered by the handlers and written in one go
+(:mod:`.batch_writer`).
+
+A handler looks at one item and adds rows to the batch; it never touches the database. Rows are dicts by
+column name, checked against ``db/schema/`` when written:
+
+* ``batch.insert(table, row)``: append-only rows (``transaction``, transfers, ``file_data``...), written with
+  binary COPY (``db.write.copy_rows``);
+* ``batch.upsert(table, row)``: a (partial) state of a keyed, usually versioned row (``entity``, ``node``,
+  allowances...): its key, ``timestamp_range`` = the consensus timestamp (``[ts, ∞)``) and only the columns the
+  transaction sets; merged by ``db.write.upsert`` (new else existing, history rows for superseded states);
+* ``batch.add_balance`` / ``add_token_balance`` / ``add_allowance_debit``: running values (the reference's
+  "partial" objects without range). Deltas are summed per key in memory and applied after the segment's upserts
+  by ``db.running`` (``balance = balance + delta``), to existing rows only: a balance change for an account the
+  database does not hold is dropped, as in the reference. Entity balance deltas are carried to the end of the
+  batch (one statement) unless a later segment upserts that entity (``batch_writer.write_batch``);
+* ``batch.defer(step)``: an async step that needs the database state of everything gathered so far (address
+  books of files 0.0.101/102 built from their ``file_data``, an NFT treasury change). It closes the current
+  *segment*: ``write_batch`` writes segment by segment (COPY, upserts, running values, then the step).
+
+What one item hands to the handlers after its own (its ``transaction`` row, the entities it touches) and what
+the items of one file hand to later items is not kept here: it is the :class:`~.context.ItemContext` each
+handler is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+
+from ledgermirror.db.schema import table as table_model
+from ledgermirror.importer.handlers.aliases import Aliases
+
+Step = Callable[[asyncpg.Connection], Awaitable[dict[str, int] | None]]
+
+
+@dataclass(slots=True)
+class Segment:
+    """Rows gathered between two deferred steps."""
+
+    inserts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    upserts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    entity_balances: dict[int, list[int]] = field(default_factory=dict)
+    """entity id -> [delta, last consensus timestamp]"""
+    token_balances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    """(account id, token id) -> [delta, last consensus timestamp]"""
+    allowance_debits: dict[tuple[int, int, int | None], int] = field(default_factory=dict)
+    """(owner, spender, token id or None for HBAR) -> summed (negative) amount"""
+    step: Step | None = None
+
+
+class Batch:
+    """Rows of one or more record files, in order (see the module text)."""
+
+    def __init__(self, *, entity_transactions: bool = False) -> None:
+        self.entity_transactions = entity_transactions
+        """Write ``entity_transaction`` rows (the reference's ``persist.entityTransactions``, off by default)."""
+        self.segments: list[Segment] = [Segment()]
+        self.address_book_changed = False
+        """A successful file transaction on 0.0.101 or 0.0.102 is in the batch (the signers may change)."""
+        self.aliases = Aliases()
+        """Aliases and EVM addresses -> entity ids: the batch's creates, and what ``lookups`` read."""
+        self._latest: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
+
+    # Rows ----------------------------------------------------------------------------------------------------
+
+    @property
+    def _segment(self) -> Segment:
+        return self.segments[-1]
+
+    def insert(self, table: str, row: dict[str, Any]) -> None:
+        """An append-only row (COPY)."""
+        rows = self._segment.inserts.get(table)
+        if rows is None:
+            rows = self._segment.inserts[table] = []
+        rows.append(row)
+
+    def upsert(self, table: str, row: dict[str, Any]) -> None:
+        """A partial state: key + ``timestamp_range`` lower bound + the columns set (``db.write.upsert``)."""
+        rows = self._segment.upserts.get(table)
+        if rows is None:
+            rows = self._segment.upserts[table] = []
+        rows.append(row)
+        key = tuple(row.get(name) for name in table_model(table).key)
+        held = self._latest.get((table, key))
+        if held is not None and row.get("timestamp_range") in (None, held.get("timestamp_range")):
+            held.update({name: value for name, value in row.items() if value is not None})
+        else:
+            self._latest[(table, key)] = dict(row)
+
+    def latest(self, table: str, *key: Any) -> dict[str, Any] | None:
+        """The values this batch last set for a key (merged over one timestamp), None when it set none."""
+        return self._latest.get((table, key))
+
+    def account_of(self, message: Any) -> int:
+        """An ``AccountID``'s entity, an alias looked up (0.0.0 when unknown)."""
+        return self.aliases.account(message)
+
+    def contract_of(self, message: Any) -> int:
+        """A ``ContractID``'s entity, an EVM address looked up (0.0.0 when unknown)."""
+        return self.aliases.contract(message)
+
+    # Running values ------------------------------------------------------------------------------------------
+
+    def add_balance(self, entity_id: int, amount: int, consensus_timestamp: int) -> None:
+        """``entity.balance += amount``, ``balance_timestamp = consensus_timestamp`` (existing accounts only)."""
+        held = self._segment.entity_balances.get(entity_id)
+        if held is None:
+            self._segment.entity_balances[entity_id] = [amount, consensus_timestamp]
+        else:
+            held[0] += amount
+            held[1] = consensus_timestamp
+
+    def add_token_balance(self, account_id: int, token_id: int, amount: int, consensus_timestamp: int) -> None:
+        """``token_account.balance += amount`` for an existing association (``associated`` becomes true)."""
+        held = self._segment.token_balances.get((account_id, token_id))
+        if held is None:
+            self._segment.token_balances[(account_id, token_id)] = [amount, consensus_timestamp]
+        else:
+            held[0] += amount
+            held[1] = consensus_timestamp
+
+    def add_allowance_debit(self, owner: int, spender: int, amount: int, token_id: int | None = None) -> None:
+        """An approved debit: ``crypto_allowance.amount`` (or ``token_allowance.amount`` of ``token_id``)
+        ``+= amount`` (negative), ``amount_granted`` unchanged, existing allowances only."""
+        key = (owner, spender, token_id)
+        self._segment.allowance_debits[key] = self._segment.allowance_debits.get(key, 0) + amount
+
+    def defer(self, step: Step) -> None:
+        """Run ``step`` after everything gathered so far is written; later rows are written after it."""
+        self._segment.step = step
+        self.segments.append(Segment())
+
+    def row_count(self) -> int:
+        """Rows gathered (inserts and upserts)."""
+        return sum(
+            len(rows)
+            for segment in self.segments
+            for group in (segment.inserts, segment.upserts)
+            for rows in group.values()
+        )

@@ -1,0 +1,135 @@
+"""The item: one record item's transaction parsed once (:func:`item_of`, ``RecordItem.java``'s rules) into an
+:class:`Item`, which every handler reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from google.protobuf.unknown_fields import UnknownFieldSet
+
+from ledgermirror.importer._proto import protos
+from ledgermirror.importer.handlers import ids
+from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.ledger.transaction_codes import result_number
+
+if TYPE_CHECKING:
+    from ledgermirror.importer.record_file import RecordItem
+
+FAIL_INVALID = result_number("FAIL_INVALID")
+SUCCESS_CODES = frozenset(
+    result_number(name)
+    for name in ("SUCCESS", "SUCCESS_BUT_MISSING_EXPECTED_OPERATION", "FEE_SCHEDULE_FILE_PART_UPLOADED")
+)
+"""Receipt statuses the reference counts as successful (``RecordItem.isSuccessful``)."""
+
+
+class ItemError(ValueError):
+    """A record item whose transaction cannot be parsed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One record item, parsed once."""
+
+    consensus_timestamp: int
+    """Nanoseconds since the epoch (clamped to the int64 maximum)."""
+    index: int
+    """Position in the file, counting every item."""
+    record: Any
+    """``TransactionRecord``."""
+    transaction: Any
+    """``Transaction``."""
+    body: Any
+    """``TransactionBody`` (from ``signedTransactionBytes``, else ``bodyBytes``, else the deprecated ``body``)."""
+    body_name: str
+    """The ``TransactionBody`` ``data`` oneof name, e.g. ``"cryptoTransfer"``; "" when none is set."""
+    transaction_bytes: bytes
+    payer_account_id: int
+    """Encoded id of the body's ``transactionID.accountID`` (0 when given only as an alias)."""
+    result: int
+    """The receipt status (``ResponseCodeEnum``), stored as it is."""
+    successful: bool
+    """SUCCESS, SUCCESS_BUT_MISSING_EXPECTED_OPERATION or FEE_SCHEDULE_FILE_PART_UPLOADED, and a successful
+    parent (a child of a failed parent never is)."""
+    parent_consensus_timestamp: int | None
+    type: int = 0
+    """``transaction.type``: the oneof field number (an unknown oneof: its single unknown field's number)."""
+    signature_map: Any = None
+    """``SignatureMap`` of the transaction, None when it has none."""
+    hapi_version: tuple[int, int, int] | None = None
+    """The record file's HAPI version (None for files before v5)."""
+    record_bytes: bytes = b""
+    """The ``TransactionRecord`` as stored (node transactions keep it in ``transaction_record_bytes``)."""
+    sidecar_records: tuple[Any, ...] = ()
+    """The ``TransactionSidecarRecord`` messages of the file's sidecars with this item's consensus timestamp."""
+
+    @property
+    def successful_or_fail_invalid(self) -> bool:
+        """Token transfers, NFT transfers, assessed fees and automatic associations are written then."""
+        return self.successful or self.result == FAIL_INVALID
+
+    def hapi_at_least(self, minor: int) -> bool:
+        """HAPI version 0.``minor`` or later (files without a version count as old)."""
+        return self.hapi_version is not None and self.hapi_version >= (0, minor, 0)
+
+
+def item_of(
+    record_item: RecordItem,
+    index: int,
+    *,
+    hapi_version: tuple[int, int, int] | None = None,
+    parent_successful: bool = True,
+) -> Item:
+    """Parse one record item's transaction (``RecordItem.java``'s rules)."""
+    modules = protos()
+    record = record_item.record
+    try:
+        transaction = record_item.transaction()
+        body, signature_map = _body_and_signatures(transaction)
+    except modules.decode_error as error:
+        raise ItemError(f"item {index}: Error parsing transactionBody from transaction: {error}") from error
+    body_name = body.WhichOneof("data") or ""
+    result = record.receipt.status
+    parent = None
+    if record.HasField("parent_consensus_timestamp"):
+        parent = ids.nanos(record.parent_consensus_timestamp)
+    return Item(
+        consensus_timestamp=min(record_item.consensus_timestamp, INT64_MAX),
+        index=index,
+        record=record,
+        transaction=transaction,
+        body=body,
+        body_name=body_name,
+        transaction_bytes=record_item.transaction_bytes,
+        payer_account_id=ids.account_id(body.transactionID.accountID),
+        result=result,
+        successful=parent_successful and result in SUCCESS_CODES,
+        parent_consensus_timestamp=parent,
+        type=_type_of(body, body_name),
+        signature_map=signature_map,
+        hapi_version=hapi_version,
+        record_bytes=record_item.record_bytes,
+    )
+
+
+def _body_and_signatures(transaction: Any) -> tuple[Any, Any]:
+    modules = protos()
+    body_class = modules.transaction.TransactionBody
+    if transaction.signedTransactionBytes:
+        signed = modules.transaction_contents.SignedTransaction.FromString(transaction.signedTransactionBytes)
+        return body_class.FromString(signed.bodyBytes), signed.sigMap if signed.HasField("sigMap") else None
+    if transaction.bodyBytes:
+        signature_map = transaction.sigMap if transaction.HasField("sigMap") else None
+        return body_class.FromString(transaction.bodyBytes), signature_map
+    if transaction.HasField("body"):
+        return transaction.body, transaction.sigMap if transaction.HasField("sigMap") else None
+    raise modules.decode_error("no signedTransactionBytes, bodyBytes or body")
+
+
+def _type_of(body: Any, body_name: str) -> int:
+    if body_name:
+        return int(body.DESCRIPTOR.fields_by_name[body_name].number)
+    unknown_fields = UnknownFieldSet(body)
+    unknown = [unknown_fields[index].field_number for index in range(len(unknown_fields))]
+    return unknown[0] if len(unknown) == 1 else 0
