@@ -33,10 +33,10 @@ import asyncpg
 from ledgermirror.db import import_state
 from ledgermirror.importer.block_source import BlockSource, FileBlockSource, SourceBlock
 from ledgermirror.importer.block_verify import BlockLink, VerifiedBlock, verify_block
+from ledgermirror.importer.errata import rows_with_errata
 from ledgermirror.importer.errors import BlockProofRejected, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers.balances import read_balance_snapshot
 from ledgermirror.importer.handlers.base import Batch, ItemError
-from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.pipeline import (
     ImportOptions,
     Position,
@@ -250,7 +250,7 @@ class _BlockRun:
                 break
             built = time.perf_counter()
             try:
-                await rows_of_file_with_lookups(self.conn, verified.record, batch, verified.sidecars)
+                await rows_with_errata(self.conn, verified, batch, state.link, state.position.book, options)
             except ItemError as error:
                 raise StreamParseError(source_block.name, str(error)) from error
             rows.append(block_file_row(verified, load_start, time.time_ns() // 1_000_000))

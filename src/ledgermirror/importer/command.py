@@ -66,6 +66,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     command.add_argument("--once", action="store_true", help="import what is there, then exit")
     command.add_argument(
+        "--network",
+        default=None,
+        metavar="NAME",
+        help="the ledger's network: mainnet applies mainnet's errata (its missing transactions, balance file "
+        "offsets), another name never; default: when the address book is mainnet's",
+    )
+    command.add_argument(
         "--start-date",
         default=None,
         metavar="DATE",
@@ -116,6 +123,7 @@ def options_of(args: argparse.Namespace) -> ImportOptions:
         initial_balances=args.initial_balances,
         files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
         require_verified_proofs=args.require_verified_proofs,
+        network=args.network,
     )
 
 

@@ -54,12 +54,12 @@ from ledgermirror.importer.downloader import (
     listing_folders,
     verify_download,
 )
+from ledgermirror.importer.errata import rows_with_errata
 from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, read_balance_snapshot, seed_balances
 from ledgermirror.importer.handlers.base import Batch, ItemError, write_batch
-from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row, renumber_before_v6
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
@@ -111,6 +111,8 @@ class ImportOptions:
     max_poll_seconds: float = 30.0
     entity_transactions: bool = False
     require_verified_proofs: bool = False
+    network: str | None = None
+    """``mainnet`` applies mainnet's errata, another name never; None: when the address book is mainnet's."""
     """Blocks: refuse a block whose proof cannot be verified here (TSS, state proofs) instead of accepting it
     as chain-verified only."""
 
@@ -437,7 +439,7 @@ class _Run:
             built = time.perf_counter()
             record = verified.record
             try:
-                await rows_of_file_with_lookups(self.conn, record, batch, verified.sidecars)
+                await rows_with_errata(self.conn, verified, batch, position.link, position.book, self.options)
             except ItemError as error:  # a verified file whose transaction we cannot read: the group rolls back
                 raise StreamParseError(record.name, str(error)) from error
             await renumber_before_v6(self.conn, record, position.index, record_rows)
