@@ -23,6 +23,7 @@ reference).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import hashlib
@@ -110,6 +111,11 @@ def balance_offset_timestamps() -> frozenset[int]:
     """The balance files whose ``time_offset`` is -1 (``balance-offsets.txt``)."""
     text = _data().joinpath("balance-offsets.txt").read_text()
     return frozenset(int(line) for line in text.split() if line)
+
+
+@functools.cache
+def _sorted_offsets() -> tuple[int, ...]:
+    return tuple(sorted(balance_offset_timestamps()))
 
 
 def balance_file_time_offset(consensus_timestamp: int) -> int:
@@ -200,7 +206,8 @@ async def add_errata(  # noqa: PLR0917
     else:
         after = (options.start if options.start is not None else record.consensus_start) - 1
     until = record.consensus_end
-    offsets = sorted(t for t in balance_offset_timestamps() if after < t <= until)
+    listed = _sorted_offsets()
+    offsets = listed[bisect.bisect_right(listed, after) : bisect.bisect_right(listed, until)]
     first, last = max(FIXED_OFFSET_FIRST, after + 1), min(FIXED_OFFSET_LAST, until)
     if offsets or first <= last:
         await stored.set_balance_file_offsets(conn, offsets, FIXED_TIME_OFFSET, first, last)
