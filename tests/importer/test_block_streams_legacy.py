@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
+from cryptography.hazmat.primitives.asymmetric import rsa
+from tests.importer import stream_writer
 from tests.importer.blocks_support import (
     NODES,
     SECONDS,
@@ -29,12 +32,16 @@ from tests.importer.importing import fetch
 from tests.support import Ledger
 
 from ledgermirror.importer import block_hash
-from ledgermirror.importer.block_file import WrappedRecordFile
-from ledgermirror.importer.block_verify import amended
-from ledgermirror.importer.errors import StreamFileError, StreamParseError
+from ledgermirror.importer.address_book import read_address_book
+from ledgermirror.importer.block_file import WrappedRecordFile, split_items
+from ledgermirror.importer.block_source import SourceBlock, block_bytes
+from ledgermirror.importer.block_verify import amended, verify_block
+from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, StreamParseError
 from ledgermirror.importer.wrapped_record_file import read_wrapped_record_file
 from ledgermirror.ledger.protobuf import hapi_module
 from ledgermirror.runtime import Prepared
+from ledgermirror.simulator import block_files, stream_files
+from ledgermirror.simulator.emitter import StreamItem
 from ledgermirror.simulator.run import simulate
 
 pytestmark = pytest.mark.usefixtures("ledger")
@@ -337,3 +344,49 @@ def test_the_rebuilt_file_is_the_original(version: int) -> None:
     else:
         assert record.hapi_version == (0, 64, 0)
         assert record.hash == hashlib.sha384(b"end").digest()
+
+
+# BlockStreamVerifierIntegrationTest: a 4-node book, 3 of the 4 signatures corrupted ------------------------------
+
+
+@pytest.mark.parametrize("version", [2, 5, 6])
+@pytest.mark.parametrize(("stakes", "expected"), [({}, "1/4"), (dict.fromkeys(range(4), 1000), "1000/4000")])
+def test_consensus_not_reached_with_three_of_four_signatures_corrupted(
+    version: int, stakes: dict[int, int], expected: str
+) -> None:
+    # the reference names the wrapped record file's signature (<name>.rcd_sig); we name the block
+    keys = [rsa.generate_private_key(public_exponent=65537, key_size=1024) for _ in range(4)]
+    items = [StreamItem(10**18 + n, *_item_bytes(10**18 + n), "", "", ()) for n in range(3)]
+    start = hashlib.sha384(b"start").digest()
+    data = {
+        2: lambda: stream_files.record_file_v2(items, start, 7),
+        5: lambda: stream_files.record_file_v5(items, start, 7, (0, 30, 0)),
+        6: lambda: stream_files.record_file(items, start, 7, (0, 30, 0), None),
+    }[version]()
+    block = block_files.wrapped_block(
+        data, items, previous_root=bytes(48), node_keys=keys, hapi_version=(0, 30, 0), seed=1
+    )
+    serialized = zstandard.ZstdDecompressor().decompress(block.stored, max_output_size=1 << 30)
+    book = read_address_book(stream_writer.address_book(keys))
+    source = SourceBlock(7, "0000000000000000007.blk.zstd", serialized, len(block.stored))
+    assert verify_block(source, book, None, stakes=stakes).record.file_hash == data.file_hash
+    corrupted = _edit(block_hash.BLOCK_PROOF, _corrupt_signatures(1, 2, 3))(split_items(source.name, serialized))
+    bad = SourceBlock(7, source.name, block_bytes(corrupted), source.size)
+    with pytest.raises(
+        ConsensusNotReached, match=f"Consensus not reached for file {source.name} with {expected} stake"
+    ):
+        verify_block(bad, book, None, stakes=stakes)
+
+
+def _item_bytes(nanos: int) -> tuple[bytes, bytes]:
+    written = stream_writer.item(nanos)
+    return written.record, written.transaction
+
+
+def _corrupt_signatures(*nodes: int) -> Callable[[Any], None]:
+    def change(message: Any) -> None:
+        for entry in message.block_proof.signed_record_file_proof.record_file_signatures:
+            if entry.node_id in nodes:
+                entry.signatures_bytes = bytes(len(entry.signatures_bytes))
+
+    return change
