@@ -33,7 +33,7 @@ from tests.support import Ledger
 
 from ledgermirror.importer import block_hash
 from ledgermirror.importer.address_book import read_address_book
-from ledgermirror.importer.block_file import WrappedRecordFile, split_items
+from ledgermirror.importer.block_file import WrappedRecordFile, read_block, split_items
 from ledgermirror.importer.block_source import SourceBlock, block_bytes
 from ledgermirror.importer.block_verify import amended, verify_block
 from ledgermirror.importer.errors import ConsensusNotReached, StreamFileError, StreamParseError
@@ -99,6 +99,11 @@ def test_wrapped_v2_and_v5_files_write_the_rows_of_the_record_stream(
         for file in listed
     ]
     assert [row["hapi_version_minor"] for row in rows] == [None, None, 66, 66, 66, 66]  # none for v2
+    proofs = [
+        read_block(path.name, zstandard.ZstdDecompressor().decompress(path.read_bytes(), max_output_size=1 << 30))
+        for path in (block_path(networks["blocks"], number) for number in range(FILES))
+    ]
+    assert [block.proof.signed_record_file_proof.version for block in proofs] == VERSIONS
     assert fetch(url, "select last_proof, last_proof_verified from import_status")[0] == (
         "signed record file",
         True,
