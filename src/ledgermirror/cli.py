@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("6", "5", "2", "mixed"),
         default="6",
         help="record file version: 6 (default), 5, 2, or mixed (the first third v2, then v5, then v6); "
-        "other than 6 only with --format records",
+        "wrapped in blocks with --format blocks or cutover; not with --format native",
     )
     commands.add_parser(
         "hash-password",

@@ -142,17 +142,22 @@ def test_an_empty_v6_file_takes_its_time_from_its_name(book: AddressBook, keys: 
     assert (record.count, record.consensus_start, record.consensus_end, record.hash) == (0, T0, T0, START)
 
 
-def test_book_stakes_weigh_and_unknown_nodes_are_dropped(keys: list[rsa.RSAPrivateKey]) -> None:
+def test_book_stakes_do_not_weigh_and_unknown_nodes_are_dropped(keys: list[rsa.RSAPrivateKey]) -> None:
+    # the reference weighs by node_stake rows only; without them each book entry weighs 1 (its address book's
+    # own stake field is read, never used for consensus)
     staked = read_address_book(write.address_book(keys[:3], stakes=[0, 5, 100]))
     assert [entry.stake for entry in staked.nodes] == [None, 5, 100]
     written = write.v6([write.item(T0)], START, 10)
     sigs = signed(keys, written)
     lone = verify_stream_file(NAME, written.stored, {2: sigs[2], 3: sigs[3]}, staked, None)
-    assert (lone.consensus.agreed[0].node_ids, lone.consensus.total_stake) == ((2,), 105)
+    assert (lone.consensus.agreed[0].node_ids, lone.consensus.total_stake) == ((2,), 3)
     [unknown] = lone.consensus.rejected
     assert isinstance(unknown, SignatureRejected) and unknown.node_id == 3
+    node_stakes = {0: 0, 1: 5, 2: 100}
+    heavy = verify_stream_file(NAME, written.stored, {2: sigs[2]}, staked, None, stakes=node_stakes)
+    assert (heavy.consensus.agreed[0].stake, heavy.consensus.total_stake) == (100, 105)
     with pytest.raises(ConsensusNotReached):
-        verify_stream_file(NAME, written.stored, {0: sigs[0], 1: sigs[1]}, staked, None)
+        verify_stream_file(NAME, written.stored, {0: sigs[0], 1: sigs[1]}, staked, None, stakes=node_stakes)
 
 
 def test_v5_stream(book: AddressBook, keys: list[rsa.RSAPrivateKey]) -> None:

@@ -4,7 +4,8 @@ Each entry gives a node id, its account, its RSA public key (``RSA_PubKey``: hex
 SubjectPublicKeyInfo DER) and, when the book carries one, its stake. Entries are read as the reference reads
 them: the account is ``nodeAccountId``, else the memo parsed as ``shard.realm.num``; a legacy book's
 ``nodeId`` 0 on an account below 0.0.20 other than 0.0.3 means node ``num - 3``; a repeated node id keeps its
-first entry.
+first entry, but every entry counts in :attr:`AddressBook.entry_count` (the reference's ``node_count``, the total
+weight of a consensus without node stakes).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class NodeEntry:
 @dataclass(frozen=True, slots=True)
 class AddressBook:
     nodes: tuple[NodeEntry, ...]
+    entry_count: int
+    """``NodeAddress`` entries in the book, a node's duplicates included (the reference's ``node_count``)."""
 
     def node(self, node_id: int) -> NodeEntry | None:
         return next((entry for entry in self.nodes if entry.node_id == node_id), None)
@@ -64,7 +67,7 @@ def read_address_book(data: bytes, name: str = "address book") -> AddressBook:
         nodes.setdefault(entry.node_id, entry)
     if not nodes:
         raise AddressBookError(name, "no nodes")
-    return AddressBook(tuple(nodes.values()))
+    return AddressBook(tuple(nodes.values()), len(book.nodeAddress))
 
 
 def node_account(address: Any) -> AccountId | None:

@@ -130,6 +130,9 @@ class Blocks:
     def copy(self, state: BlockState) -> BlockState:
         return dataclasses.replace(state, position=dataclasses.replace(state.position))
 
+    def previous(self, state: BlockState) -> BlockLink | None:
+        return state.link
+
     def position(self, state: BlockState) -> Position:
         return state.position
 

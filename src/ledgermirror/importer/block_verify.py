@@ -13,9 +13,11 @@ In order, each failure a :class:`~ledgermirror.importer.errors.StreamFileError` 
    ``block_state_proof`` cannot be verified here (no hinTS/WRAPS library): the block is accepted as
    **chain-verified only** (:attr:`VerifiedBlock.proof_verified` is False; the pipeline logs it and the
    import status reports it). A block without a proof is refused;
-5. wrapped record blocks: the inner v6 record file's hash is the signed one, then the record chain checks of
-   :func:`.verify.verify_record_chain` (previous running hash, running hash recomputed, sidecars, timestamp
-   order, block number = the header's); then its amendments are applied (:func:`amended`);
+5. wrapped record blocks: the inner record file, in the version the proof names (v2 and v5 files rebuilt from
+   the wrapped contents, their amendments merged first: :mod:`.wrapped_record_file`), has the signed file
+   hash, then the record chain checks of :func:`.verify.verify_record_chain` (previous hash, running hash
+   recomputed for v5 and v6, sidecars, timestamp order, block number = the header's); then a v6 file's
+   amendments are applied (:func:`amended`);
 6. native blocks: transaction timestamps strictly increase, after the previous block's last.
 """
 
@@ -33,15 +35,16 @@ from ledgermirror.importer.block_source import SourceBlock
 from ledgermirror.importer.errors import (
     BlockNumberMismatch,
     BlockProofRejected,
+    ConsensusNotReached,
     ConsensusTimestampOrder,
     FileHashMismatch,
     PreviousHashMismatch,
     StreamFileError,
 )
-from ledgermirror.importer.record_file import RecordFile, read_stream_item, read_v6
+from ledgermirror.importer.record_file import RecordFile, read_stream_item
 from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile
-from ledgermirror.importer.stream_names import sidecar_name, stem_of
+from ledgermirror.importer.stream_names import sidecar_name
 from ledgermirror.importer.verify import (
     CONSENSUS_RATIO,
     ChainLink,
@@ -49,11 +52,14 @@ from ledgermirror.importer.verify import (
     reach_consensus,
     verify_record_chain,
 )
+from ledgermirror.importer.wrapped_record_file import read_wrapped_record_file
 
 SIGNED_RECORD_FILE = "signed record file"
 TSS = "tss"
 STATE_PROOF = "block state proof"
 _LEGACY_SIGNATURE_VERSION = 2
+_CURRENT_RECORD_VERSION = 6
+"""The record file version of a wrapped block whose proof does not name one (a TSS or state proof)."""
 """A signature over the file hash only (no metadata signature), as the v2 signature files were."""
 
 
@@ -83,11 +89,6 @@ class VerifiedBlock:
 
     def link(self) -> BlockLink:
         return BlockLink(self.block.number, self.root_hash, ChainLink.of(self.record))
-
-
-def wrapped_file_name(creation_time: int) -> str:
-    """The record file name of a wrapped record block (``2022-07-13T08_46_11.304284003Z.rcd.gz``)."""
-    return stem_of(creation_time) + ".rcd.gz"
 
 
 def verify_block(
@@ -144,18 +145,24 @@ def _verify_wrapped(  # noqa: PLR0917
 ) -> VerifiedBlock:
     wrapped = block.wrapped
     assert wrapped is not None
-    name = wrapped_file_name(wrapped.creation_time)
-    content = wrapped.record_file_bytes
-    record = dataclasses.replace(read_v6(name, content, size=block.size), metadata_hash=None)
+    verified = proof == "signed_record_file_proof"
+    version = block.proof.signed_record_file_proof.version if verified else _CURRENT_RECORD_VERSION
+    record = read_wrapped_record_file(wrapped, version, block.size)
+    name = record.name
     if record.block_number != block.number:
         raise BlockNumberMismatch(
             block.name, f"the wrapped record file is block {record.block_number}, the header says {block.number}"
         )
     consensus: Consensus | None = None
-    verified = proof == "signed_record_file_proof"
     if verified:
+        listed_signatures = block.proof.signed_record_file_proof.record_file_signatures
+        if not listed_signatures:
+            raise ConsensusNotReached(
+                block.name,
+                f"No record file signatures for the wrapped record block {name} with block number {block.number}",
+            )
         signatures: dict[int, SignatureFile | StreamFileError] = {}
-        for entry in block.proof.signed_record_file_proof.record_file_signatures:
+        for entry in listed_signatures:
             signatures[int(entry.node_id)] = SignatureFile(
                 block.name, _LEGACY_SIGNATURE_VERSION, record.file_hash, bytes(entry.signatures_bytes), None, None
             )
@@ -168,7 +175,7 @@ def _verify_wrapped(  # noqa: PLR0917
         sidecar_id = ids[index] if index < len(ids) else index + 1
         sidecars[sidecar_id] = read_sidecar_file(sidecar_name(name, sidecar_id), raw)
     verify_record_chain(record, previous, sidecars)
-    if wrapped.amendments:
+    if wrapped.amendments and record.version == _CURRENT_RECORD_VERSION:
         record = amended(record, wrapped.amendments)
     kind = SIGNED_RECORD_FILE if verified else (TSS if proof == "signed_block_proof" else STATE_PROOF)
     listed = tuple(sidecars[entry.id] for entry in record.sidecars if entry.id in sidecars)

@@ -54,6 +54,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     command.add_argument("--once", action="store_true", help="import what is there, then exit")
     command.add_argument(
+        "--network",
+        default=None,
+        metavar="NAME",
+        help="the ledger's network: mainnet applies mainnet's errata (its missing transactions, balance file "
+        "offsets), another name never; default: when the address book is mainnet's",
+    )
+    command.add_argument(
         "--start-date",
         default=None,
         metavar="DATE",

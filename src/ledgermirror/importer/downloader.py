@@ -8,7 +8,6 @@ or raises a :class:`~ledgermirror.importer.errors.StreamFileError` naming the fi
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,22 +83,25 @@ def listing_folders(
 ) -> list[NodeFolder]:
     """The folders worth listing: the heaviest nodes until one third of the weight is reached, plus one for
     margin. A file they list is then read by name from every node (a GET costs a tenth of a LIST), so only
-    a listing cost is saved, never a signature."""
+    a listing cost is saved, never a signature. A node with a folder in each layout (mixed layouts) has both
+    listed and its weight counted once."""
     weights = node_weights(book, stakes)
-    required = math.ceil(sum(weights.values()) * CONSENSUS_RATIO)
+    required = weights.required(CONSENSUS_RATIO)
+    by_node: dict[int | None, list[NodeFolder]] = {}
+    for folder in folders:
+        by_node.setdefault(folder.node_id(book), []).append(folder)
 
-    def weight(folder: NodeFolder) -> int:
-        node_id = folder.node_id(book)
-        return weights.get(node_id, 0) if node_id is not None else 0
+    def weight(node_id: int | None) -> int:
+        return weights.of_node.get(node_id, 0) if node_id is not None else 0
 
-    ranked = sorted(folders, key=lambda folder: (-weight(folder), folder.path))
+    ranked = sorted(by_node, key=lambda node_id: (-weight(node_id), by_node[node_id][0].path))
     chosen: list[NodeFolder] = []
     held = 0
-    for folder in ranked:
-        chosen.append(folder)
+    for node_id in ranked:
+        chosen.extend(by_node[node_id])
         if held >= required:
             break  # the margin
-        held += weight(folder)
+        held += weight(node_id)
     return chosen
 
 

@@ -6,8 +6,9 @@ items) while catching up. Per unit, in stream order:
 1. the unit kind (:class:`Units`: ``pipeline.RecordFiles``, ``block_pipeline.Blocks``) gives the next unit,
    verified **before anything of it is written**, or refuses it (:class:`StreamFileError`: the transaction
    ends after the units before it, which are committed, and the refusal is raised);
-2. its rows are gathered (``lookups.rows_of_file_with_lookups``) into the batch of the open transaction, and
-   the kind adds its ``record_file`` row and moves its state past it;
+2. its rows are gathered (``errata.rows_with_errata``: ``lookups.rows_of_file_with_lookups``, then mainnet's
+   errata) into the batch of the open transaction, and the kind adds its ``record_file`` row and moves its
+   state past it;
 3. the batch is written (:func:`write_files`: the batch, then the ``record_file`` rows) at the end of the
    transaction, or before the next unit is verified when a unit changes the node set (0.0.101/0.0.102, node
    stakes), since the next unit is checked against it;
@@ -31,6 +32,8 @@ import asyncpg
 
 from ledgermirror.db import address_books, import_state, write
 from ledgermirror.importer.address_book import AddressBook, read_address_book
+from ledgermirror.importer.block_verify import BlockLink
+from ledgermirror.importer.errata import rows_with_errata
 from ledgermirror.importer.errors import ImporterError, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
@@ -38,7 +41,6 @@ from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balanc
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.batch_writer import write_batch
 from ledgermirror.importer.handlers.item import ItemError
-from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats, Progress
 from ledgermirror.importer.record_file import RecordFile
@@ -96,6 +98,9 @@ class Units(Protocol[S, U]):
         """A copy of the committed state for a new transaction (changed as units are accepted)."""
 
     def position(self, state: S) -> Position: ...
+
+    def previous(self, state: S) -> ChainLink | BlockLink | None:
+        """What the next unit is checked against: the last file or block, if any."""
 
     async def next_unit(self, state: S) -> U | None:
         """The next unit, verified against ``state``; None when :attr:`exhausted` or :attr:`reached_end`.
@@ -258,7 +263,9 @@ class Driver(Generic[S]):
             built = time.perf_counter()
             record = unit.record
             try:
-                await rows_of_file_with_lookups(self.conn, record, batch, unit.sidecars)
+                await rows_with_errata(
+                    self.conn, unit, batch, units.previous(state), units.position(state).book, options
+                )
             except ItemError as error:  # a verified unit whose transaction we cannot read: the group rolls back
                 raise StreamParseError(units.name_of(unit), str(error)) from error
             await units.accept(unit, state, record_rows, load_start)

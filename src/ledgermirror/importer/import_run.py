@@ -44,6 +44,7 @@ def options_of(args: argparse.Namespace) -> ImportOptions:
         initial_balances=args.initial_balances,
         files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
         require_verified_proofs=args.require_verified_proofs,
+        network=args.network,
     )
 
 

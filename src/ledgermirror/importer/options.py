@@ -34,6 +34,8 @@ class ImportOptions:
     require_verified_proofs: bool = False
     """Blocks: refuse a block whose proof cannot be verified here (TSS, state proofs) instead of accepting it
     as chain-verified only."""
+    network: str | None = None
+    """``mainnet`` applies mainnet's errata, another name never; None: when the address book is mainnet's."""
 
 
 def parse_date(text: str) -> int:

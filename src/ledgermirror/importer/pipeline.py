@@ -81,6 +81,9 @@ class RecordFiles:
     def copy(self, state: Position) -> Position:
         return dataclasses.replace(state)
 
+    def previous(self, state: Position) -> ChainLink | None:
+        return state.link
+
     def position(self, state: Position) -> Position:
         return state
 

@@ -128,14 +128,31 @@ def parse_items(name: str, pairs: Iterable[tuple[bytes, bytes]]) -> list[RecordI
     return items
 
 
-def read_v6(name: str, content: bytes, size: int) -> RecordFile:
-    """A v6 file: int32 6, then one ``RecordStreamFile`` (content is decompressed)."""
+@dataclass(frozen=True, slots=True)
+class RecordStreamContents:
+    """The fields of one serialized ``RecordStreamFile``, items as exact bytes."""
+
+    hapi_version: SemanticVersion
+    start_running_hash: bytes
+    end_running_hash: bytes | None
+    """None when the message has no end running hash (allowed only where the caller says so)."""
+    pairs: tuple[tuple[bytes, bytes], ...]
+    """``(record bytes, transaction bytes)`` of each ``RecordStreamItem``."""
+    block_number: int
+    sidecars: tuple[SidecarMetadata, ...]
+
+
+def read_record_stream_contents(
+    name: str, content: bytes, offset: int = 0, *, end_hash_required: bool = True
+) -> RecordStreamContents:
+    """A ``RecordStreamFile`` from ``content[offset:]`` (a v6 file's bytes after its version, or the contents of
+    a wrapped record block's ``record_file`` item)."""
     modules = protos()
     header: dict[int, bytes] = {}
     pairs: list[tuple[bytes, bytes]] = []
     sidecars: list[SidecarMetadata] = []
     block_number = 0
-    for number, wire_type, start, end in protobuf_wire.scan_fields(content, 4, len(content), name):
+    for number, wire_type, start, end in protobuf_wire.scan_fields(content, offset, len(content), name):
         if number == 5 and wire_type == protobuf_wire.VARINT:
             block_number = to_signed64(protobuf_wire.read_varint(content, start, end, name)[0])
         elif wire_type != protobuf_wire.LENGTH_DELIMITED:
@@ -152,10 +169,27 @@ def read_v6(name: str, content: bytes, size: int) -> RecordFile:
         end_hash = modules.hash_object.HashObject.FromString(header.get(4, b""))
     except modules.decode_error as error:
         raise StreamParseError(name, f"bad RecordStreamFile header: {error}") from error
-    items = parse_items(name, pairs)
-    hapi = SemanticVersion(semantic.major, semantic.minor, semantic.patch)
     start_running = _running_hash_of(name, "start", start_hash)
-    end_running = _running_hash_of(name, "end", end_hash)
+    end_running = _running_hash_of(name, "end", end_hash) if end_hash_required or 4 in header else None
+    return RecordStreamContents(
+        hapi_version=SemanticVersion(semantic.major, semantic.minor, semantic.patch),
+        start_running_hash=start_running,
+        end_running_hash=end_running,
+        pairs=tuple(pairs),
+        block_number=block_number,
+        sidecars=tuple(sidecars),
+    )
+
+
+def read_v6(name: str, content: bytes, size: int) -> RecordFile:
+    """A v6 file: int32 6, then one ``RecordStreamFile`` (content is decompressed)."""
+    contents = read_record_stream_contents(name, content, 4)
+    items = parse_items(name, contents.pairs)
+    hapi = contents.hapi_version
+    start_running = contents.start_running_hash
+    end_running = contents.end_running_hash
+    assert end_running is not None
+    block_number = contents.block_number
     metadata = hashlib.sha384(
         struct.pack(">iiii", 6, *hapi) + start_running + end_running + struct.pack(">q", block_number)
     ).digest()
@@ -171,7 +205,7 @@ def read_v6(name: str, content: bytes, size: int) -> RecordFile:
         metadata_hash=metadata,
         block_number=block_number,
         items=tuple(items),
-        sidecars=tuple(sidecars),
+        sidecars=contents.sidecars,
         size=size,
         consensus_start=first,
         consensus_end=last,

@@ -49,7 +49,11 @@ _DAY_LENGTH = 10
 _DAYS_LISTED = 2
 _NUMBER = re.compile(r"^\d+$")
 _DISCOVERY_DEPTH = 4
-_SKIPPED_FOLDERS = frozenset({SIDECAR_FOLDER, "accountBalances", "eventsStreams", "blocks", "sidecars"})
+_SKIPPED_FOLDERS = frozenset(
+    {SIDECAR_FOLDER, "accountBalances", "eventsStreams", "block", "blocks", "sidecars", "balance"}
+)
+_ACCOUNT_PARENT = re.compile(r"^(balance|events_?)\d+\.\d+\.\d+$")
+"""Node folders of the other streams (``accountBalances/balance0.0.3``): never descended into."""
 
 
 class SourceError(RuntimeError):
@@ -105,7 +109,10 @@ def _join(prefix: str, name: str) -> str:
 
 
 async def discover_nodes(store: Store) -> list[NodeFolder]:
-    """Every node folder within a few levels of the root, in both layouts (breadth first, bounded depth)."""
+    """Every node folder within a few levels of the root, in both layouts at once (breadth first, bounded
+    depth): some nodes may write the legacy layout while others, or the same node later, write HIP-679's (the
+    reference's ``pathType=AUTO``). A node found in both layouts has a folder in each; the signature files of a
+    file are looked for in all of them."""
     found: list[NodeFolder] = []
     level: list[tuple[str, tuple[str, ...]]] = [("", ())]
     for _depth in range(_DISCOVERY_DEPTH):
@@ -120,9 +127,9 @@ async def discover_nodes(store: Store) -> list[NodeFolder]:
                     found.append(NodeFolder(path, AccountId(shard, realm, num), None))
                 elif name == "record" and len(parents) >= 2 and all(map(_NUMBER.match, parents[-2:])):
                     found.append(NodeFolder(path, None, int(parents[-1])))
-                elif name not in _SKIPPED_FOLDERS:
+                elif name not in _SKIPPED_FOLDERS and not _ACCOUNT_PARENT.match(name):
                     following.append((path, (*parents, name)))
-        if found or not following:
+        if not following:
             break
         level = following
     if not found:

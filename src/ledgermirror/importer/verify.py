@@ -6,8 +6,9 @@ names the file and the check):
 1. **signature** / **consensus**: every node's signature file parses and both its signatures (file hash and,
    from v5 on, metadata hash) verify with that node's RSA key from the address book (RSA PKCS#1 v1.5 over
    SHA-384 of the 48-byte hash); valid signatures are grouped by the (file hash, metadata hash) they sign, and
-   a group must hold at least ``ratio`` (one third) of the total stake, or of the node count when no stake is
-   known. One node's bad signature only drops that node (:attr:`Consensus.rejected`);
+   a group must hold at least ``ratio`` (one third) of the total weight (:func:`node_weights`: the latest node
+   stakes, else one per address-book entry). One node's bad signature only drops that node
+   (:attr:`Consensus.rejected`);
 2. **file hash**: the record file's hash equals a hash the consensus signed;
 3. **metadata hash** (v5, v6): equals the metadata hash signed together with that file hash;
 4. **previous hash**: the file's previous hash equals the prior file's hash (skipped without a prior file or
@@ -51,7 +52,8 @@ from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile, read_signature_file
 from ledgermirror.importer.stream_names import sidecar_name
 
-CONSENSUS_RATIO = Fraction(1, 3)
+CONSENSUS_RATIO = Fraction(3333333333333333333, 10**19)
+"""The reference's default ``consensusRatio``: one third to 19 decimal places, rounded down."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +101,28 @@ class VerifiedRecordFile:
         return ChainLink.of(self.record)
 
 
-def node_weights(book: AddressBook, stakes: Mapping[int, int] | None = None) -> dict[int, int]:
-    """Each book node's weight: ``stakes`` (e.g. the latest ``node_stake`` rows) when they give a positive
-    total over the book's nodes, else the book's own stakes when positive, else 1 per node (count-based)."""
-    for source in (stakes or {}, {entry.node_id: entry.stake or 0 for entry in book.nodes}):
-        weights = {entry.node_id: max(source.get(entry.node_id, 0), 0) for entry in book.nodes}
-        if sum(weights.values()) > 0:
-            return weights
-    return {entry.node_id: 1 for entry in book.nodes}
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """What each node's signature weighs in a consensus, and the total the ratio applies to."""
+
+    of_node: dict[int, int]
+    total: int
+
+    def required(self, ratio: Fraction = CONSENSUS_RATIO) -> int:
+        return math.ceil(self.total * ratio)
+
+
+def node_weights(book: AddressBook, stakes: Mapping[int, int] | None = None) -> Weights:
+    """The reference's weights (``AddressBookServiceImpl.getNodes``, mode ``STAKE_IN_ADDRESS_BOOK``): each book
+    node weighs its ``stakes`` entry (the latest ``node_stake`` rows; 0 without one) out of the stakes of the
+    book's nodes; when those total 0 (no ``node_stake`` rows yet, before HAPI 0.27), every node weighs 1 out of
+    the book's entry count, a node's duplicate entries included. The book's own ``stake`` field is not used."""
+    given = stakes or {}
+    of_node = {entry.node_id: max(given.get(entry.node_id, 0), 0) for entry in book.nodes}
+    total = sum(of_node.values())
+    if total > 0:
+        return Weights(of_node, total)
+    return Weights(dict.fromkeys(of_node, 1), book.entry_count)
 
 
 def verify_node_signature(signature: SignatureFile, node: NodeEntry) -> None:
@@ -136,8 +152,10 @@ def reach_consensus(
     """Verify each node's signatures (keyed by node id; a parse error stands for an unreadable file) and find
     the hashes enough stake agrees on; raises :class:`ConsensusNotReached` when none."""
     weights = node_weights(book, stakes)
-    total = sum(weights.values())
-    required = math.ceil(total * ratio)
+    total = weights.total
+    if total <= 0:
+        raise ConsensusNotReached(file_name, "Invalid total staking weight. Consensus not reached")
+    required = weights.required(ratio)
     rejected: list[StreamFileError] = []
     groups: dict[tuple[bytes, bytes | None], list[int]] = {}
     for node_id, signature in sorted(signatures.items()):
@@ -156,7 +174,7 @@ def reach_consensus(
         groups.setdefault((signature.file_hash, signature.metadata_hash), []).append(node_id)
     ranked = sorted(
         (
-            SignedHashes(key[0], key[1], tuple(nodes), sum(weights[n] for n in nodes))
+            SignedHashes(key[0], key[1], tuple(nodes), sum(weights.of_node[n] for n in nodes))
             for key, nodes in groups.items()
         ),
         key=lambda group: -group.stake,
@@ -166,7 +184,9 @@ def reach_consensus(
         largest = ranked[0].stake if ranked else 0
         reasons = "; ".join(error.detail for error in rejected)
         raise ConsensusNotReached(
-            file_name, f"Consensus not reached with {largest}/{total} stake" + (f" ({reasons})" if reasons else "")
+            file_name,
+            f"Consensus not reached for file {file_name} with {largest}/{total} stake"
+            + (f" ({reasons})" if reasons else ""),
         )
     return Consensus(file_name, agreed, total, required, tuple(rejected))
 

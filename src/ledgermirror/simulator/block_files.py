@@ -1,12 +1,14 @@
-"""Wrapped record blocks (HIP-1056 ``Block`` files carrying a v6 record file) for ``simulate --format blocks``
-and ``--format cutover`` (``fees-and-streams.md`` D and E.6).
+"""Wrapped record blocks (HIP-1056 ``Block`` files carrying a v6, v5 or v2 record file) for ``simulate --format
+blocks`` and ``--format cutover`` (``fees-and-streams.md`` D and E.6).
 
 Each record file of the run becomes block ``<its block number>``: ``block_header`` (HAPI version, number,
-the file's first consensus time, SHA2_384), a ``record_file`` item (creation time, the exact
-``RecordStreamFile`` bytes, the ``SidecarFile`` bytes), ``block_footer`` (the previous block's root hash,
-and two fixed state hashes derived from the seed) and a ``block_proof`` with a ``SignedRecordFileProof``: every
-node's RSA PKCS#1 v1.5 SHA-384 signature over the record file's hash, the proof the reference verifies (a
-TSS proof cannot be made or checked in Python). Files are ``<19-digit number>.blk.zstd`` under
+the file's first consensus time, SHA2_384), a ``record_file`` item (creation time, the ``RecordStreamFile``
+bytes: a v6 file's exact message, or the one a block node builds from a v5 or v2 file,
+:func:`.stream_files.wrapped_contents`; the ``SidecarFile`` bytes), ``block_footer`` (the previous block's
+root hash, and two fixed state hashes derived from the seed) and a ``block_proof`` with a
+``SignedRecordFileProof`` of the file's version: every node's RSA PKCS#1 v1.5 SHA-384 signature over the
+record file's hash (of the original v5 or v2 file for those), the proof the reference verifies (a TSS proof
+cannot be made or checked in Python). Files are ``<19-digit number>.blk.zstd`` under
 ``block/`` with a ``/`` after every 4 digits, the reference's bucket layout.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,8 +29,9 @@ from cryptography.hazmat.primitives.hashes import SHA384
 
 from ledgermirror.importer import block_hash
 from ledgermirror.importer.block_source import block_bytes, block_key
+from ledgermirror.simulator.emitter import StreamItem
 from ledgermirror.simulator.hapi import set_timestamp
-from ledgermirror.simulator.stream_files import RECORD_FILE_VERSION, RecordFileBytes, varint
+from ledgermirror.simulator.stream_files import RecordFileBytes, varint, wrapped_contents
 
 BLOCK_FOLDER = "block"
 ZSTD_LEVEL = 3
@@ -59,24 +63,25 @@ def _modules() -> Any:
 
 def wrapped_block(
     data: RecordFileBytes,
-    first_consensus_timestamp: int,
+    items: Sequence[StreamItem],
     *,
     previous_root: bytes,
     node_keys: list[rsa.RSAPrivateKey],
     hapi_version: tuple[int, int, int],
     seed: int,
 ) -> WrappedBlock:
-    """The block that wraps one record file; ``previous_root`` is the previous block's root hash."""
+    """The block that wraps one record file (of these items); ``previous_root`` is the previous block's root
+    hash."""
     modules = _modules()
     number = data.block_number
     header = modules.header.BlockHeader(number=number, hash_algorithm=0)
     for version in (header.hapi_proto_version, header.software_version):
         version.major, version.minor, version.patch = hapi_version
+    first_consensus_timestamp = items[0].consensus_timestamp
     set_timestamp(header.block_timestamp, first_consensus_timestamp)
     stamp = modules.timestamp.Timestamp()
     set_timestamp(stamp, first_consensus_timestamp)
-    content = gzip.decompress(data.stored)
-    record_item = _field(1, stamp.SerializeToString()) + _field(2, content[4:])
+    record_item = _field(1, stamp.SerializeToString()) + _field(2, wrapped_contents(data, items, hapi_version))
     if data.sidecar is not None:
         record_item += _field(3, gzip.decompress(data.sidecar.stored))
     footer = modules.footer.BlockFooter(
@@ -85,12 +90,12 @@ def wrapped_block(
         start_of_block_state_root_hash=_derived(seed, "state", number),
     )
     proof = modules.proof.BlockProof(block=number)
-    proof.signed_record_file_proof.version = RECORD_FILE_VERSION
+    proof.signed_record_file_proof.version = data.version
     for node_id, key in enumerate(node_keys):
         proof.signed_record_file_proof.record_file_signatures.add(
             signatures_bytes=key.sign(data.file_hash, PKCS1v15(), SHA384()), node_id=node_id
         )
-    items = [
+    block_items = [
         (block_hash.BLOCK_HEADER, _field(block_hash.BLOCK_HEADER, header.SerializeToString())),
         (block_hash.RECORD_FILE, _field(block_hash.RECORD_FILE, record_item)),
         (block_hash.BLOCK_FOOTER, _field(block_hash.BLOCK_FOOTER, footer.SerializeToString())),
@@ -98,12 +103,12 @@ def wrapped_block(
     ]
     root = block_hash.block_root_hash(
         stamp.SerializeToString(),
-        items,
+        block_items,
         footer.previous_block_root_hash,
         footer.root_hash_of_all_block_hashes_tree,
         footer.start_of_block_state_root_hash,
     )
-    serialized = block_bytes(item for _, item in items)
+    serialized = block_bytes(item for _, item in block_items)
     stored = zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True).compress(serialized)
     return WrappedBlock(number, stored, root)
 

@@ -189,8 +189,8 @@ def _check(nodes: int, seconds: int, tps: int, layout: str, fmt: str, record_ver
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
     if record_version not in RECORD_VERSIONS:
         raise ValueError(f"record version must be one of {', '.join(RECORD_VERSIONS)}")
-    if record_version != "6" and fmt != "records":
-        raise ValueError("record versions 5 and 2 are written as record files only (--format records)")
+    if record_version != "6" and fmt == "native":
+        raise ValueError("native blocks carry no record file version (--record-version 6 only)")
 
 
 def _record_file(
@@ -243,7 +243,7 @@ class _Output:
         elif self.fmt != "records":  # every file's block, so the chain of root hashes starts at the first file
             block = block_files.wrapped_block(
                 data,
-                items[0].consensus_timestamp,
+                items,
                 previous_root=self.previous_root,
                 node_keys=self.node_keys,
                 hapi_version=HAPI_VERSION,

@@ -207,6 +207,26 @@ def record_file_v2(items: Sequence[StreamItem], previous_hash: bytes, block_numb
     )
 
 
+def wrapped_contents(
+    data: RecordFileBytes, items: Sequence[StreamItem], hapi_version: tuple[int, int, int]
+) -> bytes:
+    """The ``RecordStreamFile`` a block node serves for this record file (a wrapped record block's
+    ``record_file_contents``): a v6 file's own message; for a v5 or v2 file the same fields built from it (its
+    HAPI version, or for v2 the header's HAPI int as the minor version; its start hash, which for v2 is the
+    previous file's hash; its items; v5's end running hash; the block number), from which a reader rebuilds
+    the original file and its hash."""
+    if data.version >= RECORD_FILE_VERSION:
+        return gzip.decompress(data.stored)[4:]
+    semantic = hapi_version if data.version == 5 else (0, V2_HAPI_VERSION, 0)
+    version = b"".join(_varint_field(n, v) for n, v in zip((1, 2, 3), semantic, strict=True) if v)
+    parts = [_field(1, version), _field(2, _hash_object(data.start_running_hash))]
+    parts.extend(_field(3, _field(1, item.transaction_bytes) + _field(2, item.record_bytes)) for item in items)
+    if data.version == 5:
+        parts.append(_field(4, _hash_object(data.end_running_hash)))
+    parts.append(_varint_field(5, data.block_number))
+    return b"".join(parts)
+
+
 def signature_file_for(key: rsa.RSAPrivateKey, data: RecordFileBytes) -> bytes:
     """The node's signature file of a record file, in the format of the record file's version."""
     if data.version >= RECORD_FILE_VERSION and data.metadata_hash is not None:
