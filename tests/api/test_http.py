@@ -10,7 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 from tests.support import Ledger, start_server, stop_server
 
-from ledgermirror.api.resources import tokens as tokens_resource
+from ledgermirror.api.resources.tokens import tokens as tokens_resource
 from ledgermirror.runtime import Prepared
 
 MANY_TOKENS: dict[str, Any] = {

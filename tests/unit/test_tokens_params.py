@@ -12,7 +12,7 @@ import pytest
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.querystring.grammar import Op, Order
 from ledgermirror.api.querystring.params import Filter, ParseContext
-from ledgermirror.api.resources import tokens
+from ledgermirror.api.resources.tokens import tokens
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress
 
 CTX = ParseContext()

@@ -19,14 +19,23 @@ from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.errors import MethodNotAllowed, NotFound
-from ledgermirror.api.resources import (
+from ledgermirror.api.resources import health
+from ledgermirror.api.resources.accounts import (
     account,
     account_nfts,
     account_tokens,
     accounts,
     airdrops,
-    balances,
-    blocks,
+    crypto_allowances,
+    hook_storage,
+    hooks,
+    nft_allowances,
+    rewards,
+    token_allowances,
+)
+from ledgermirror.api.resources.balances import balances
+from ledgermirror.api.resources.blocks import blocks
+from ledgermirror.api.resources.contracts import (
     contract,
     contract_actions,
     contract_evm,
@@ -35,31 +44,20 @@ from ledgermirror.api.resources import (
     contract_results,
     contract_state,
     contracts,
-    crypto_allowances,
-    health,
-    hook_storage,
-    hooks,
+)
+from ledgermirror.api.resources.network import (
     network_exchangerate,
     network_fee_estimate,
     network_fees,
     network_nodes,
     network_stake,
     network_supply,
-    nft_allowances,
-    nft_transactions,
     registered_nodes,
-    rewards,
-    schedules,
-    token_allowances,
-    token_balances,
-    token_info,
-    token_nfts,
-    tokens,
-    topic_messages,
-    topics,
-    transaction,
-    transactions,
 )
+from ledgermirror.api.resources.schedules import schedules
+from ledgermirror.api.resources.tokens import nft_transactions, token_balances, token_info, token_nfts, tokens
+from ledgermirror.api.resources.topics import topic_messages, topics
+from ledgermirror.api.resources.transactions import transaction, transactions
 from ledgermirror.api.responses import error_response
 from ledgermirror.api.routing import IndexedRouter, literal_first
 from ledgermirror.clock import Clock, SystemClock
