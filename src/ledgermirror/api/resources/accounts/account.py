@@ -23,13 +23,13 @@ from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, Order
 from ledgermirror.api.querystring.pagination import Anchor, next_link
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext
+from ledgermirror.api.querystring.window import TimestampWindow, timestamp_window
 from ledgermirror.api.resources import schemas
-from ledgermirror.api.resources.accounts.account_query import current, historical, timestamps
+from ledgermirror.api.resources.accounts.account_query import current, historical
 from ledgermirror.api.resources.accounts.account_ref import OPENAPI_PATH_PARAMETER, PATH_PARAMETER, resolve_account
 from ledgermirror.api.resources.accounts.account_render import render_account
 from ledgermirror.api.resources.accounts.account_schema import ONE_ACCOUNT_RESPONSE
 from ledgermirror.api.resources.transactions import account_transactions_query
-from ledgermirror.api.resources.transactions.account_transactions_query import TransactionWindow
 from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.ledger.transaction_codes import TYPE_NUMBERS
 
@@ -70,7 +70,7 @@ PARAMS = ParamSet([LIMIT, ORDER, TIMESTAMP, TRANSACTIONTYPE, TRANSACTIONS])
 
 
 async def _transactions(
-    ctx: AppContext, account: int, window: TransactionWindow | None, names: list[str], *, limit: int, order: Order
+    ctx: AppContext, account: int, window: TimestampWindow | None, names: list[str], *, limit: int, order: Order
 ) -> tuple[list[dict[str, Any]], int | None]:
     types: list[int] | None = None
     if names:
@@ -83,11 +83,11 @@ async def _transactions(
 async def get_account(request: Request, ctx: AppContext) -> Page:
     query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
     account = await resolve_account(request.path_params[PATH_PARAMETER], ctx)
-    stamps = timestamps(query.filters(TIMESTAMP))
+    stamps = timestamp_window(query.filters(TIMESTAMP), strict=True)
     limit = query.last(LIMIT, ctx.settings.limit_default)
     order = query.last(ORDER, Order.DESC)
     names = [item.value for item in query.filters(TRANSACTIONTYPE)]
-    row, balance = await (historical(ctx, account, stamps) if stamps.given else current(ctx, account))
+    row, balance = await (historical(ctx, account, stamps) if query.has(TIMESTAMP) else current(ctx, account))
     if row is None:
         raise NotFound()
     # The transactions after the account, not beside it: with 4 requests in flight per worker, the two statements
@@ -96,9 +96,7 @@ async def get_account(request: Request, ctx: AppContext) -> Page:
     transactions: list[dict[str, Any]] = []
     after: int | None = None
     if query.last(TRANSACTIONS, True):
-        transactions, after = await _transactions(
-            ctx, account, stamps.transactions(), names, limit=limit, order=order
-        )
+        transactions, after = await _transactions(ctx, account, stamps.folded(), names, limit=limit, order=order)
     body = render_account(row, balance, delegation_address=ctx.settings.enable_delegation_address)
     link = None
     if after is not None:

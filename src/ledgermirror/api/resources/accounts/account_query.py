@@ -7,15 +7,12 @@ with the balance snapshot of then). Rendering is in ``account_render.py``, the O
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.params import Filter, closed
+from ledgermirror.api.querystring.grammar import Order
+from ledgermirror.api.querystring.window import TimestampWindow
 from ledgermirror.api.resources.accounts.account_render import balance_object, current_balance, token_list
-from ledgermirror.api.resources.transactions.account_transactions_query import TransactionWindow
 from ledgermirror.db.sql import template
 from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.int64 import INT64_MAX
@@ -55,48 +52,6 @@ def tokens_join(order: Order) -> str:
     """Static SQL: ``tb.token_ids``/``tb.token_balances``, the associated token balances of ``e`` (the first
     ``{token_limit}``, a template parameter, in ``order`` of token id). Called at import time only."""
     return _TOKENS_JOIN.format(order=order.value, limit="{token_limit}")
-
-
-@dataclass(frozen=True, slots=True)
-class Timestamps:
-    """The ``timestamp`` filters, normalised: inclusive bounds (eq values give the upper bound of the state)."""
-
-    given: bool = False
-    lower: int | None = None
-    upper: int | None = None
-    excluded: tuple[int, ...] = ()
-    equals: tuple[int, ...] = ()
-
-    def transactions(self) -> TransactionWindow | None:
-        """Which transactions qualify; None when none can (two different eq values)."""
-        if len(set(self.equals)) > 1:
-            return None
-        if self.equals:
-            return TransactionWindow(self.equals[0], self.equals[0])
-        return TransactionWindow(self.lower, self.upper, self.excluded)
-
-
-def timestamps(filters: list[Filter[int]]) -> Timestamps:
-    """Apply the strict timestamp rules (400s) and the empty-range check (404)."""
-    if not filters:
-        return Timestamps()
-    lowers = [item for item in filters if item.op in (Op.GT, Op.GTE)]
-    uppers = [item for item in filters if item.op in (Op.LT, Op.LTE)]
-    equals = tuple(item.value for item in filters if item.op is Op.EQ)
-    excluded = tuple(item.value for item in filters if item.op is Op.NE)
-    if len(lowers) > 1:
-        raise BadRequest("Multiple gt or gte operators not permitted for timestamp param")
-    if len(uppers) > 1:
-        raise BadRequest("Multiple lt or lte operators not permitted for timestamp param")
-    if equals and len(equals) != len(filters):
-        raise BadRequest("Cannot combine eq with ne, gt, gte, lt, or lte for timestamp param")
-    lower = closed(lowers[0].op, lowers[0].value) if lowers else None
-    upper = closed(uppers[0].op, uppers[0].value) if uppers else None
-    if equals:
-        upper = min(equals)
-    if (lower is not None and lower > INT64_MAX) or (lower is not None and upper is not None and upper < lower):
-        raise NotFound("Timestamp range is empty")
-    return Timestamps(True, lower, upper, excluded, equals)
 
 
 _CURRENT = f"""select {ENTITY_COLUMNS}, {STAKE_COLUMNS}, tb.token_ids, tb.token_balances
@@ -163,8 +118,15 @@ async def current(ctx: AppContext, account: int) -> tuple[Any, dict[str, Any] | 
     return rows[0], current_balance(rows[0])
 
 
-async def historical(ctx: AppContext, account: int, stamps: Timestamps) -> tuple[Any, dict[str, Any] | None]:
-    upper = None if stamps.upper is not None and stamps.upper >= INT64_MAX else stamps.upper
+def state_upper(window: TimestampWindow) -> int | None:
+    """The upper bound of the account's state: the window's, or its smallest equality (the state as of then)."""
+    return min(window.equals) if window.equals else window.upper
+
+
+async def historical(ctx: AppContext, account: int, stamps: TimestampWindow) -> tuple[Any, dict[str, Any] | None]:
+    """The account's state within the strict window ``stamps`` (``window.timestamp_window(strict=True)``)."""
+    upper = state_upper(stamps)
+    upper = None if upper is not None and upper >= INT64_MAX else upper
     versions, snapshot = await asyncio.gather(
         ctx.database.fetch(template(_HISTORICAL, account=account, lower=stamps.lower, upper=upper)),
         balance_snapshot(ctx, stamps),
@@ -182,13 +144,14 @@ async def historical(ctx: AppContext, account: int, stamps: Timestamps) -> tuple
     return row, balance_object(balance, snapshot, token_list(found["token_ids"], found["token_balances"]))
 
 
-async def balance_snapshot(ctx: AppContext, stamps: Timestamps) -> int | None:
+async def balance_snapshot(ctx: AppContext, stamps: TimestampWindow) -> int | None:
     """The newest snapshot between the range's bounds, no earlier than the first day of the month before the
     month of min(upper bound, now)."""
     now = ctx.clock.now_ns()
-    end = now if stamps.upper is None else min(stamps.upper, now)
+    as_of = state_upper(stamps)
+    end = now if as_of is None else min(as_of, now)
     lower = max(stamps.lower or 0, month_start(end, months_back=1))
-    upper = INT64_MAX if stamps.upper is None else stamps.upper
+    upper = INT64_MAX if as_of is None else as_of
     if lower > upper:
         return None
     treasury = EntityId(ctx.settings.shard, ctx.settings.realm, TREASURY_NUM).encoded

@@ -24,14 +24,8 @@ from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
-from ledgermirror.api.querystring.params import (
-    InvalidValue,
-    ParamSet,
-    ParamSpec,
-    ParsedQuery,
-    inclusive_bounds,
-    inclusive_range,
-)
+from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParsedQuery
+from ledgermirror.api.querystring.window import inclusive_bounds, inclusive_range
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.accounts import account_ref
 from ledgermirror.api.resources.network.system_files import at_most_two_timestamps

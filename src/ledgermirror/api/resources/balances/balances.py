@@ -27,14 +27,8 @@ from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
-from ledgermirror.api.querystring.params import (
-    InvalidValue,
-    ParamSet,
-    ParamSpec,
-    ParseContext,
-    ParsedQuery,
-    inclusive_range,
-)
+from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
+from ledgermirror.api.querystring.window import inclusive_range
 from ledgermirror.api.resources import evm_lookup, schemas
 from ledgermirror.api.resources.accounts import account_ref
 from ledgermirror.api.resources.accounts.account_query import TREASURY_NUM, tokens_join

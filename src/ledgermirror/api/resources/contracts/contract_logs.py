@@ -27,14 +27,11 @@ from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, RANGE_OPS, Order, RawQuery
 from ledgermirror.api.querystring.pagination import Anchor
 from ledgermirror.api.querystring.params import InvalidValue, ParamSet, ParamSpec, ParseContext, ParsedQuery
+from ledgermirror.api.querystring.window import TimestampWindow, bind
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.contracts import contract_blocks, contract_ref
 from ledgermirror.api.resources.contracts import contract_logs_query as logs
-from ledgermirror.api.resources.transactions.account_transactions_query import (
-    TransactionWindow,
-    bind,
-    first_timestamp,
-)
+from ledgermirror.api.resources.transactions.account_transactions_query import first_timestamp
 from ledgermirror.db.sql import Select
 from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.timestamps import format_ns
@@ -183,7 +180,7 @@ async def _prepare_global(request: Request, ctx: AppContext) -> Prepared[Context
                 raise NothingMatches
             first = rows[0]["consensus_timestamp"]
         window = bind(
-            TransactionWindow(lower, upper),
+            TimestampWindow(lower, upper),
             order,
             first=int(first),
             now=ctx.clock.now_ns(),

@@ -19,7 +19,8 @@ from typing import Any
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.listing import NothingMatches
 from ledgermirror.api.querystring.bounds import Bound, Keyset, Limit, check_node, node_bound
-from ledgermirror.api.querystring.params import Filter, closed
+from ledgermirror.api.querystring.params import Filter
+from ledgermirror.api.querystring.window import closed, timestamp_window
 from ledgermirror.api.resources.contracts import contract_encoding
 from ledgermirror.api.resources.contracts.contract_blocks import Block
 from ledgermirror.db.sql import Column, Op, Order, Select, Statement, template
@@ -109,32 +110,14 @@ def optimized(filters: Sequence[Filter[int]]) -> list[Limit]:
     """The global route's loose timestamp rules (the reference's ``optimizeTimestampFilters``): the tightest
     bounds as one ``gte`` and one ``lte``, an equality inside them as itself; :class:`NothingMatches` when no
     timestamp can match. ``ne`` is kept, for the bound's own refusal."""
-    lower: int | None = None
-    upper: int | None = None
-    equals: set[int] = set()
-    excluded: list[Limit] = []
-    for item in filters:
-        if item.op is Op.EQ:
-            equals.add(item.value)
-        elif item.op is Op.NE:
-            excluded.append(Limit(Op.NE, item.value))
-        elif item.op in _LOWER:
-            bound = closed(item.op, item.value)
-            lower = bound if lower is None else max(lower, bound)
-        else:
-            bound = closed(item.op, item.value)
-            upper = bound if upper is None else min(upper, bound)
-    if len(equals) > 1:
+    window = timestamp_window(filters).folded()
+    if window is None:
         raise NothingMatches
-    if (lower is not None and upper is not None and upper < lower) or (lower is not None and lower > INT64_MAX):
-        raise NothingMatches
-    if equals:
-        (only,) = equals
-        if (lower is not None and only < lower) or (upper is not None and only > upper):
-            raise NothingMatches
-        return [Limit(Op.EQ, only), *excluded]
-    found = [] if lower is None else [Limit(Op.GTE, lower)]
-    return found + ([] if upper is None else [Limit(Op.LTE, upper)]) + excluded
+    excluded = [Limit(Op.NE, value) for value in window.excluded]
+    if window.equals:
+        return [Limit(Op.EQ, window.equals[0]), *excluded]
+    found = [] if window.lower is None else [Limit(Op.GTE, window.lower)]
+    return found + ([] if window.upper is None else [Limit(Op.LTE, window.upper)]) + excluded
 
 
 @dataclass(frozen=True, slots=True)

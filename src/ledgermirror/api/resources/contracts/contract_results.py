@@ -41,23 +41,18 @@ from ledgermirror.api.querystring.params import (
     ParamSpec,
     ParseContext,
     ParsedQuery,
-    inclusive_range,
 )
+from ledgermirror.api.querystring.window import TimestampWindow, bind, timestamp_window
 from ledgermirror.api.resources import evm_lookup, schemas
 from ledgermirror.api.resources.blocks.blocks import parse_block_number
 from ledgermirror.api.resources.contracts import contract_blocks, contract_ref
 from ledgermirror.api.resources.contracts import contract_results_query as queries
 from ledgermirror.api.resources.contracts.contract_result_detail import DETAIL_SCHEMA, Extras, render_detail
 from ledgermirror.api.resources.contracts.contract_result_render import RESULT_SCHEMA, render_result
-from ledgermirror.api.resources.transactions.account_transactions_query import (
-    TransactionWindow,
-    bind,
-    first_timestamp,
-)
+from ledgermirror.api.resources.transactions.account_transactions_query import first_timestamp
 from ledgermirror.api.resources.transactions.transaction import INT32_MAX
 from ledgermirror.db.sql import Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, InvalidEntityId, long_zero_num
-from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.timestamps import format_ns
 
 _EVM = re.compile(r"(0x)?([0-9a-fA-F]{40})", re.ASCII)
@@ -242,11 +237,11 @@ def _raw_timestamps(filters: Sequence[Filter[int]]) -> dict[str, Any]:
 async def _optimized_timestamps(ctx: AppContext, filters: Sequence[Filter[int]], order: Order) -> dict[str, Any]:
     """Global: the tightest range, the equalities, the exclusions; the range cut by ``bind_timestamp_range``
     when no equality is given. An empty range: :class:`NothingMatches`."""
-    lower, upper = inclusive_range(filters)
-    if (lower is not None and upper is not None and upper < lower) or (lower is not None and lower > INT64_MAX):
+    window = timestamp_window(filters)
+    if window.range_empty:
         raise NothingMatches
-    equal = tuple(dict.fromkeys(item.value for item in filters if item.op is Op.EQ))
-    excluded = tuple((Op.NE, item.value) for item in filters if item.op is Op.NE)
+    lower, upper, equal = window.lower, window.upper, window.equals
+    excluded = tuple((Op.NE, value) for value in window.excluded)
     edge = None
     if ctx.settings.bind_timestamp_range and not equal:
         first = lower
@@ -255,8 +250,7 @@ async def _optimized_timestamps(ctx: AppContext, filters: Sequence[Filter[int]],
             first = int(rows[0]["consensus_timestamp"]) if rows else None
         if first is not None:
             width = ctx.settings.max_transactions_timestamp_range_ns
-            window = TransactionWindow(lower, upper)
-            bound = bind(window, order, first=first, now=ctx.clock.now_ns(), width=width)
+            bound = bind(TimestampWindow(lower, upper), order, first=first, now=ctx.clock.now_ns(), width=width)
             lower, upper, edge = bound.lower, bound.upper, bound.edge
     conditions: list[tuple[Op, int]] = []
     if lower:

@@ -35,8 +35,8 @@ from ledgermirror.api.querystring.params import (
     ParamSpec,
     ParseContext,
     ParsedQuery,
-    inclusive_bounds,
 )
+from ledgermirror.api.querystring.window import inclusive_bounds
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.network.network_stake import staking_period
 from ledgermirror.db.sql import Column, Select, Statement

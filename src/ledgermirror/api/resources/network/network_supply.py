@@ -20,7 +20,8 @@ from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import RANGE_OPS
-from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec, inclusive_bounds
+from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec
+from ledgermirror.api.querystring.window import inclusive_bounds
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.network.system_files import (
     NE_NOT_SUPPORTED,

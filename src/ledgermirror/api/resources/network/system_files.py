@@ -21,7 +21,8 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, RawQuery
-from ledgermirror.api.querystring.params import Check, ParamSpec, ParsedQuery, closed
+from ledgermirror.api.querystring.params import Check, ParamSpec, ParsedQuery
+from ledgermirror.api.querystring.window import closed
 from ledgermirror.api.resources import schemas
 from ledgermirror.db.sql import template
 from ledgermirror.ledger import protobuf
@@ -81,7 +82,7 @@ class Window:
 
 def window(query: ParsedQuery) -> Window:
     """The last lower bound and the last upper bound win (the reference's rule, not the tightest bounds of
-    ``params.inclusive_range``); ``eq`` means ``lte``; ``gt``/``lt`` become inclusive (``params.closed``)."""
+    ``window.inclusive_range``); ``eq`` means ``lte``; ``gt``/``lt`` become inclusive (``window.closed``)."""
     lower: int | None = None
     upper: int | None = None
     for item in query.filters(TIMESTAMP):

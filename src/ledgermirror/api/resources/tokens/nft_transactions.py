@@ -24,7 +24,8 @@ from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
-from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery, inclusive_bounds
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
+from ledgermirror.api.querystring.window import inclusive_bounds
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.tokens import token_nfts, token_ref
 from ledgermirror.db.sql import Column, Select

@@ -23,9 +23,10 @@ from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
-from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery, inclusive_range
+from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
+from ledgermirror.api.querystring.window import TimestampWindow, inclusive_range
 from ledgermirror.api.resources import schemas
-from ledgermirror.api.resources.accounts.account_query import Timestamps, balance_snapshot
+from ledgermirror.api.resources.accounts.account_query import balance_snapshot
 from ledgermirror.api.resources.tokens import token_ref
 from ledgermirror.db.sql import Column, Select, template
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, format_encoded
@@ -128,7 +129,7 @@ async def _snapshot(ctx: AppContext, query: ParsedQuery) -> int | None:
     if lower is not None and upper is not None and lower > upper:
         raise NothingMatches
     excluded = tuple(item.value for item in stamps if item.op is Op.NE)
-    found = await balance_snapshot(ctx, Timestamps(True, lower, upper, excluded))
+    found = await balance_snapshot(ctx, TimestampWindow(lower, upper, excluded))
     if found is None:
         raise NothingMatches
     return found

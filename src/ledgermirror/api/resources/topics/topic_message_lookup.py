@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ledgermirror.api.querystring.grammar import Op
-from ledgermirror.api.querystring.params import Filter, inclusive_bounds
+from ledgermirror.api.querystring.params import Filter
+from ledgermirror.api.querystring.window import inclusive_bounds
 from ledgermirror.db.pool import Database
 from ledgermirror.db.sql import template
 

@@ -4,17 +4,17 @@ one account.
 A transaction belongs to the account when the account paid for it (synthetic child records excepted), is its
 entity, or sent or received hbar or tokens in it. Each of the four sources is read in consensus order up to the
 page size through its own index, the union is cut to the page, and one more query loads the page's details.
-Rendering is in ``account_transactions.py``.
+Rendering is in ``transaction_render.py``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.listing import has_more, probe_limit
 from ledgermirror.api.querystring.grammar import Order
+from ledgermirror.api.querystring.window import TimestampWindow, bind
 from ledgermirror.api.resources.transactions.transaction_render import render
 from ledgermirror.db.sql import Column, Select, Statement, template
 from ledgermirror.ledger import protobuf
@@ -101,37 +101,6 @@ FIRST_TIMESTAMP = "select consensus_timestamp from transaction"
 _CONSENSUS_TIMESTAMP = Column("consensus_timestamp")
 
 
-@dataclass(frozen=True, slots=True)
-class TransactionWindow:
-    """Which consensus timestamps qualify: ``[lower, upper]`` (None: open), minus ``excluded``."""
-
-    lower: int | None
-    upper: int | None
-    excluded: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Bound:
-    """The window after ``bind_timestamp_range``; ``edge`` is where the next page starts when it was cut."""
-
-    lower: int | None
-    upper: int | None
-    edge: int | None
-
-
-def bind(window: TransactionWindow, order: Order, *, first: int, now: int, width: int) -> Bound:
-    """Close an open window (first transaction, now) and cut it to ``width`` from the end the page starts at."""
-    begin = window.lower if window.lower is not None else first
-    end = window.upper if window.upper is not None else now
-    if end - begin + 1 <= width:
-        return Bound(begin, end, None)
-    if order is Order.DESC:
-        begin = end - width + 1
-        return Bound(begin, end, begin)
-    end = begin + width - 1
-    return Bound(begin, end, end)
-
-
 def select_statement(
     account: int,
     *,
@@ -163,7 +132,7 @@ def first_timestamp() -> Statement:
 async def fetch_page(
     ctx: AppContext,
     account: int,
-    window: TransactionWindow,
+    window: TimestampWindow,
     types: list[int] | None,
     *,
     limit: int,

@@ -13,7 +13,7 @@ details; rendering is ``transaction_render.render`` (one transaction in the refe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,13 +33,12 @@ from ledgermirror.api.querystring.params import (
     ParseContext,
     ParsedQuery,
 )
+from ledgermirror.api.querystring.window import bind, timestamp_window
 from ledgermirror.api.resources import evm_lookup, schemas
 from ledgermirror.api.resources.accounts.account import transaction_type
 from ledgermirror.api.resources.transactions.account_transactions_query import (
     DETAILS_SQL,
     STAKING_REWARD_ACCOUNT_NUM,
-    TransactionWindow,
-    bind,
     first_timestamp,
 )
 from ledgermirror.api.resources.transactions.transaction_render import render
@@ -52,7 +51,6 @@ from ledgermirror.api.resources.transactions.transactions_query import (
 from ledgermirror.db.sql import Select, Statement, template
 from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
-from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.ledger.transaction_codes import TYPE_NUMBERS, result_number
 
@@ -123,35 +121,6 @@ class Context:
     staking_account: int
 
 
-def timestamp_window(filters: Sequence[Filter[int]]) -> TransactionWindow:
-    """The reference's loose timestamp rules: tightest bounds, ne excluded, one distinct equality at most.
-    :class:`NothingMatches` for an empty window."""
-    lower: int | None = None
-    upper: int | None = None
-    equal: set[int] = set()
-    excluded: list[int] = []
-    for item in filters:
-        if item.op is Op.EQ:
-            equal.add(item.value)
-        elif item.op is Op.NE:
-            excluded.append(item.value)
-        elif item.op in (Op.GT, Op.GTE):
-            bound = item.value + 1 if item.op is Op.GT else item.value
-            lower = bound if lower is None else max(lower, bound)
-        else:
-            bound = item.value - 1 if item.op is Op.LT else item.value
-            upper = bound if upper is None else min(upper, bound)
-    if len(equal) > 1:
-        raise NothingMatches
-    if equal:
-        (only,) = equal
-        lower = only if lower is None else max(lower, only)
-        upper = only if upper is None else min(upper, only)
-    if (lower is not None and upper is not None and upper < lower) or (lower is not None and lower > INT64_MAX):
-        raise NothingMatches  # an empty range, or above the last nanosecond a bigint holds (gt:<the maximum>)
-    return TransactionWindow(lower, upper, tuple(excluded))
-
-
 async def _accounts(ctx: AppContext, filters: list[Filter[EntityId | EvmAddress]]) -> dict[str, Any]:
     encoded = await evm_lookup.filter_values(ctx, [item.value for item in filters])
     accounts_in: list[int] = []
@@ -176,7 +145,9 @@ async def prepare(request: Request, ctx: AppContext) -> Prepared[Context]:
     signs = {item.value for item in query.filters(TYPE)}
     if len(signs) > 1:
         raise NothingMatches
-    window = timestamp_window(query.filters(TIMESTAMP))
+    window = timestamp_window(query.filters(TIMESTAMP)).folded()
+    if window is None:
+        raise NothingMatches
     types: tuple[int, ...] | None = None
     if query.has(TRANSACTIONTYPE):
         names = [item.value for item in query.filters(TRANSACTIONTYPE)]
