@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
@@ -81,7 +81,7 @@ async def _transactions(
 
 
 async def get_account(request: Request, ctx: AppContext) -> Page:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, PARAMS)
     account = await resolve_account(request.path_params[PATH_PARAMETER], ctx)
     stamps = timestamp_window(query.filters(TIMESTAMP), strict=True)
     limit = query.last(LIMIT, ctx.settings.limit_default)

@@ -13,11 +13,9 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
-
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import (
     LOWER_OPS,
@@ -112,22 +110,15 @@ NFT: dict[str, Any] = {
 }
 
 
-def plan(
-    account: int,
-    keyset: Keyset,
-    spender_in: list[int] | None,
-    spender_ranges: list[Limit],
-    *,
-    limit: int,
-    order: Order,
-) -> Select:
-    """``spender_in``: the spender equalities as one list (None: no equality was given)."""
+def plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
+    """``owner.spender_in``: the spender equalities as one list (None: no equality was given)."""
+    account = owner.account
     select = Select(_SELECT).compare(_ACCOUNT, Op.EQ, account)
-    for condition in keyset.conditions(lead=("account_id", account)):
+    for condition in owner.keyset.conditions(lead=("account_id", account)):
         select.compare_rows([COLUMNS[key] for key in condition.columns], condition.op, condition.values)
-    if spender_in is not None:
-        select.any_of(_SPENDER, spender_in)
-    for item in spender_ranges:
+    if owner.spender_in is not None:
+        select.any_of(_SPENDER, owner.spender_in)
+    for item in owner.spender_ranges:
         select.compare(_SPENDER, item.op, item.value)
     return select.order_by([COLUMNS["token_id"], COLUMNS["serial_number"]], order).limit(limit)
 
@@ -157,9 +148,7 @@ class Owner:
     spender_ranges: list[Limit]
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
-    account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(account: int, query: ParsedQuery, ctx: AppContext) -> Owner:
     token_limits = [Limit(item.op, item.value.encoded) for item in query.filters(TOKEN_ID)]
     serial_limits = [Limit(item.op, item.value) for item in query.filters(SERIAL_NUMBER)]
     bounds = in_query_order(
@@ -187,29 +176,22 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
             spender_in.append(encoded)
         elif encoded is not None:
             spender_ranges.append(Limit(item.op, encoded))
-    return Prepared(query, Owner(account, Keyset((token, serial)), spender_in, spender_ranges))
-
-
-def _plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(owner.account, owner.keyset, owner.spender_in, owner.spender_ranges, limit=limit, order=order)
-
-
-def _render(owner: Owner, row: Any) -> dict[str, Any]:
-    return render(row)
+    return Owner(account, Keyset((token, serial)), spender_in, spender_ranges)
 
 
 def _anchors(owner: Owner, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     return owner.keyset.anchors([entity_key(row["token_id"]), integer_key(row["serial_number"])])
 
 
-LIST = ListSpec[Owner](
+LIST = ListSpec[int, Owner](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/nfts",
     items="nfts",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=account_ref.path_account,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render=render,
     anchors=_anchors,
     max_age=1,
     summary="List an account's NFTs",

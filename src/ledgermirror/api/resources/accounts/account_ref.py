@@ -18,6 +18,8 @@ from __future__ import annotations
 import base64
 import re
 
+from starlette.requests import Request
+
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, InternalError, NotFound
 from ledgermirror.api.resources import evm_lookup, schemas
@@ -75,6 +77,11 @@ def parse_alias(text: str, *, shard: int, realm: int) -> bytes | None:
     if base64.b32encode(raw).decode().rstrip("=") != encoded:
         raise invalid()  # bits after the last whole byte are not zero: no alias is written that way
     return raw
+
+
+async def path_account(request: Request, ctx: AppContext) -> int:
+    """The account the request's path names: the ``locate`` step of the account lists."""
+    return await resolve_account(request.path_params[PATH_PARAMETER], ctx)
 
 
 async def resolve_account(text: str, ctx: AppContext) -> int:

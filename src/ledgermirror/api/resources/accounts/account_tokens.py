@@ -14,7 +14,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
@@ -66,14 +66,17 @@ def plan(account: int, query: ParsedQuery, limit: int, order: Order) -> Select:
     return select.order_by([_TOKEN], order).limit(limit)
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[int]:
-    account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
+async def _locate(request: Request, ctx: AppContext) -> int:
+    account = await account_ref.path_account(request, ctx)
     if not await ctx.database.fetch(template(_EXISTS, account=account)):
         raise NotFound()
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    return account
+
+
+async def _prepare(account: int, query: ParsedQuery, ctx: AppContext) -> int:
     if any(item.op is Op.NE for item in query.filters(TOKEN_ID)):
         raise BadRequest(TOKEN_NE)
-    return Prepared(query, account)
+    return account
 
 
 def render(account: int, row: Any) -> dict[str, Any]:
@@ -114,14 +117,15 @@ RELATIONSHIP: dict[str, Any] = {
     ],
 }
 
-LIST = ListSpec[int](
+LIST = ListSpec[int, int](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/tokens",
     items="tokens",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=_locate,
     prepare=_prepare,
     plan=plan,
-    render=render,
+    render_with=render,
     anchors=_anchors,
     max_age=1,
     summary="List an account's token relationships",

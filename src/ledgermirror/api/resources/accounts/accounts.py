@@ -12,7 +12,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order
@@ -102,18 +102,11 @@ class Accounts:
     delegation: bool
 
 
-def plan(
-    query: ParsedQuery,
-    ids: list[tuple[Op, int]],
-    *,
-    balances: bool,
-    token_limit: int,
-    limit: int,
-    order: Order,
-) -> Select:
-    """``ids`` are the ``account.id`` filters with EVM addresses already resolved."""
-    if balances:
-        select = Select(_WITH_BALANCES[order], head_args={"token_limit": token_limit})
+def plan(accounts: Accounts, query: ParsedQuery, limit: int, order: Order) -> Select:
+    """``accounts.ids`` are the ``account.id`` filters with EVM addresses already resolved."""
+    ids = accounts.ids
+    if accounts.balances:
+        select = Select(_WITH_BALANCES[order], head_args={"token_limit": accounts.token_limit})
     else:
         select = Select(_WITHOUT_BALANCES)
     select.where(ACCOUNT_FILTER)
@@ -153,22 +146,12 @@ async def _resolve_ids(query: ParsedQuery, ctx: AppContext) -> list[tuple[Op, in
     return resolved
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Accounts]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> Accounts:
     balances = query.last(BALANCE, True)
     ids = await _resolve_ids(query, ctx)
     settings = ctx.settings
-    return Prepared(
-        query,
-        Accounts(
-            ids, balances, settings.token_balance_limit_multiple_accounts, settings.enable_delegation_address
-        ),
-    )
-
-
-def _plan(accounts: Accounts, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(
-        query, accounts.ids, balances=accounts.balances, token_limit=accounts.token_limit, limit=limit, order=order
+    return Accounts(
+        ids, balances, settings.token_balance_limit_multiple_accounts, settings.enable_delegation_address
     )
 
 
@@ -181,14 +164,15 @@ def _render(accounts: Accounts, row: Any) -> dict[str, Any]:
     return render_account(row, balance, delegation_address=accounts.delegation)
 
 
-LIST = ListSpec[Accounts](
+LIST = ListSpec[Request, Accounts](
     path="/api/v1/accounts",
     items="accounts",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=query_first,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render_with=_render,
     anchors=_anchors,
     max_age=10,
     summary="List accounts",

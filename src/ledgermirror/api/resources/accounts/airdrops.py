@@ -17,7 +17,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, Prepare, Prepared
+from ledgermirror.api.listing import ListSpec, Prepare, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import (
     Bound,
@@ -122,9 +122,10 @@ OUTSTANDING_PARAMS = OUTSTANDING.params()
 PENDING_PARAMS = PENDING_SIDE.params()
 
 
-def plan(account: int, side: Direction, keyset: Keyset, *, limit: int, order: Order) -> Select:
+def plan(airdrops: Airdrops, query: ParsedQuery, limit: int, order: Order) -> Select:
+    account, side = airdrops.account, airdrops.side
     select = Select(_SELECT).compare(COLUMNS[side.account_column], Op.EQ, account)
-    for condition in keyset.conditions(lead=(side.account_column, account)):
+    for condition in airdrops.keyset.conditions(lead=(side.account_column, account)):
         select.compare_rows([COLUMNS[key] for key in condition.columns], condition.op, condition.values)
     select.compare(_STATE, Op.EQ, PENDING)
     sort = [COLUMNS[side.party_column], COLUMNS["token_id"], COLUMNS["serial_number"]]
@@ -149,9 +150,8 @@ class Airdrops:
     keyset: Keyset
 
 
-def _preparer(side: Direction, params: ParamSet) -> Prepare[Airdrops]:
-    async def prepare(request: Request, ctx: AppContext) -> Prepared[Airdrops]:
-        query = params.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+def _preparer(side: Direction) -> Prepare[Request, Airdrops]:
+    async def prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> Airdrops:
         specs: list[tuple[ParamSpec[Any], str]] = [
             (side.party, side.party_column),
             (TOKEN_ID, "token_id"),
@@ -164,18 +164,10 @@ def _preparer(side: Direction, params: ParamSet) -> Prepare[Airdrops]:
                 raise BadRequest(f"Unsupported range operator ne for {spec.name}")
             bounds.append(java_bound(spec.name, column, limits))
         check_range(bounds[0])
-        account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-        return Prepared(query, Airdrops(account, side, Keyset(tuple(bounds))))
+        account = await account_ref.path_account(request, ctx)
+        return Airdrops(account, side, Keyset(tuple(bounds)))
 
     return prepare
-
-
-def _plan(airdrops: Airdrops, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(airdrops.account, airdrops.side, airdrops.keyset, limit=limit, order=order)
-
-
-def _render(airdrops: Airdrops, row: Any) -> dict[str, Any]:
-    return render(row)
 
 
 def _anchors(airdrops: Airdrops, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
@@ -193,15 +185,18 @@ def _number(value: EntityId | int) -> int:
     return value.encoded if isinstance(value, EntityId) else value
 
 
-def _spec(side: Direction, params: ParamSet, path: str, summary: str, description: str) -> ListSpec[Airdrops]:
-    return ListSpec[Airdrops](
+def _spec(
+    side: Direction, params: ParamSet, path: str, summary: str, description: str
+) -> ListSpec[Request, Airdrops]:
+    return ListSpec[Request, Airdrops](
         path=path,
         items="airdrops",
         params=params,
         default_order=Order.ASC,
-        prepare=_preparer(side, params),
-        plan=_plan,
-        render=_render,
+        locate=query_first,
+        prepare=_preparer(side),
+        plan=plan,
+        render=render,
         anchors=_anchors,
         max_age=1,
         summary=summary,

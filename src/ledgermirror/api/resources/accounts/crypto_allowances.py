@@ -10,11 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
-
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
@@ -61,10 +59,11 @@ ALLOWANCE: dict[str, Any] = {
 }
 
 
-def plan(owner: int, spenders: list[Filter[int | None]], *, limit: int, order: Order) -> Select:
-    """``spenders`` holds resolved spender filters (encoded ids, ``None`` for an address of no entity);
+def plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
+    """``owner.spenders`` holds resolved spender filters (encoded ids, ``None`` for an address of no entity);
     equalities form one list, ranges are ANDed."""
-    select = Select(_SELECT).compare(_OWNER, Op.EQ, owner)
+    spenders = owner.spenders
+    select = Select(_SELECT).compare(_OWNER, Op.EQ, owner.account)
     if any(item.op is Op.EQ for item in spenders):
         select.any_of(_SPENDER, [item.value for item in spenders if item.op is Op.EQ and item.value is not None])
     for item in spenders:
@@ -84,9 +83,7 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
-    owner = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(owner: int, query: ParsedQuery, ctx: AppContext) -> Owner:
     found = query.filters(SPENDER_ID)
     if any(item.op is Op.NE for item in found):
         raise BadRequest(NE_NOT_SUPPORTED)
@@ -96,7 +93,7 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
         if spender is None and item.op is not Op.EQ:  # a bound on an address no entity has: nothing matches
             raise NothingMatches
         spenders.append(Filter(item.key, item.op, spender))
-    return Prepared(query, Owner(owner, spenders))
+    return Owner(owner, spenders)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,26 +104,19 @@ class Owner:
     spenders: list[Filter[int | None]]
 
 
-def _plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(owner.account, owner.spenders, limit=limit, order=order)
-
-
-def _render(owner: Owner, row: Any) -> dict[str, Any]:
-    return render(row)
-
-
 def _anchors(owner: Owner, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     return [Anchor(SPENDER_ID.name, str(EntityId.decode(row["spender"])), number=row["spender"])]
 
 
-LIST = ListSpec[Owner](
+LIST = ListSpec[int, Owner](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/crypto",
     items="allowances",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=account_ref.path_account,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render=render,
     anchors=_anchors,
     max_age=1,
     summary="List an account's crypto allowances",

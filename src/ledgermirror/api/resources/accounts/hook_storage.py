@@ -19,7 +19,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
@@ -114,10 +114,13 @@ def hook_of(path_params: dict[str, Any], ctx: AppContext) -> int:
         raise BadRequest(f"Invalid parameter: {PATH_HOOK}") from None
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Storage]:
-    owner = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    hook = hook_of(request.path_params, ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _locate(request: Request, ctx: AppContext) -> tuple[int, int]:
+    """The path's owner, then its hook id."""
+    return await account_ref.path_account(request, ctx), hook_of(request.path_params, ctx)
+
+
+async def _prepare(path: tuple[int, int], query: ParsedQuery, ctx: AppContext) -> Storage:
+    owner, hook = path
     keys = query.filters(KEY)
     lower, upper = inclusive_range([item for item in keys if item.op is not Op.EQ])
     low, high = max(lower or 0, 0), min(MAX_KEY if upper is None else upper, MAX_KEY)
@@ -132,7 +135,7 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Storage]:
     if query.has(TIMESTAMP):
         window = inclusive_bounds(query.filters(TIMESTAMP), eq_is_upper=True)
         empty = empty or window[0] > window[1]
-    return Prepared(query, Storage(owner, hook, _bytes(low), _bytes(high), equal, window, empty))
+    return Storage(owner, hook, _bytes(low), _bytes(high), equal, window, empty)
 
 
 def plan(storage: Storage, query: ParsedQuery, limit: int, order: Order) -> Select:
@@ -158,7 +161,7 @@ def _hex(value: bytes | None) -> str | None:
     return "0x" + value.hex().rjust(2 * KEY_BYTES, "0")
 
 
-def render(storage: Storage, row: Any) -> dict[str, Any]:
+def render(row: Any) -> dict[str, Any]:
     return {"key": _hex(row["key"]), "timestamp": format_ns(row["timestamp"]), "value": _hex(row["value"])}
 
 
@@ -183,11 +186,12 @@ SLOT: dict[str, Any] = {
     "required": ["key", "timestamp", "value"],
 }
 
-LIST = ListSpec[Storage](
+LIST = ListSpec[tuple[int, int], Storage](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/hooks/{hookId}/storage",
     items="storage",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=_locate,
     prepare=_prepare,
     plan=plan,
     render=render,

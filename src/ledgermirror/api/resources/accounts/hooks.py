@@ -11,10 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
-
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
@@ -61,9 +59,7 @@ class Hooks:
     """The equalities inside the bounds (None: no equality was given)."""
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Hooks]:
-    owner = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(owner: int, query: ParsedQuery, ctx: AppContext) -> Hooks:
     filters = query.filters(HOOK_ID)
     lower, upper = inclusive_bounds([item for item in filters if item.op is not Op.EQ])
     equal: list[int] | None = None
@@ -73,7 +69,7 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Hooks]:
             raise NothingMatches
     if lower > upper:
         raise NothingMatches
-    return Prepared(query, Hooks(owner, lower, upper, equal))
+    return Hooks(owner, lower, upper, equal)
 
 
 def plan(hooks: Hooks, query: ParsedQuery, limit: int, order: Order) -> Select:
@@ -84,7 +80,7 @@ def plan(hooks: Hooks, query: ParsedQuery, limit: int, order: Order) -> Select:
     return select.order_by([_HOOK], order).limit(limit)
 
 
-def render(hooks: Hooks, row: Any) -> dict[str, Any]:
+def render(row: Any) -> dict[str, Any]:
     stamp = None
     if not row["no_range"]:
         stamp = {"from": format_ns(row["timestamp_from"]), "to": format_ns(row["timestamp_to"])}
@@ -131,11 +127,12 @@ HOOK: dict[str, Any] = {
     ],
 }
 
-LIST = ListSpec[Hooks](
+LIST = ListSpec[int, Hooks](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/hooks",
     items="hooks",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=account_ref.path_account,
     prepare=_prepare,
     plan=plan,
     render=render,

@@ -17,7 +17,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import Keyset, Limit, check_java, entity_key, java_bound
 from ledgermirror.api.querystring.common import LIMIT, ORDER
@@ -106,12 +106,13 @@ ALLOWANCE: dict[str, Any] = {
 }
 
 
-def plan(account: int, is_owner: bool, keyset: Keyset, *, limit: int, order: Order) -> Select:
-    base, party = ("owner", "spender") if is_owner else ("spender", "owner")
+def plan(party: Party, query: ParsedQuery, limit: int, order: Order) -> Select:
+    account = party.account
+    base, other = ("owner", "spender") if party.is_owner else ("spender", "owner")
     select = Select(_SELECT).compare(COLUMNS[base], Op.EQ, account).is_true(_APPROVED)
-    for condition in keyset.conditions(lead=(base, account)):
+    for condition in party.keyset.conditions(lead=(base, account)):
         select.compare_rows([COLUMNS[key] for key in condition.columns], condition.op, condition.values)
-    return select.order_by([COLUMNS[party], COLUMNS["token_id"]], order).limit(limit)
+    return select.order_by([COLUMNS[other], COLUMNS["token_id"]], order).limit(limit)
 
 
 def render(row: Any) -> dict[str, Any]:
@@ -137,8 +138,7 @@ class Party:
         return "spender" if self.is_owner else "owner"
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Party]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> Party:
     is_owner = query.last(OWNER, True)
     party = "spender" if is_owner else "owner"
     account_limits = [Limit(item.op, item.value.encoded) for item in query.filters(ACCOUNT_ID)]
@@ -146,30 +146,23 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Party]:
     account_bound = java_bound(ACCOUNT_ID.name, party, account_limits)
     token_bound = java_bound(TOKEN_ID.name, "token_id", token_limits)
     check_java(account_bound, token_bound)
-    account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    return Prepared(query, Party(account, is_owner, Keyset((account_bound, token_bound))))
-
-
-def _plan(party: Party, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(party.account, party.is_owner, party.keyset, limit=limit, order=order)
-
-
-def _render(party: Party, row: Any) -> dict[str, Any]:
-    return render(row)
+    account = await account_ref.path_account(request, ctx)
+    return Party(account, is_owner, Keyset((account_bound, token_bound)))
 
 
 def _anchors(party: Party, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     return party.keyset.anchors([entity_key(row[party.other]), entity_key(row["token_id"])])
 
 
-LIST = ListSpec[Party](
+LIST = ListSpec[Request, Party](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/nfts",
     items="allowances",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=query_first,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render=render,
     anchors=_anchors,
     max_age=1,
     summary="List an account's NFT allowances",

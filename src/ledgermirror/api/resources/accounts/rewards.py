@@ -12,7 +12,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
@@ -57,7 +57,7 @@ REWARD: dict[str, Any] = {
 }
 
 
-def plan(query: ParsedQuery, account: int, *, limit: int, order: Order) -> Select:
+def plan(account: int, query: ParsedQuery, limit: int, order: Order) -> Select:
     select = Select(_SELECT).compare(_ACCOUNT, Op.EQ, account)
     found = query.filters(TIMESTAMP)
     if any(item.op is Op.EQ for item in found):
@@ -76,22 +76,17 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[int]:
-    account = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
+async def _locate(request: Request, ctx: AppContext) -> int:
+    account = await account_ref.path_account(request, ctx)
     if not await ctx.database.fetch(Select(_EXISTS).compare(_ID, Op.EQ, account).limit(1).build()):
         raise NotFound()
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    return account
+
+
+async def _prepare(account: int, query: ParsedQuery, ctx: AppContext) -> int:
     if any(item.op is Op.NE for item in query.filters(TIMESTAMP)):
         raise BadRequest(NE_NOT_SUPPORTED)
-    return Prepared(query, account)
-
-
-def _plan(account: int, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(query, account, limit=limit, order=order)
-
-
-def _render(account: int, row: Any) -> dict[str, Any]:
-    return render(row)
+    return account
 
 
 def _anchors(account: int, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
@@ -99,14 +94,15 @@ def _anchors(account: int, query: ParsedQuery, row: Any, ctx: AppContext) -> lis
     return [Anchor(TIMESTAMP.name, format_ns(timestamp) or "", number=timestamp)]
 
 
-LIST = ListSpec[int](
+LIST = ListSpec[int, int](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/rewards",
     items="rewards",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=_locate,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render=render,
     anchors=_anchors,
     max_age=60,
     summary="List an account's staking rewards",

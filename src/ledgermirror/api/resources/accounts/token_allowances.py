@@ -12,10 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
-
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import Keyset, Limit, check_node, entity_key, in_query_order, node_bound
 from ledgermirror.api.querystring.common import LIMIT, ORDER
@@ -71,9 +69,9 @@ ALLOWANCE: dict[str, Any] = {
 }
 
 
-def plan(owner: int, keyset: Keyset, *, limit: int, order: Order) -> Select:
-    select = Select(_SELECT).compare(_OWNER, Op.EQ, owner)
-    for condition in keyset.conditions(lead=("owner", owner)):
+def plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
+    select = Select(_SELECT).compare(_OWNER, Op.EQ, owner.account)
+    for condition in owner.keyset.conditions(lead=("owner", owner.account)):
         select.compare_rows([COLUMNS[key] for key in condition.columns], condition.op, condition.values)
     select.compare(_AMOUNT, Op.GT, 0)
     return select.order_by([COLUMNS["spender"], COLUMNS["token_id"]], order).limit(limit)
@@ -96,9 +94,7 @@ class Owner:
     keyset: Keyset
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
-    owner = await account_ref.resolve_account(request.path_params[account_ref.PATH_PARAMETER], ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(owner: int, query: ParsedQuery, ctx: AppContext) -> Owner:
     spenders = query.filters(SPENDER_ID)
     spender_ids = await evm_lookup.filter_values(ctx, [item.value for item in spenders])
     spender_limits = [Limit(item.op, encoded or 0) for item, encoded in zip(spenders, spender_ids, strict=True)]
@@ -114,29 +110,22 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Owner]:
     check_node(spender, token)
     if None in spender_ids:  # an EVM address no entity has: nothing matches
         raise NothingMatches
-    return Prepared(query, Owner(owner, Keyset((spender, token))))
-
-
-def _plan(owner: Owner, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(owner.account, owner.keyset, limit=limit, order=order)
-
-
-def _render(owner: Owner, row: Any) -> dict[str, Any]:
-    return render(row)
+    return Owner(owner, Keyset((spender, token)))
 
 
 def _anchors(owner: Owner, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     return owner.keyset.anchors([entity_key(row["spender"]), entity_key(row["token_id"])])
 
 
-LIST = ListSpec[Owner](
+LIST = ListSpec[int, Owner](
     path="/api/v1/accounts/{idOrAliasOrEvmAddress}/allowances/tokens",
     items="allowances",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=account_ref.path_account,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render=render,
     anchors=_anchors,
     max_age=1,
     summary="List an account's token allowances",

@@ -22,7 +22,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
@@ -270,17 +270,16 @@ async def _key_owners(query: ParsedQuery, ctx: AppContext, limit: int) -> list[i
     return [int(row["id"]) for row in rows]
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Scope]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> Scope:
     ids = await resolve_ids(query, ctx)
     token_limit = ctx.settings.token_balance_limit_multiple_accounts
     if not query.has(TIMESTAMP):
-        return Prepared(query, Scope(ids, token_limit))
+        return Scope(ids, token_limit)
     snapshot, window_start = await _snapshot(query, ctx)
     owners = None
     if query.has(ACCOUNT_PUBLICKEY):
         owners = await _key_owners(query, ctx, query.last(LIMIT, ctx.settings.limit_default))
-    return Prepared(query, Scope(ids, token_limit, snapshot, window_start, owners))
+    return Scope(ids, token_limit, snapshot, window_start, owners)
 
 
 def _ids(select: Select, column: Column, ids: Sequence[tuple[Op, int]]) -> None:
@@ -314,7 +313,7 @@ def plan(scope: Scope, query: ParsedQuery, limit: int, order: Order) -> Select:
     return select.order_by([id_column], order).limit(limit)
 
 
-def render(scope: Scope, row: Any) -> dict[str, Any]:
+def render(row: Any) -> dict[str, Any]:
     return {
         "account": format_encoded(row["id"]),
         "balance": row["balance"],
@@ -332,11 +331,12 @@ def _anchors(scope: Scope, query: ParsedQuery, row: Any, ctx: AppContext) -> lis
     return [Anchor(ACCOUNT_ID.name, format_encoded(row["id"]) or "", number=row["id"])]
 
 
-LIST = ListSpec[Scope](
+LIST = ListSpec[Request, Scope](
     path="/api/v1/balances",
     items="balances",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=query_first,
     prepare=_prepare,
     plan=plan,
     render=render,

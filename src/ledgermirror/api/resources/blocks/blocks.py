@@ -14,9 +14,9 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec, no_context, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import ALL_OPS, RANGE_OPS, Op, Order
@@ -136,7 +136,7 @@ def _filter(select: Select, column: Column, found: list[Any]) -> None:
             select.compare(column, item.op, item.value)
 
 
-def plan(query: ParsedQuery, *, limit: int, order: Order) -> Select:
+def plan(context: None, query: ParsedQuery, limit: int, order: Order) -> Select:
     select = Select(_SELECT)
     _filter(select, _INDEX, query.filters(BLOCK_NUMBER))
     _filter(select, _CONSENSUS_END, query.filters(TIMESTAMP))
@@ -166,18 +166,6 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[None]:
-    return Prepared(PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx), None)
-
-
-def _plan(context: None, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(query, limit=limit, order=order)
-
-
-def _render(context: None, row: Any) -> dict[str, Any]:
-    return render(row)
-
-
 def _anchors(context: None, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     return [Anchor(BLOCK_NUMBER.name, str(row["index"]), number=row["index"])]
 
@@ -200,21 +188,22 @@ def plan_one(hash_or_number: str) -> Select:
 
 
 async def get_block(request: Request, ctx: AppContext) -> Page:
-    NO_PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query_of(request, ctx, NO_PARAMS)
     rows = await ctx.database.fetch(plan_one(request.path_params[PATH_PARAMETER]).build())
     if len(rows) != 1:
         raise NotFound()
     return Page(render(rows[0]))
 
 
-LIST = ListSpec[None](
+LIST = ListSpec[Request, None](
     path="/api/v1/blocks",
     items="blocks",
     params=PARAMS,
     default_order=Order.DESC,
-    prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    locate=query_first,
+    prepare=no_context,
+    plan=plan,
+    render=render,
     anchors=_anchors,
     max_age=1,
     summary="List blocks",

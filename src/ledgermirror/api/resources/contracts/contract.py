@@ -20,7 +20,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import Op
@@ -115,7 +115,7 @@ async def get_contract(request: Request, ctx: AppContext) -> Page:
     if text == RESULTS:
         raise NotFound()  # /contracts/results is its own route, listed before this one (the reference's guard)
     ref = contract_ref.parse_contract(text, shard=ctx.settings.shard, realm=ctx.settings.realm)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, PARAMS)
     rows = await ctx.database.fetch(statement(ref, query.filters(TIMESTAMP)))
     if len(rows) != 1:
         raise NotFound()

@@ -18,7 +18,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Order
@@ -170,31 +170,31 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Found]:
-    statement = lookup_statement(request.path_params[PATH_PARAMETER])
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _locate(request: Request, ctx: AppContext) -> Statement:
+    """The statement that finds the path's transaction (its form is checked before the query string)."""
+    return lookup_statement(request.path_params[PATH_PARAMETER])
+
+
+async def _prepare(statement: Statement, query: ParsedQuery, ctx: AppContext) -> Found:
     rows = await ctx.database.fetch(statement)
     if not rows:
         raise NotFound()
-    return Prepared(query, Found(rows[0]["consensus_timestamp"], rows[0]["payer_account_id"]))
-
-
-def _render(found: Found, row: Any) -> dict[str, Any]:
-    return render(row)
+    return Found(rows[0]["consensus_timestamp"], rows[0]["payer_account_id"])
 
 
 def _anchors(found: Found, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     return [Anchor(INDEX.name, str(row["index"]), number=row["index"])]
 
 
-LIST = ListSpec[Found](
+LIST = ListSpec[Statement, Found](
     path="/api/v1/contracts/results/{transactionIdOrHash}/actions",
     items="actions",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=_locate,
     prepare=_prepare,
     plan=plan,
-    render=_render,
+    render=render,
     anchors=_anchors,
     max_age=600,
     summary="List the actions of a contract transaction",

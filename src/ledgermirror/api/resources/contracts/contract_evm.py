@@ -19,7 +19,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import NotFound, Unimplemented
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec
@@ -61,7 +61,7 @@ async def call(request: Request, ctx: AppContext) -> Page:
 async def opcodes(request: Request, ctx: AppContext) -> Page:
     if _TRANSACTION.fullmatch(str(request.path_params["transactionIdOrHash"])) is None:
         raise NotFound()
-    OPCODES_PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query_of(request, ctx, OPCODES_PARAMS)
     raise Unimplemented(OPCODES_UNSUPPORTED)
 
 

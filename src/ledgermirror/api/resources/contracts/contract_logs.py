@@ -20,7 +20,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared, Row
+from ledgermirror.api.listing import ListSpec, NothingMatches, Row, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.bounds import Limit, integer_key
 from ledgermirror.api.querystring.common import LIMIT, ORDER
@@ -134,31 +134,30 @@ class Context:
     """Where the next page starts when ``bind_timestamp_range`` cut the window (None: not cut)."""
 
 
-def _query(request: Request, ctx: AppContext, params: ParamSet) -> tuple[ParsedQuery, dict[str, list[bytes]]]:
-    query = params.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+def _topics(query: ParsedQuery) -> dict[str, list[bytes]]:
+    """The topic filters by name; a topic search needs the strict timestamp rules (400s)."""
     topics = {spec.name: [item.value for item in query.filters(spec)] for spec in TOPICS if query.has(spec)}
     if topics:
         logs.check_topic_timestamps(logs.collapse(query.filters(TIMESTAMP)))
-    return query, topics
+    return topics
 
 
 def _indexes(query: ParsedQuery) -> list[Limit]:
     return [Limit(item.op, item.value) for item in query.filters(INDEX)]
 
 
-async def _prepare_contract(request: Request, ctx: AppContext) -> Prepared[Context]:
-    """The path's form, then the query (400s), then the create2 address lookup (404), as the reference."""
-    text = str(request.path_params[contract_ref.PATH_PARAMETER])
-    ref = contract_ref.parse_contract(text, shard=ctx.settings.shard, realm=ctx.settings.realm)
-    query, topics = _query(request, ctx, CONTRACT_PARAMS)
+async def _prepare_contract(ref: contract_ref.ContractRef, query: ParsedQuery, ctx: AppContext) -> Context:
+    """The path's form (``locate``), then the query (400s), then the create2 address lookup (404), as the
+    reference."""
+    topics = _topics(query)
     stamps = [Limit(item.op, item.value) for item in logs.collapse(query.filters(TIMESTAMP))]
     bounds = logs.log_bounds(stamps, _indexes(query))
     contract = ref.encoded if isinstance(ref, EntityId) else await contract_ref.resolve_address(ctx, ref)
-    return Prepared(query, Context(bounds, contract, topics))
+    return Context(bounds, contract, topics)
 
 
-async def _prepare_global(request: Request, ctx: AppContext) -> Prepared[Context]:
-    query, topics = _query(request, ctx, GLOBAL_PARAMS)
+async def _prepare_global(request: Request, query: ParsedQuery, ctx: AppContext) -> Context:
+    topics = _topics(query)
     bounds = logs.log_bounds(logs.optimized(logs.collapse(query.filters(TIMESTAMP))), _indexes(query))
     context = Context(bounds, None, topics)
     full_hash = query.last(TRANSACTION_HASH, None)
@@ -168,7 +167,7 @@ async def _prepare_global(request: Request, ctx: AppContext) -> Prepared[Context
         stamps = [row["consensus_timestamp"] for row in found if bytes(row["hash"]).startswith(full_hash)]
         if not stamps:
             raise NothingMatches
-        return Prepared(query, replace(context, pinned=stamps[0]))
+        return replace(context, pinned=stamps[0])
     if ctx.settings.bind_timestamp_range and bounds.timestamp.equal is None:
         stamp = bounds.timestamp
         lower = None if stamp.lower is None else stamp.lower.closed
@@ -191,7 +190,7 @@ async def _prepare_global(request: Request, ctx: AppContext) -> Prepared[Context
             context = replace(
                 context, bounds=logs.with_window(bounds, window.lower, window.upper), edge=window.edge
             )
-    return Prepared(query, context)
+    return context
 
 
 def _plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Select:
@@ -211,7 +210,7 @@ async def _load(context: Context, rows: list[Row], ctx: AppContext) -> list[Row]
     return [(row, blocks.get(row["consensus_timestamp"], contract_blocks.NO_BLOCK)) for row in rows]
 
 
-def _render(context: Context, row: Row) -> dict[str, Any]:
+def _render(row: Row) -> dict[str, Any]:
     log, block = row
     return logs.render(log, block)
 
@@ -236,11 +235,12 @@ _DESCRIPTION = (
     "Newest first by default; a next link continues after the last log (timestamp and index). Topic filters "
     "need a timestamp equality or a range of at most 7 days."
 )
-CONTRACT_LIST = ListSpec[Context](
+CONTRACT_LIST = ListSpec[contract_ref.ContractRef, Context](
     path="/api/v1/contracts/{contractIdOrAddress}/results/logs",
     items="logs",
     params=CONTRACT_PARAMS,
     default_order=Order.DESC,
+    locate=contract_ref.path_contract,
     prepare=_prepare_contract,
     plan=_plan,
     render=_render,
@@ -253,11 +253,12 @@ CONTRACT_LIST = ListSpec[Context](
     path_params=(contract_ref.OPENAPI_PATH_PARAMETER,),
     load=_load,
 )
-GLOBAL_LIST = ListSpec[Context](
+GLOBAL_LIST = ListSpec[Request, Context](
     path="/api/v1/contracts/results/logs",
     items="logs",
     params=GLOBAL_PARAMS,
     default_order=Order.DESC,
+    locate=query_first,
     prepare=_prepare_global,
     plan=_plan,
     render=_render,

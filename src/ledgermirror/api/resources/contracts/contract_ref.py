@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.requests import Request
+
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, InternalError, NotFound
 from ledgermirror.api.resources import schemas
@@ -66,7 +68,17 @@ def is_evm_address(text: str) -> bool:
     return _EVM.fullmatch(text) is not None
 
 
-def parse_contract(text: str, *, shard: int, realm: int) -> EntityId | ContractAddress:
+ContractRef = EntityId | ContractAddress
+"""A parsed ``{contractIdOrAddress}``: an id (or long-zero address), or an EVM address to look up."""
+
+
+async def path_contract(request: Request, ctx: AppContext) -> ContractRef:
+    """The contract the request's path names, parsed (not yet looked up): the contract lists' ``locate``."""
+    text = str(request.path_params[PATH_PARAMETER])
+    return parse_contract(text, shard=ctx.settings.shard, realm=ctx.settings.realm)
+
+
+def parse_contract(text: str, *, shard: int, realm: int) -> ContractRef:
     """The parsed path segment (``shard``/``realm``: the configured ones, for the short forms): an
     :class:`EntityId` (entity ids and long-zero addresses) or a :class:`ContractAddress`; ``400 Invalid
     parameter: contractid`` for anything else."""

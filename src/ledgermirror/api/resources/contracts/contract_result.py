@@ -24,7 +24,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.resources import schemas
@@ -143,13 +143,13 @@ async def by_timestamp(request: Request, ctx: AppContext) -> Page:
     if messages:
         raise BadRequest(*messages)
     assert timestamp is not None
-    query = BY_TIMESTAMP_PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, BY_TIMESTAMP_PARAMS)
     contract = await contract_ref.resolve_contract(contract_text, ctx)
     return await _detail(ctx, Found(timestamp, contract), contract, query.last(HBAR, True))
 
 
 async def by_transaction(request: Request, ctx: AppContext) -> Page:
-    query = BY_TRANSACTION_PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, BY_TRANSACTION_PARAMS)
     path = parse_transaction_path(str(request.path_params[TRANSACTION_PATH]))
     if isinstance(path, bytes):
         rows = await ctx.database.fetch(queries.by_hash(path))

@@ -29,7 +29,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, InternalError, NotFound
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared, Row
+from ledgermirror.api.listing import ListSpec, NothingMatches, Row
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import ALL_OPS, EQ_ONLY, Op, Order
@@ -260,13 +260,13 @@ async def _optimized_timestamps(ctx: AppContext, filters: Sequence[Filter[int]],
     return {"timestamps_in": equal, "timestamp_conditions": (*conditions, *excluded), "edge": edge}
 
 
-async def _prepare(request: Request, ctx: AppContext, *, per_contract: bool) -> Prepared[Context]:
-    """The reference's order: the path's form (400), the parameters (400), then the lookups (404)."""
-    path = None
-    if per_contract:
-        text = str(request.path_params[contract_ref.PATH_PARAMETER])
-        path = contract_ref.parse_contract(text, shard=ctx.settings.shard, realm=ctx.settings.realm)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _every_contract(request: Request, ctx: AppContext) -> contract_ref.ContractRef | None:
+    """The global list's ``locate``: no contract in the path."""
+    return None
+
+
+async def prepare(path: contract_ref.ContractRef | None, query: ParsedQuery, ctx: AppContext) -> Context:
+    """The reference's order: the path's form (400, ``locate``), the parameters (400), then the lookups (404)."""
     check_dependencies(query)
     contract = None
     if path is not None:
@@ -290,15 +290,7 @@ async def _prepare(request: Request, ctx: AppContext, *, per_contract: bool) -> 
         **senders,
         **found,
     )
-    return Prepared(query, context)
-
-
-async def prepare_contract(request: Request, ctx: AppContext) -> Prepared[Context]:
-    return await _prepare(request, ctx, per_contract=True)
-
-
-async def prepare_global(request: Request, ctx: AppContext) -> Prepared[Context]:
-    return await _prepare(request, ctx, per_contract=False)
+    return context
 
 
 def plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Select:
@@ -353,23 +345,20 @@ async def load_details(context: Context, rows: list[Row], ctx: AppContext) -> li
     return loaded
 
 
-def render_contract_row(context: Context, row: Row) -> dict[str, Any]:
-    return render_result(row)
-
-
-def render_global_row(context: Context, loaded: Row) -> dict[str, Any]:
+def render_global_row(loaded: Row) -> dict[str, Any]:
     row, extras = loaded
     return render_detail(row, extras)
 
 
-CONTRACT_SPEC = ListSpec[Context](
+CONTRACT_LIST = ListSpec[contract_ref.ContractRef | None, Context](
     path="/api/v1/contracts/{contractIdOrAddress}/results",
     items="results",
     params=PARAMS,
     default_order=Order.DESC,
-    prepare=prepare_contract,
+    locate=contract_ref.path_contract,
+    prepare=prepare,
     plan=plan,
-    render=render_contract_row,
+    render=render_result,
     anchors=anchors,
     max_age=1,
     summary="List a contract's results",
@@ -379,12 +368,13 @@ CONTRACT_SPEC = ListSpec[Context](
     tag="contracts",
     path_params=(contract_ref.OPENAPI_PATH_PARAMETER,),
 )
-GLOBAL_SPEC = ListSpec[Context](
+GLOBAL_LIST = ListSpec[contract_ref.ContractRef | None, Context](
     path="/api/v1/contracts/results",
     items="results",
     params=PARAMS,
     default_order=Order.DESC,
-    prepare=prepare_global,
+    locate=_every_contract,
+    prepare=prepare,
     plan=plan,
     render=render_global_row,
     anchors=anchors,
@@ -398,5 +388,5 @@ GLOBAL_SPEC = ListSpec[Context](
     load=load_details,
     continues=continues,
 )
-CONTRACT_ENDPOINT = CONTRACT_SPEC.endpoint()
-GLOBAL_ENDPOINT = GLOBAL_SPEC.endpoint()
+CONTRACT_ENDPOINT = CONTRACT_LIST.endpoint()
+GLOBAL_ENDPOINT = GLOBAL_LIST.endpoint()

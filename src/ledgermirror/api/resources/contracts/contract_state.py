@@ -15,11 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
-
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import RANGE_OPS, Op, Order
@@ -84,15 +82,12 @@ class StateQuery:
     historical: bool
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[StateQuery]:
-    text = str(request.path_params[contract_ref.PATH_PARAMETER])
-    ref = contract_ref.parse_contract(text, shard=ctx.settings.shard, realm=ctx.settings.realm)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(ref: contract_ref.ContractRef, query: ParsedQuery, ctx: AppContext) -> StateQuery:
     stamps = query.filters(TIMESTAMP)
     if any(stamp.op is Op.NE for stamp in stamps):
         raise BadRequest(_NE_TIMESTAMP)
     contract = ref.encoded if isinstance(ref, EntityId) else await contract_ref.resolve_address(ctx, ref)
-    return Prepared(query, StateQuery(contract, historical=bool(stamps)))
+    return StateQuery(contract, historical=bool(stamps))
 
 
 def _slot_conditions(select: Select, query: ParsedQuery, column: Column, form: Any) -> None:
@@ -116,7 +111,7 @@ def plan(state: StateQuery, query: ParsedQuery, limit: int, order: Order) -> Sel
     return select.order_by([_CSC_SLOT], order).then_by(_CSC_TIMESTAMP, Order.DESC).limit(limit)
 
 
-def render(state: StateQuery, row: Any) -> dict[str, Any]:
+def render(row: Any) -> dict[str, Any]:
     return {
         "address": entity_address(row["evm_address"], row["contract_id"]),
         "contract_id": format_encoded(row["contract_id"]),
@@ -144,11 +139,12 @@ STATE_SCHEMA: dict[str, Any] = {
     "required": ["address", "contract_id", "timestamp", "slot", "value"],
 }
 
-LIST = ListSpec[StateQuery](
+LIST = ListSpec[contract_ref.ContractRef, StateQuery](
     path="/api/v1/contracts/{contractIdOrAddress}/state",
     items="state",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=contract_ref.path_contract,
     prepare=_prepare,
     plan=plan,
     render=render,

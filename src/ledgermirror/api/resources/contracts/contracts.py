@@ -16,7 +16,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec, query_first
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
 from ledgermirror.api.querystring.pagination import Anchor
@@ -76,8 +76,7 @@ class Ids:
     compared: tuple[tuple[Op, int], ...]
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Ids]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> Ids:
     equal: list[int] = []
     compared: list[tuple[Op, int]] = []
     filters = query.filters(CONTRACT_ID)
@@ -90,10 +89,10 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Ids]:
             equal.append(encoded)
         else:
             compared.append((item.op, encoded))
-    return Prepared(query, Ids(tuple(equal), tuple(compared)))
+    return Ids(tuple(equal), tuple(compared))
 
 
-def plan(ids: Ids, limit: int, order: Order) -> Select:
+def plan(ids: Ids, query: ParsedQuery, limit: int, order: Order) -> Select:
     select = Select(_SELECT).where(_IS_CONTRACT)
     for op, encoded in ids.compared:
         select.compare(_ID, op, encoded)
@@ -102,27 +101,20 @@ def plan(ids: Ids, limit: int, order: Order) -> Select:
     return select.order_by([_ID], order).limit(limit)
 
 
-def _plan(ids: Ids, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(ids, limit, order)
-
-
-def _render(ids: Ids, row: Any) -> dict[str, Any]:
-    return contract_render.render(row)
-
-
 def _anchors(ids: Ids, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     encoded = int(row["id"])
     return [Anchor(CONTRACT_ID.name, format_encoded(encoded) or "", number=encoded)]
 
 
-LIST = ListSpec[Ids](
+LIST = ListSpec[Request, Ids](
     path="/api/v1/contracts",
     items="contracts",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=query_first,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render=contract_render.render,
     anchors=_anchors,
     max_age=10,
     summary="List contracts",

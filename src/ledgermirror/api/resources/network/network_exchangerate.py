@@ -7,7 +7,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.resources.network import system_files
 from ledgermirror.api.resources.network.system_files import TIMESTAMP
@@ -56,7 +56,7 @@ def render(rates: RateSet, timestamp: int) -> dict[str, Any]:
 
 
 async def get_exchange_rate(request: Request, ctx: AppContext) -> Page:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, PARAMS)
     bounds = system_files.window(query)
     loaded = await system_files.load_or_404(ctx, EXCHANGE_RATE_FILE, bounds, decode_exchange_rates)
     return Page(render(loaded.content, loaded.timestamp))

@@ -14,7 +14,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.querystring.common import ORDER
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.querystring.params import ParamSet
@@ -102,7 +102,7 @@ def fees(schedule: Schedule, rate: Rate, order: Order) -> list[dict[str, Any]]:
 
 
 async def get_fees(request: Request, ctx: AppContext) -> Page:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, PARAMS)
     order = query.last(ORDER, Order.ASC)
     bounds = system_files.window(query)
     schedules = await system_files.load_or_404(ctx, FEE_SCHEDULE_FILE, bounds, decode_fee_schedules)

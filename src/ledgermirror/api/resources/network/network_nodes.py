@@ -15,7 +15,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import (
@@ -114,8 +114,9 @@ _BOOK_TIMESTAMP = Column("e.consensus_timestamp")
 _ENTRY_NODE = Column("e.node_id")
 
 
-def plan(query: ParsedQuery, book_timestamp: int, *, limit: int, order: Order) -> Select:
-    select = Select(_SELECT).compare(_BOOK_TIMESTAMP, Op.EQ, book_timestamp)
+def plan(book: Any, query: ParsedQuery, limit: int, order: Order) -> Select:
+    """The nodes of the address book ``book`` (its row)."""
+    select = Select(_SELECT).compare(_BOOK_TIMESTAMP, Op.EQ, book["start_consensus_timestamp"])
     lower, upper = node_range(query.filters(NODE_ID))
     equal = [item.value for item in query.filters(NODE_ID) if item.op is Op.EQ]
     if equal:
@@ -152,7 +153,7 @@ def _endpoint(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def render(row: Any, book: Any) -> dict[str, Any]:
+def render(book: Any, row: Any) -> dict[str, Any]:
     staked = row["stake_node_id"] is not None
     proxy = row["grpc_proxy_endpoint"]
     endpoints = row["service_endpoints"]
@@ -189,8 +190,7 @@ def render(row: Any, book: Any) -> dict[str, Any]:
     }
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Any]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> Any:
     node_range(query.filters(NODE_ID))  # an empty range is a 400 even when there is no address book
     file_id = query.last(FILE_ID, None)
     encoded = (
@@ -199,21 +199,13 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Any]:
     books = await ctx.database.fetch(plan_book(encoded))
     if not books:
         raise NothingMatches
-    return Prepared(query, books[0])
+    return books[0]
 
 
 def plan_book(file_id: int) -> Statement:
     """The latest address book of the file."""
     select = Select(_BOOK).compare(_BOOK_FILE, Op.EQ, file_id)
     return select.order_by([_BOOK_START], Order.DESC).limit(1).build()
-
-
-def _plan(book: Any, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(query, book["start_consensus_timestamp"], limit=limit, order=order)
-
-
-def _render(book: Any, row: Any) -> dict[str, Any]:
-    return render(row, book)
 
 
 def _anchors(book: Any, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
@@ -267,14 +259,15 @@ NODE: dict[str, Any] = {
 }
 NODE["required"] = list(NODE["properties"])
 
-LIST = ListSpec[Any](
+LIST = ListSpec[Request, Any](
     path="/api/v1/network/nodes",
     items="nodes",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=query_first,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render_with=render,
     anchors=_anchors,
     max_age=60,
     summary="Get the network address book nodes",

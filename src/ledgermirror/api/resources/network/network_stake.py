@@ -14,7 +14,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import NotFound
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.db.sql import Column, Order, Select
@@ -112,7 +112,7 @@ def render(row: Any) -> dict[str, Any]:
 
 
 async def get_stake(request: Request, ctx: AppContext) -> Page:
-    PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query_of(request, ctx, PARAMS)
     rows = await ctx.database.fetch(Select(_SELECT).order_by([_CONSENSUS_TIMESTAMP], Order.DESC).limit(1).build())
     if not rows:
         raise NotFound("No network stake data found")

@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import RANGE_OPS
@@ -127,7 +127,7 @@ def render(unreleased: int, timestamp: int) -> dict[str, Any]:
 
 
 async def get_supply(request: Request, ctx: AppContext) -> Page:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, PARAMS)
     if query.has(TIMESTAMP):
         lower, upper = window(query.filters(TIMESTAMP))
         rows = await ctx.database.fetch(template(_with_ranges(ctx, _HISTORICAL), lower=lower, upper=upper))

@@ -15,7 +15,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, RANGE_OPS, Op, Order
@@ -75,15 +75,14 @@ _ID = Column("r.registered_node_id")
 _TYPE = Column("r.type")
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[tuple[int, int]]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> tuple[int, int]:
     ids = query.filters(REGISTERED_NODE_ID)
     if any(item.op is Op.EQ for item in ids) and len(ids) > 1:
         raise BadRequest(EQ_COMBINED)
     bounds = (ids[0].value, ids[0].value) if ids and ids[0].op is Op.EQ else inclusive_bounds(ids)
     if bounds[0] > bounds[1]:
         raise BadRequest(INVERTED)
-    return Prepared(query, bounds)
+    return bounds
 
 
 def plan(bounds: tuple[int, int], query: ParsedQuery, limit: int, order: Order) -> Select:
@@ -111,7 +110,7 @@ def _endpoint(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def render(bounds: tuple[int, int], row: Any) -> dict[str, Any]:
+def render(row: Any) -> dict[str, Any]:
     stored = row["service_endpoints"]
     endpoints = json.loads(stored) if isinstance(stored, str) else stored
     return {
@@ -170,11 +169,12 @@ REGISTERED_NODE: dict[str, Any] = {
     ],
 }
 
-LIST = ListSpec[tuple[int, int]](
+LIST = ListSpec[Request, tuple[int, int]](
     path="/api/v1/network/registered-nodes",
     items="registered_nodes",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=query_first,
     prepare=_prepare,
     plan=plan,
     render=render,

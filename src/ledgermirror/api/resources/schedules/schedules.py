@@ -15,9 +15,9 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec, no_context, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
@@ -169,7 +169,7 @@ def is_final(row: Any, now_ns: int) -> bool:
     return bool(now_ns >= expiration + EXPIRY_GRACE_NS)
 
 
-def plan(query: ParsedQuery, limit: int, order: Order) -> Select:
+def plan(context: None, query: ParsedQuery, limit: int, order: Order) -> Select:
     select = Select(_SELECT)
     for item in query.filters(ACCOUNT_ID):
         select.compare(_CREATOR, item.op, item.value.encoded)
@@ -178,31 +178,20 @@ def plan(query: ParsedQuery, limit: int, order: Order) -> Select:
     return select.order_by([_SCHEDULE_ID], order).limit(limit)
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[None]:
-    return Prepared(PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx), None)
-
-
-def _plan(context: None, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(query, limit, order)
-
-
-def _render(context: None, row: Any) -> dict[str, Any]:
-    return render(row)
-
-
 def _anchors(context: None, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     schedule_id = row["schedule_id"]
     return [Anchor(SCHEDULE_ID.name, format_encoded(schedule_id) or "", number=schedule_id)]
 
 
-LIST = ListSpec[None](
+LIST = ListSpec[Request, None](
     path="/api/v1/schedules",
     items="schedules",
     params=PARAMS,
     default_order=Order.ASC,
-    prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    locate=query_first,
+    prepare=no_context,
+    plan=plan,
+    render=render,
     anchors=_anchors,
     max_age=10,
     summary="List schedules",
@@ -222,7 +211,7 @@ async def get_schedule(request: Request, ctx: AppContext) -> Page:
         raise BadRequest(INVALID_SCHEDULE_ID) from None
     if not isinstance(parsed, EntityId):
         raise BadRequest(INVALID_SCHEDULE_ID)
-    NO_PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query_of(request, ctx, NO_PARAMS)
     rows = await ctx.database.fetch(Select(_SELECT).compare(_SCHEDULE_ID, Op.EQ, parsed.encoded).limit(2).build())
     if len(rows) != 1:
         raise NotFound()

@@ -19,7 +19,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
@@ -83,17 +83,20 @@ class Nft:
     excluded: list[int]
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Nft]:
-    token = token_ref.token_of(request.path_params, ctx)
-    serial = token_nfts.serial_of(request.path_params, ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _locate(request: Request, ctx: AppContext) -> tuple[int, int]:
+    """The path's token, then its serial number."""
+    return token_ref.token_of(request.path_params, ctx), token_nfts.serial_of(request.path_params, ctx)
+
+
+async def _prepare(path: tuple[int, int], query: ParsedQuery, ctx: AppContext) -> Nft:
+    token, serial = path
     stamps = query.filters(TIMESTAMP)
     lower, upper = inclusive_bounds(stamps)
     if lower > upper:
         raise NothingMatches
     equal = sorted({item.value for item in stamps if item.op is Op.EQ})
     excluded = [item.value for item in stamps if item.op is Op.NE]
-    return Prepared(query, Nft(token, serial, lower, upper, equal, excluded))
+    return Nft(token, serial, lower, upper, equal, excluded)
 
 
 def plan(nft: Nft, query: ParsedQuery, limit: int, order: Order) -> Select:
@@ -170,14 +173,15 @@ ITEM: dict[str, Any] = {
     ],
 }
 
-LIST = ListSpec[Nft](
+LIST = ListSpec[tuple[int, int], Nft](
     path="/api/v1/tokens/{tokenId}/nfts/{serialNumber}/transactions",
     items="transactions",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=_locate,
     prepare=_prepare,
     plan=plan,
-    render=render,
+    render_with=render,
     anchors=_anchors,
     max_age=1,
     summary="List an NFT's transactions",

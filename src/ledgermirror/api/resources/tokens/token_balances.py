@@ -15,10 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
-
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order
@@ -135,13 +133,11 @@ async def _snapshot(ctx: AppContext, query: ParsedQuery) -> int | None:
     return found
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[TokenBalances]:
-    token = token_ref.token_of(request.path_params, ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(token: int, query: ParsedQuery, ctx: AppContext) -> TokenBalances:
     snapshot = await _snapshot(ctx, query) if query.has(TIMESTAMP) else None
     rows = await ctx.database.fetch(template(_DECIMALS, token=token))
     decimals = int(rows[0]["decimals"]) if rows else None
-    return Prepared(query, TokenBalances(token, decimals, snapshot))
+    return TokenBalances(token, decimals, snapshot)
 
 
 def _render(context: TokenBalances, row: Any) -> dict[str, Any]:
@@ -171,14 +167,15 @@ BALANCE: dict[str, Any] = {
     "required": ["account", "balance", "decimals"],
 }
 
-LIST = ListSpec[TokenBalances](
+LIST = ListSpec[int, TokenBalances](
     path="/api/v1/tokens/{tokenId}/balances",
     items="balances",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=token_ref.path_token,
     prepare=_prepare,
     plan=plan,
-    render=_render,
+    render_with=_render,
     anchors=_anchors,
     max_age=1,
     summary="List a token's balances",

@@ -14,7 +14,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import Op
@@ -113,7 +113,7 @@ def render(row: Any) -> dict[str, Any]:
 
 async def get_token(request: Request, ctx: AppContext) -> Page:
     token = token_ref.token_of(request.path_params, ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, PARAMS)
     stamps = query.filters(TIMESTAMP)
     if stamps:
         last = stamps[-1]

@@ -12,9 +12,9 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Order
@@ -60,7 +60,7 @@ OPENAPI_SERIAL_PARAMETER: dict[str, Any] = {
 }
 
 
-def plan(token: int, query: ParsedQuery, *, limit: int, order: Order) -> Select:
+def plan(token: int, query: ParsedQuery, limit: int, order: Order) -> Select:
     select = Select(_SELECT).compare(_TOKEN, Op.EQ, token)
     for item in query.filters(ACCOUNT_ID):
         select.compare(_ACCOUNT, item.op, item.value.encoded)
@@ -69,32 +69,23 @@ def plan(token: int, query: ParsedQuery, *, limit: int, order: Order) -> Select:
     return select.order_by([_SERIAL], order).limit(limit)
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[int]:
-    token = token_ref.token_of(request.path_params, ctx)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
-    return Prepared(query, token)
-
-
-def _plan(token: int, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(token, query, limit=limit, order=order)
-
-
-def _render(token: int, row: Any) -> dict[str, Any]:
-    return account_nfts.render(row)
+async def _prepare(token: int, query: ParsedQuery, ctx: AppContext) -> int:
+    return token
 
 
 def _anchors(token: int, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     return [Anchor(SERIAL_NUMBER.name, str(row["serial_number"]), number=row["serial_number"])]
 
 
-LIST = ListSpec[int](
+LIST = ListSpec[int, int](
     path="/api/v1/tokens/{tokenId}/nfts",
     items="nfts",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=token_ref.path_token,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render=account_nfts.render,
     anchors=_anchors,
     max_age=1,
     summary="List a token's NFTs",
@@ -118,7 +109,7 @@ def serial_of(path_params: dict[str, Any], ctx: AppContext) -> int:
 async def get_nft(request: Request, ctx: AppContext) -> Page:
     token = token_ref.token_of(request.path_params, ctx)
     serial = serial_of(request.path_params, ctx)
-    NO_PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query_of(request, ctx, NO_PARAMS)
     select = Select(_SELECT).compare(_TOKEN, Op.EQ, token).compare(_SERIAL, Op.EQ, serial).limit(2)
     rows = await ctx.database.fetch(select.build())
     if len(rows) != 1:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.requests import Request
+
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.resources import schemas
@@ -45,3 +47,8 @@ def parse_token(text: str, ctx: AppContext) -> int:
 
 def token_of(path_params: dict[str, Any], ctx: AppContext) -> int:
     return parse_token(str(path_params[PATH_PARAMETER]), ctx)
+
+
+async def path_token(request: Request, ctx: AppContext) -> int:
+    """The token the request's path names: the ``locate`` step of the token lists."""
+    return token_of(request.path_params, ctx)

@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.listing import ListSpec, Prepared
+from ledgermirror.api.listing import ListSpec, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, Op, Order, RawQuery
@@ -82,7 +82,7 @@ _ACCOUNT = Column("ta.account_id")
 _ASSOCIATED = Column("ta.associated")
 
 
-def plan(query: ParsedQuery, account: int | None, *, limit: int, order: Order) -> Select:
+def plan(account: int | None, query: ParsedQuery, limit: int, order: Order) -> Select:
     select = Select(_SELECT if account is None else _SELECT_FOR_ACCOUNT)
     if account is not None:
         select.compare(_ACCOUNT, Op.EQ, account).is_true(_ASSOCIATED)
@@ -115,20 +115,11 @@ def render(row: Any) -> dict[str, Any]:
     }
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[int | None]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> int | None:
     found = query.filters(ACCOUNT_ID)
     if not found:
-        return Prepared(query, None)
-    return Prepared(query, await evm_lookup.filter_id(ctx, found[-1].value))
-
-
-def _plan(account: int | None, query: ParsedQuery, limit: int, order: Order) -> Select:
-    return plan(query, account, limit=limit, order=order)
-
-
-def _render(account: int | None, row: Any) -> dict[str, Any]:
-    return render(row)
+        return None
+    return await evm_lookup.filter_id(ctx, found[-1].value)
 
 
 def _anchors(account: int | None, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
@@ -137,14 +128,15 @@ def _anchors(account: int | None, query: ParsedQuery, row: Any, ctx: AppContext)
     return [Anchor(TOKEN_ID.name, str(EntityId.decode(row["token_id"])), number=row["token_id"])]
 
 
-LIST = ListSpec[int | None](
+LIST = ListSpec[Request, int | None](
     path="/api/v1/tokens",
     items="tokens",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=query_first,
     prepare=_prepare,
-    plan=_plan,
-    render=_render,
+    plan=plan,
+    render=render,
     anchors=_anchors,
     max_age=10,
     summary="List tokens",

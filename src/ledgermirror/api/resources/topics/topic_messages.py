@@ -15,9 +15,9 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
@@ -136,15 +136,18 @@ def plan(scope: Scope, query: ParsedQuery, limit: int, order: Order) -> Select:
     return select.order_by([_TIMESTAMP], order).limit(limit)
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[Scope]:
+async def _locate(request: Request, ctx: AppContext) -> int:
     topic_id = parse_topic_id(request.path_params[TOPIC_ID_PATH], ctx.parse_ctx)
     if topic_id is None:
         raise BadRequest(INVALID_TOPIC)
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    return topic_id
+
+
+async def _prepare(topic_id: int, query: ParsedQuery, ctx: AppContext) -> Scope:
     utf8 = bool(query.last(ENCODING, False))
     await preload()
     if not ctx.settings.topic_message_lookup:
-        return Prepared(query, Scope(topic_id, utf8))
+        return Scope(topic_id, utf8)
     for spec in (SEQUENCE_NUMBER, TIMESTAMP):
         if any(item.op is Op.NE for item in query.filters(spec)):
             raise BadRequest(f"Not equal (ne) operator is not supported for {spec.name}")
@@ -155,7 +158,7 @@ async def _prepare(request: Request, ctx: AppContext) -> Prepared[Scope]:
     window = await topic_message_lookup.window(ctx.database, topic_id, sequences, timestamps)
     if window is None:
         raise NothingMatches()
-    return Prepared(query, Scope(topic_id, utf8, window))
+    return Scope(topic_id, utf8, window)
 
 
 def _render(scope: Scope, row: Any) -> dict[str, Any]:
@@ -167,14 +170,15 @@ def _anchors(scope: Scope, query: ParsedQuery, row: Any, ctx: AppContext) -> lis
     return [Anchor(TIMESTAMP.name, format_ns(timestamp) or "", number=timestamp)]
 
 
-LIST = ListSpec[Scope](
+LIST = ListSpec[int, Scope](
     path="/api/v1/topics/{topicId}/messages",
     items="messages",
     params=PARAMS,
     default_order=Order.ASC,
+    locate=_locate,
     prepare=_prepare,
     plan=plan,
-    render=_render,
+    render_with=_render,
     anchors=_anchors,
     max_age=1,
     summary="List a topic's messages",
@@ -203,7 +207,7 @@ async def get_by_sequence(request: Request, ctx: AppContext) -> Page:
     if problems:
         raise BadRequest(*problems)
     assert topic_id is not None and sequence is not None
-    NO_PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query_of(request, ctx, NO_PARAMS)
     select = Select(message.SELECT).compare(_TOPIC, Op.EQ, topic_id).compare(_SEQUENCE, Op.EQ, sequence)
     if ctx.settings.topic_message_lookup:
         window = await topic_message_lookup.window_of(ctx.database, topic_id, sequence)
@@ -218,7 +222,7 @@ async def get_by_timestamp(request: Request, ctx: AppContext) -> Page:
         timestamp = parse_timestamp(request.path_params[TIMESTAMP_PATH])
     except InvalidTimestamp:
         raise BadRequest(INVALID_TIMESTAMP) from None
-    NO_PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query_of(request, ctx, NO_PARAMS)
     submitted = (
         Select(_SUBMITTED)
         .compare(_TIMESTAMP, Op.EQ, timestamp)

@@ -20,7 +20,7 @@ import orjson
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import BadRequest, NotFound
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.grammar import EQ_ONLY
@@ -146,7 +146,7 @@ def schedule_max_age(rows: list[Any], now: int) -> int | None:
 
 
 async def get_transaction(request: Request, ctx: AppContext) -> Page:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+    query = query_of(request, ctx, PARAMS)
     narrowing = Narrowing(nonce=query.last(NONCE, None), scheduled=query.last(SCHEDULED, None))
     target = parse_path(request.path_params[PATH_PARAMETER])
     max_age: int | None = None

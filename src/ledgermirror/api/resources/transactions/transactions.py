@@ -20,7 +20,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared, Row
+from ledgermirror.api.listing import ListSpec, NothingMatches, Row, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
@@ -140,8 +140,7 @@ async def _accounts(ctx: AppContext, filters: list[Filter[EntityId | EvmAddress]
     return {"accounts_in": tuple(dict.fromkeys(accounts_in)), "account_conditions": tuple(conditions)}
 
 
-async def prepare(request: Request, ctx: AppContext) -> Prepared[Context]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> Context:
     signs = {item.value for item in query.filters(TYPE)}
     if len(signs) > 1:
         raise NothingMatches
@@ -179,7 +178,7 @@ async def prepare(request: Request, ctx: AppContext) -> Prepared[Context]:
         **accounts,
     )
     staking = EntityId(ctx.settings.shard, ctx.settings.realm, STAKING_REWARD_ACCOUNT_NUM).encoded
-    return Prepared(query, Context(found, edge, staking))
+    return Context(found, edge, staking)
 
 
 def plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Select | Statement:
@@ -215,14 +214,15 @@ def continues(context: Context, query: ParsedQuery, last: Row | None) -> list[An
     return [] if context.edge is None else [_anchor(context.edge)]
 
 
-SPEC = ListSpec[Context](
+LIST = ListSpec[Request, Context](
     path="/api/v1/transactions",
     items="transactions",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=query_first,
     prepare=prepare,
     plan=plan,
-    render=render_row,
+    render_with=render_row,
     anchors=anchors,
     max_age=2,
     summary="List transactions",
@@ -233,4 +233,4 @@ SPEC = ListSpec[Context](
     load=load,
     continues=continues,
 )
-ENDPOINT = SPEC.endpoint()
+ENDPOINT = LIST.endpoint()
