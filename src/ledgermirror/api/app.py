@@ -22,16 +22,16 @@ from ledgermirror.api.errors import MethodNotAllowed, NotFound
 from ledgermirror.api.resources import health
 from ledgermirror.api.resources.accounts import (
     account,
+    account_airdrops,
+    account_crypto_allowances,
+    account_hook_storage,
+    account_hooks,
+    account_nft_allowances,
     account_nfts,
+    account_rewards,
+    account_token_allowances,
     account_tokens,
     accounts,
-    airdrops,
-    crypto_allowances,
-    hook_storage,
-    hooks,
-    nft_allowances,
-    rewards,
-    token_allowances,
 )
 from ledgermirror.api.resources.balances import balances
 from ledgermirror.api.resources.blocks import blocks
@@ -50,12 +50,18 @@ from ledgermirror.api.resources.network import (
     network_fee_estimate,
     network_fees,
     network_nodes,
+    network_registered_nodes,
     network_stake,
     network_supply,
-    registered_nodes,
 )
 from ledgermirror.api.resources.schedules import schedules
-from ledgermirror.api.resources.tokens import nft_transactions, token_balances, token_info, token_nfts, tokens
+from ledgermirror.api.resources.tokens import (
+    token_balances,
+    token_info,
+    token_nft_transactions,
+    token_nfts,
+    tokens,
+)
 from ledgermirror.api.resources.topics import topic_messages, topics
 from ledgermirror.api.resources.transactions import transaction, transactions
 from ledgermirror.api.responses import error_response
@@ -71,8 +77,8 @@ _log = logging.getLogger(__name__)
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     tokens.ENDPOINT,
-    crypto_allowances.ENDPOINT,
-    rewards.ENDPOINT,
+    account_crypto_allowances.ENDPOINT,
+    account_rewards.ENDPOINT,
     network_exchangerate.ENDPOINT,
     network_fees.ENDPOINT,
     network_supply.ENDPOINT,
@@ -80,11 +86,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     network_nodes.ENDPOINT,
     blocks.LIST_ENDPOINT,
     blocks.ONE_ENDPOINT,
-    token_allowances.ENDPOINT,
+    account_token_allowances.ENDPOINT,
     account_nfts.ENDPOINT,
-    nft_allowances.ENDPOINT,
-    airdrops.OUTSTANDING_ENDPOINT,
-    airdrops.PENDING_ENDPOINT,
+    account_nft_allowances.ENDPOINT,
+    account_airdrops.OUTSTANDING_ENDPOINT,
+    account_airdrops.PENDING_ENDPOINT,
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
@@ -103,12 +109,12 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     token_info.ENDPOINT,
     token_nfts.ENDPOINT,
     token_nfts.ONE_ENDPOINT,
-    nft_transactions.ENDPOINT,
+    token_nft_transactions.ENDPOINT,
     token_balances.ENDPOINT,
     account_tokens.ENDPOINT,
-    hooks.ENDPOINT,
-    hook_storage.ENDPOINT,
-    registered_nodes.ENDPOINT,
+    account_hooks.ENDPOINT,
+    account_hook_storage.ENDPOINT,
+    network_registered_nodes.ENDPOINT,
     # contract logs and actions (issue 17); /contracts/results/logs is tried before /contracts/results/{id}
     # (literal_first)
     contract_logs.GLOBAL_ENDPOINT,

@@ -207,19 +207,21 @@ def _spec(
     )
 
 
-OUTSTANDING_ENDPOINT = _spec(
+OUTSTANDING_LIST = _spec(
     OUTSTANDING,
     OUTSTANDING_PARAMS,
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/outstanding",
     "List the pending airdrops an account has sent",
     "Pending token airdrops sent by the account, in ascending (receiver, token, serial number) order by "
     "default, with keyset pagination through links.next.",
-).endpoint()
-PENDING_ENDPOINT = _spec(
+)
+PENDING_LIST = _spec(
     PENDING_SIDE,
     PENDING_PARAMS,
     "/api/v1/accounts/{idOrAliasOrEvmAddress}/airdrops/pending",
     "List the pending airdrops an account may claim",
     "Pending token airdrops sent to the account, in ascending (sender, token, serial number) order by default, "
     "with keyset pagination through links.next.",
-).endpoint()
+)
+OUTSTANDING_ENDPOINT = OUTSTANDING_LIST.endpoint()
+PENDING_ENDPOINT = PENDING_LIST.endpoint()
