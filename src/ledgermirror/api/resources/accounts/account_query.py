@@ -13,7 +13,7 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.querystring.window import TimestampWindow
 from ledgermirror.api.resources.accounts.account_render import balance_object, current_balance, token_list
-from ledgermirror.db.sql import template
+from ledgermirror.db.sql import Fragment, template
 from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.timestamps import month_start
@@ -39,27 +39,29 @@ ACCOUNT_FILTER = "e.type in ('ACCOUNT', 'CONTRACT') and not (e.num = 2 and e.mem
 STAKE_COLUMNS = "es.pending_reward as stake_pending, es.end_stake_period as stake_end"
 """What :func:`pending_reward` needs from the staking row ``es``."""
 
-_TOKENS_JOIN = """left join lateral (
+_TOKENS_JOIN = Fragment("""left join lateral (
     select array_agg(t.token_id order by t.token_id {order}) as token_ids,
            array_agg(t.balance order by t.token_id {order}) as token_balances
     from (select ta.token_id, ta.balance from token_account ta
           where ta.account_id = e.id and ta.associated is true
-          order by ta.token_id {order} limit {limit}) t
-) tb on true"""
+          order by ta.token_id {order} limit {token_limit}) t
+) tb on true""")
 
 
-def tokens_join(order: Order) -> str:
-    """Static SQL: ``tb.token_ids``/``tb.token_balances``, the associated token balances of ``e`` (the first
-    ``{token_limit}``, a template parameter, in ``order`` of token id). Called at import time only."""
-    return _TOKENS_JOIN.format(order=order.value, limit="{token_limit}")
+def tokens_join(order: Order) -> Fragment:
+    """``tb.token_ids``/``tb.token_balances``, the associated token balances of ``e`` (the first
+    ``{token_limit}``, a literal filled in per request, in ``order`` of token id). Called at import time only."""
+    return _TOKENS_JOIN.fill(order=order)
 
 
-_CURRENT = f"""select {ENTITY_COLUMNS}, {STAKE_COLUMNS}, tb.token_ids, tb.token_balances
-from entity e
-left join entity_stake es on es.id = e.id
-{tokens_join(Order.ASC)}
-where e.id = {{account}} and {ACCOUNT_FILTER}"""
-"""Template parameters: ``account``, ``token_limit`` (the number of token balances)."""
+_CURRENT = (
+    Fragment(f"select {ENTITY_COLUMNS}, {STAKE_COLUMNS}, tb.token_ids, tb.token_balances\n")
+    + Fragment("from entity e\nleft join entity_stake es on es.id = e.id\n")
+    + tokens_join(Order.ASC)
+    + Fragment("\nwhere e.id = {account} and ")
+    + Fragment(ACCOUNT_FILTER)
+)
+"""Fill ``token_limit`` (the number of token balances); template parameter: ``account``."""
 
 _OVERLAPS = "id = {account} and timestamp_range && int8range({lower}::bigint, {upper}::bigint, '[]')"
 _VERSION_FIELDS = f"{ENTITY_FIELDS}, num, type, timestamp_range"
@@ -93,7 +95,7 @@ order by consensus_timestamp desc
 limit 1"""
 """The newest balance snapshot in the range, found through the treasury account's row."""
 
-_SNAPSHOT_BALANCES = """select
+_SNAPSHOT_BALANCES = Fragment("""select
     (select ab.balance from account_balance ab
      where ab.account_id = {account} and ab.consensus_timestamp between {month} and {snapshot}
      order by ab.consensus_timestamp desc
@@ -106,12 +108,15 @@ from (
           where account_id = {account} and consensus_timestamp between {month} and {snapshot}
           order by token_id, consensus_timestamp desc
           limit {token_limit}) t
-) tb"""
-"""The account's newest hbar and token balances between the snapshot's month start and the snapshot."""
+) tb""")
+"""The account's newest hbar and token balances between the snapshot's month start and the snapshot; fill
+``token_limit``."""
 
 
 async def current(ctx: AppContext, account: int) -> tuple[Any, dict[str, Any] | None]:
-    statement = template(_CURRENT, account=account, token_limit=ctx.settings.token_balance_limit_single_account)
+    statement = template(
+        _CURRENT.fill(token_limit=ctx.settings.token_balance_limit_single_account), account=account
+    )
     rows = await ctx.database.fetch(statement)
     if not rows:
         return None, None
@@ -138,7 +143,9 @@ async def historical(ctx: AppContext, account: int, stamps: TimestampWindow) -> 
         return row, balance_object(row["balance"], row["balance_timestamp"], [])
     month = month_start(snapshot)
     limit = ctx.settings.token_balance_limit_single_account
-    statement = template(_SNAPSHOT_BALANCES, account=account, month=month, snapshot=snapshot, token_limit=limit)
+    statement = template(
+        _SNAPSHOT_BALANCES.fill(token_limit=limit), account=account, month=month, snapshot=snapshot
+    )
     found = (await ctx.database.fetch(statement))[0]
     balance = found["balance"] if found["balance"] is not None else 0
     return row, balance_object(balance, snapshot, token_list(found["token_ids"], found["token_balances"]))

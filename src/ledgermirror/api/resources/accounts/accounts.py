@@ -33,7 +33,7 @@ from ledgermirror.api.resources.accounts.account_query import (
 )
 from ledgermirror.api.resources.accounts.account_render import current_balance, render_account
 from ledgermirror.api.resources.accounts.account_schema import ACCOUNT
-from ledgermirror.db.sql import Column, Select
+from ledgermirror.db.sql import Column, Fragment, Select
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
 from ledgermirror.ledger.int64 import INT64_MAX as _INT64_MAX
 
@@ -80,11 +80,11 @@ PARAMS = ParamSet([ACCOUNT_BALANCE, ACCOUNT_ID, ACCOUNT_PUBLICKEY, BALANCE, LIMI
 
 _FROM = "from entity e\nleft join entity_stake es on es.id = e.id"
 _WITH_BALANCES = {
-    order: f"select {ENTITY_COLUMNS}, {STAKE_COLUMNS}, tb.token_ids, tb.token_balances\n{_FROM}\n"
+    order: Fragment(f"select {ENTITY_COLUMNS}, {STAKE_COLUMNS}, tb.token_ids, tb.token_balances\n{_FROM}\n")
     + tokens_join(order)
     for order in Order
 }
-"""Heads with the token balance list; ``{token_limit}`` is the number of token balances per account."""
+"""Heads with the token balance list; fill ``token_limit``, the number of token balances per account."""
 _WITHOUT_BALANCES = f"select {ENTITY_COLUMNS}, {STAKE_COLUMNS}\n{_FROM}"
 
 _ID = Column("e.id")
@@ -106,7 +106,7 @@ def plan(accounts: Accounts, query: ParsedQuery, limit: int, order: Order) -> Se
     """``accounts.ids`` are the ``account.id`` filters with EVM addresses already resolved."""
     ids = accounts.ids
     if accounts.balances:
-        select = Select(_WITH_BALANCES[order], head_args={"token_limit": accounts.token_limit})
+        select = Select(_WITH_BALANCES[order].fill(token_limit=accounts.token_limit).text)
     else:
         select = Select(_WITHOUT_BALANCES)
     select.where(ACCOUNT_FILTER)

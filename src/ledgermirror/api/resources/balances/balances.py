@@ -34,7 +34,7 @@ from ledgermirror.api.resources.accounts import account_ref
 from ledgermirror.api.resources.accounts.account_query import TREASURY_NUM, tokens_join
 from ledgermirror.api.resources.accounts.account_render import token_list
 from ledgermirror.api.resources.accounts.accounts import balance_amount
-from ledgermirror.db.sql import Column, Select, template
+from ledgermirror.db.sql import Column, Fragment, Select, template
 from ledgermirror.ledger.entity_id import (
     EntityId,
     EvmForm,
@@ -111,27 +111,32 @@ ONLY_ONE = "Only one EVM address or alias is allowed."
 _ACCOUNT_TYPES = "e.type in ('ACCOUNT', 'CONTRACT')"
 
 _CURRENT = {
-    order: "select e.id, e.balance, e.balance_timestamp as consensus_timestamp, tb.token_ids, tb.token_balances\n"
-    "from entity e\n" + tokens_join(order)
+    order: Fragment(
+        "select e.id, e.balance, e.balance_timestamp as consensus_timestamp, tb.token_ids, tb.token_balances\n"
+        "from entity e\n"
+    )
+    + tokens_join(order)
     for order in Order
 }
-_SNAPSHOT_TEXT = """select ab.account_id as id, ab.balance, {snapshot}::bigint as consensus_timestamp,
+"""Fill ``token_limit``, the number of token balances per account."""
+_SNAPSHOT_TEXT = Fragment("""select ab.account_id as id, ab.balance, {snapshot}::bigint as consensus_timestamp,
        tb.token_ids, tb.token_balances
 from (select distinct on (account_id) account_id, balance
       from account_balance
       where consensus_timestamp >= {window_start} and consensus_timestamp <= {snapshot}
-      order by account_id ORDER, consensus_timestamp desc) ab
+      order by account_id {order}, consensus_timestamp desc) ab
 left join lateral (
-    select array_agg(t.token_id order by t.token_id ORDER) as token_ids,
-           array_agg(t.balance order by t.token_id ORDER) as token_balances
+    select array_agg(t.token_id order by t.token_id {order}) as token_ids,
+           array_agg(t.balance order by t.token_id {order}) as token_balances
     from (select distinct on (b.token_id) b.token_id, b.balance
           from token_balance b
           where b.account_id = ab.account_id
             and b.consensus_timestamp >= {window_start} and b.consensus_timestamp <= {snapshot}
-          order by b.token_id ORDER, b.consensus_timestamp desc
+          order by b.token_id {order}, b.consensus_timestamp desc
           limit {token_limit}) t
-) tb on true"""
-_SNAPSHOT = {order: _SNAPSHOT_TEXT.replace("ORDER", order.value) for order in Order}
+) tb on true""")
+_SNAPSHOT = {order: _SNAPSHOT_TEXT.fill(order=order) for order in Order}
+"""Fill ``token_limit``; template parameters ``snapshot``, ``window_start``."""
 _TREASURY_SNAPSHOT = """select max(consensus_timestamp) as snapshot
 from account_balance
 where account_id = {treasury} and consensus_timestamp >= {low} and consensus_timestamp <= {high}
@@ -293,17 +298,13 @@ def _ids(select: Select, column: Column, ids: Sequence[tuple[Op, int]]) -> None:
 
 def plan(scope: Scope, query: ParsedQuery, limit: int, order: Order) -> Select:
     if scope.snapshot is None:
-        select = Select(_CURRENT[order], head_args={"token_limit": scope.token_limit}).where(_ACCOUNT_TYPES)
+        select = Select(_CURRENT[order].fill(token_limit=scope.token_limit).text).where(_ACCOUNT_TYPES)
         id_column, balance_column = _E_ID, _E_BALANCE
         for key in query.filters(ACCOUNT_PUBLICKEY):
             select.compare(_E_PUBLIC_KEY, key.op, key.value)
     else:
-        head_args = {
-            "snapshot": scope.snapshot,
-            "window_start": scope.window_start,
-            "token_limit": scope.token_limit,
-        }
-        select = Select(_SNAPSHOT[order], head_args=head_args)
+        head = _SNAPSHOT[order].fill(token_limit=scope.token_limit).text
+        select = Select(head, head_args={"snapshot": scope.snapshot, "window_start": scope.window_start})
         id_column, balance_column = _AB_ID, _AB_BALANCE
         if scope.key_owners is not None:
             select.any_of(id_column, scope.key_owners)

@@ -27,7 +27,7 @@ from ledgermirror.api.querystring.grammar import Op
 from ledgermirror.api.querystring.params import Filter, ParamSet, ParamSpec
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.contracts import contract_ref, contract_render
-from ledgermirror.db.sql import Statement, template
+from ledgermirror.db.sql import Fragment, Statement, joined, template
 from ledgermirror.ledger.entity_id import MAX_NUM, EntityId
 
 TIMESTAMP = ParamSpec[int](
@@ -45,12 +45,13 @@ RESULTS = "results"
 USER_FILE_MIN_NUM = 1001
 """Files 0.0.1 to 0.0.1000 are system files; a contract's creating file is a user file."""
 
-_VERSION = f"""select {contract_render.COLUMNS}, {contract_render.BYTECODE_COLUMNS}
-from {{table}} e
-left join contract c on c.id = e.id
-where e.type = 'CONTRACT' and {{conditions}}"""
-_BY_ID = "e.id = {contract}"
-_BY_ADDRESS = "e.evm_address = {address}"
+_VERSION = Fragment(f"select {contract_render.COLUMNS}, {contract_render.BYTECODE_COLUMNS}\n") + Fragment(
+    "from {table} e\nleft join contract c on c.id = e.id\nwhere e.type = 'CONTRACT' and {conditions}"
+)
+_NEWEST = Fragment("{current}\nunion\n{history}\norder by timestamp_range desc\nlimit 1")
+_CURRENT_TABLE, _HISTORY_TABLE = Fragment("entity"), Fragment("entity_history")
+_BY_ID = Fragment("e.id = {contract}")
+_BY_ADDRESS = Fragment("e.evm_address = {address}")
 _RANGES = {
     Op.EQ: "e.timestamp_range && int8range(null, {%s}, '(]')",
     Op.LTE: "e.timestamp_range && int8range(null, {%s}, '(]')",
@@ -79,7 +80,7 @@ def statement(ref: EntityId | contract_ref.ContractAddress, stamps: list[Filter[
     """The contract's current version, or with timestamps the newest matching version of the current table and
     ``entity_history``."""
     markers: dict[str, Any] = {}
-    conditions = []
+    conditions: list[Fragment] = []
     if isinstance(ref, EntityId):
         conditions.append(_BY_ID)
         markers["contract"] = ref.encoded
@@ -88,14 +89,14 @@ def statement(ref: EntityId | contract_ref.ContractAddress, stamps: list[Filter[
         markers["address"] = ref.address
     for index, stamp in enumerate(stamps):
         name = f"t{index}"
-        conditions.append(_RANGES[stamp.op] % name)
+        conditions.append(Fragment(_RANGES[stamp.op] % name))
         markers[name] = stamp.value
-    where = " and ".join(conditions)
-    current = _VERSION.replace("{table}", "entity").replace("{conditions}", where)
+    where = joined(" and ", conditions)
+    current = _VERSION.fill(table=_CURRENT_TABLE, conditions=where)
     if not stamps:
         return template(current, **markers)
-    history = _VERSION.replace("{table}", "entity_history").replace("{conditions}", where)
-    return template(f"{current}\nunion\n{history}\norder by timestamp_range desc\nlimit 1", **markers)
+    history = _VERSION.fill(table=_HISTORY_TABLE, conditions=where)
+    return template(_NEWEST.fill(current=current, history=history), **markers)
 
 
 def is_user_file(encoded: int | None) -> bool:

@@ -23,7 +23,7 @@ from ledgermirror.api.querystring.params import Filter
 from ledgermirror.api.querystring.window import closed, timestamp_window
 from ledgermirror.api.resources.contracts import contract_encoding
 from ledgermirror.api.resources.contracts.contract_blocks import Block
-from ledgermirror.db.sql import Column, Op, Order, Select, Statement, template
+from ledgermirror.db.sql import Column, Fragment, Op, Order, Select, Statement, template
 from ledgermirror.ledger.entity_id import format_encoded
 from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.timestamps import format_ns
@@ -38,16 +38,13 @@ HEAD = """select cl.bloom, cl.contract_id, cl.consensus_timestamp, cl.data, cl.i
        cl.topic0, cl.topic1, cl.topic2, cl.topic3, cl.transaction_hash, cl.transaction_index, e.evm_address
 from contract_log cl
 left join entity e on e.id = cl.contract_id"""
-HASH_SQL = """select consensus_timestamp, hash || coalesce(hash_suffix, ''::bytea) as hash
+HASH_SQL = Fragment("""select consensus_timestamp, hash || coalesce(hash_suffix, ''::bytea) as hash
 from transaction_hash
 where substring(hash from 1 for 32) = {prefix}
   and consensus_timestamp between {lower} and {upper}
-order by consensus_timestamp {direction}
-limit {limit}"""
-HASH_SQL_BY_ORDER = {
-    Order.ASC: HASH_SQL.replace("{direction}", "asc"),
-    Order.DESC: HASH_SQL.replace("{direction}", "desc"),
-}
+order by consensus_timestamp {order}
+limit {limit}""")
+HASH_SQL_BY_ORDER = {order: HASH_SQL.fill(order=order, limit=HASH_ROWS) for order in Order}
 
 _CONTRACT = Column("cl.contract_id")
 COLUMNS = {
@@ -162,9 +159,7 @@ def hash_statement(full_hash: bytes, bounds: LogBounds, order: Order) -> Stateme
     upper = INT64_MAX if stamp.upper is None else stamp.upper.closed
     if stamp.equal is not None:
         lower = upper = stamp.equal.value
-    return template(
-        HASH_SQL_BY_ORDER[order], prefix=full_hash[:HASH_PREFIX_BYTES], lower=lower, upper=upper, limit=HASH_ROWS
-    )
+    return template(HASH_SQL_BY_ORDER[order], prefix=full_hash[:HASH_PREFIX_BYTES], lower=lower, upper=upper)
 
 
 def plan(

@@ -26,7 +26,7 @@ from ledgermirror.api.querystring.window import TimestampWindow, inclusive_range
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.accounts.account_query import balance_snapshot
 from ledgermirror.api.resources.tokens import token_ref
-from ledgermirror.db.sql import Column, Select, template
+from ledgermirror.db.sql import Column, Fragment, Select, template
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, format_encoded
 from ledgermirror.ledger.timestamps import format_ns, month_start
 
@@ -66,18 +66,18 @@ _CURRENT = """select ti.account_id, ti.balance, ti.balance_timestamp as timestam
 from token_account ti"""
 _CURRENT_WITH_KEY = _CURRENT + "\njoin entity e on e.id = ti.account_id and e.type = 'ACCOUNT'"
 
-_SNAPSHOT_INNER = """select distinct on (tb.account_id) tb.account_id, tb.balance, tb.consensus_timestamp
+_SNAPSHOT_INNER = Fragment("""select distinct on (tb.account_id) tb.account_id, tb.balance, tb.consensus_timestamp
     from token_balance tb{join}
-    where tb.token_id = {{token}} and tb.consensus_timestamp between {{month}} and {{snapshot}}{key}
-    order by tb.account_id, tb.consensus_timestamp desc"""
-_SNAPSHOT = "select b.account_id, b.balance, b.consensus_timestamp as timestamp\nfrom ({inner}) b"
-_SNAPSHOT_PLAIN = _SNAPSHOT.format(inner=_SNAPSHOT_INNER.format(join="", key=""))
-_SNAPSHOT_WITH_KEY = _SNAPSHOT.format(
-    inner=_SNAPSHOT_INNER.format(
-        join="\n    join entity e on e.id = tb.account_id and e.type = 'ACCOUNT'",
-        key=" and e.public_key = {public_key}",
+    where tb.token_id = {token} and tb.consensus_timestamp between {month} and {snapshot}{key}
+    order by tb.account_id, tb.consensus_timestamp desc""")
+_SNAPSHOT = Fragment("select b.account_id, b.balance, b.consensus_timestamp as timestamp\nfrom ({inner}) b")
+_SNAPSHOT_PLAIN = _SNAPSHOT.fill(inner=_SNAPSHOT_INNER.fill(join=Fragment(""), key=Fragment(""))).text
+_SNAPSHOT_WITH_KEY = _SNAPSHOT.fill(
+    inner=_SNAPSHOT_INNER.fill(
+        join=Fragment("\n    join entity e on e.id = tb.account_id and e.type = 'ACCOUNT'"),
+        key=Fragment(" and e.public_key = {public_key}"),
     )
-)
+).text
 _DECIMALS = "select decimals from token where token_id = {token}"
 
 _TOKEN = Column("ti.token_id")

@@ -28,7 +28,7 @@ from ledgermirror.api.querystring.params import ParamSet, ParamSpec, ParsedQuery
 from ledgermirror.api.querystring.window import inclusive_bounds
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.tokens import token_nfts, token_ref
-from ledgermirror.db.sql import Column, Select
+from ledgermirror.db.sql import Column, Fragment, Select
 from ledgermirror.ledger.entity_id import EntityId, format_encoded
 from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.ledger.transaction_codes import type_name, type_number
@@ -44,32 +44,27 @@ TIMESTAMP = ParamSpec[int](
 PARAMS = ParamSet([LIMIT, ORDER, TIMESTAMP])
 TOKENDELETION = type_number("TOKENDELETION")
 
-_WINDOW = (
+_WINDOW = Fragment(
     "lower(timestamp_range) between {lower} and {upper} and lower(timestamp_range) = all({equal}::bigint[]) "
     "and lower(timestamp_range) <> all({excluded}::bigint[])"
 )
-
-
-def _head(order: Order) -> str:
-    """Static SQL for one order: the events (``{limit}`` each), joined to their transactions."""
-    direction = order.value
-    return f"""select t.consensus_timestamp, t.nonce, t.payer_account_id, t.valid_start_ns, t.type, t.nft_transfer,
-    coalesce((select n.created_timestamp is not null from nft n
-              where n.token_id = {{token}} and n.serial_number = {{serial}}), false) as minted
+_HEAD = Fragment("""select t.consensus_timestamp, t.nonce, t.payer_account_id, t.valid_start_ns, t.type,
+    t.nft_transfer, coalesce((select n.created_timestamp is not null from nft n
+              where n.token_id = {token} and n.serial_number = {serial}), false) as minted
 from (
     (select lower(timestamp_range) as ts from nft
-     where token_id = {{token}} and serial_number = {{serial}} and {_WINDOW})
+     where token_id = {token} and serial_number = {serial} and {window})
     union
     (select lower(timestamp_range) as ts from nft_history
-     where token_id = {{token}} and serial_number = {{serial}} and {_WINDOW}
-     order by lower(timestamp_range) {direction} limit {{limit}})
+     where token_id = {token} and serial_number = {serial} and {window}
+     order by lower(timestamp_range) {order} limit {limit})
     union
-    (select lower(timestamp_range) as ts from entity where id = {{token}} and deleted is true and {_WINDOW})
+    (select lower(timestamp_range) as ts from entity where id = {token} and deleted is true and {window})
 ) events
-join transaction t on t.consensus_timestamp = events.ts"""
-
-
-_HEADS = {order: _head(order) for order in Order}
+join transaction t on t.consensus_timestamp = events.ts""")
+_HEADS = {order: _HEAD.fill(order=order, window=_WINDOW) for order in Order}
+"""Static SQL for one order: the events (the page size, ``{limit}``, from the history), joined to their
+transactions."""
 _TIMESTAMP = Column("t.consensus_timestamp")
 
 
@@ -107,9 +102,8 @@ def plan(nft: Nft, query: ParsedQuery, limit: int, order: Order) -> Select:
         "upper": nft.upper,
         "equal": nft.equal,
         "excluded": nft.excluded,
-        "limit": limit,
     }
-    return Select(_HEADS[order], args).order_by([_TIMESTAMP], order).limit(limit)
+    return Select(_HEADS[order].fill(limit=limit).text, args).order_by([_TIMESTAMP], order).limit(limit)
 
 
 def _transfer(row: Any, nft: Nft) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from ledgermirror.api.listing import has_more, probe_limit
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.querystring.window import TimestampWindow, bind
 from ledgermirror.api.resources.transactions.transaction_render import render
-from ledgermirror.db.sql import Column, Select, Statement, template
+from ledgermirror.db.sql import Column, Fragment, Select, Statement, template
 from ledgermirror.ledger import protobuf
 from ledgermirror.ledger.entity_id import EntityId
 from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
@@ -26,52 +26,54 @@ PRECEDING_TYPES = [CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT]
 """CRYPTOCREATEACCOUNT and CRYPTOUPDATEACCOUNT: child records the payer's list keeps even with a nonce."""
 STAKING_REWARD_ACCOUNT_NUM = 800
 
-# Template parameters: account, lowest and highest consensus timestamp (inclusive), excluded timestamps, the page
-# size (limit), the preceding types and (when filtering by type) the wanted types.
-_SELECT_TEMPLATE = """select consensus_timestamp from (
+# Template parameters: account, lowest and highest consensus timestamp (inclusive), excluded timestamps, the
+# preceding types and (when filtering by type) the wanted types; the page size is a literal.
+_SELECT = Fragment("""select consensus_timestamp from (
     (select consensus_timestamp from transaction
-     where payer_account_id = {{account}} and {range}
-       and (nonce = 0 or parent_consensus_timestamp is not null or type = any({{preceding}}::smallint[])){type}
-     order by consensus_timestamp {order} limit {{limit}})
+     where payer_account_id = {account} and {range}
+       and (nonce = 0 or parent_consensus_timestamp is not null or type = any({preceding}::smallint[])){type}
+     order by consensus_timestamp {order} limit {limit})
     union
     (select consensus_timestamp from entity_transaction
-     where entity_id = {{account}} and {range}{type}
-     order by consensus_timestamp {order} limit {{limit}})
+     where entity_id = {account} and {range}{type}
+     order by consensus_timestamp {order} limit {limit})
     union
     (select distinct ct.consensus_timestamp from crypto_transfer ct
-     where ct.entity_id = {{account}} and {ct_range}{fee_collector}{ct_type}
-     order by ct.consensus_timestamp {order} limit {{limit}})
+     where ct.entity_id = {account} and {ct_range}{fee_collector}{ct_type}
+     order by ct.consensus_timestamp {order} limit {limit})
     union
     (select distinct tt.consensus_timestamp from token_transfer tt
-     where tt.account_id = {{account}} and {tt_range}{tt_type}
-     order by tt.consensus_timestamp {order} limit {{limit}})
+     where tt.account_id = {account} and {tt_range}{tt_type}
+     order by tt.consensus_timestamp {order} limit {limit})
 ) found
 order by consensus_timestamp {order}
-limit {{limit}}"""
-_RANGE = (
-    "{p}consensus_timestamp between {{lower}} and {{upper}}"
-    " and {p}consensus_timestamp <> all({{excluded}}::bigint[])"
+limit {limit}""")
+_RANGE = Fragment(
+    "{p}consensus_timestamp between {lower} and {upper} and {p}consensus_timestamp <> all({excluded}::bigint[])"
 )
-_TYPED = (
+_TYPED = Fragment(
     "\n       and exists (select 1 from transaction t where t.consensus_timestamp = {p}consensus_timestamp"
-    + (" and t.type = any({{types}}::smallint[]))")
+    " and t.type = any({types}::smallint[]))"
 )
+_TYPE = Fragment("\n       and type = any({types}::smallint[])")
+_NOTHING = Fragment("")
 _PARTIAL_INDEX_LEAVES_OUT = 98
-_FEE_COLLECTOR = " and ct.entity_id <> 98"
+_FEE_COLLECTOR = Fragment(" and ct.entity_id <> {fee_collector}").fill(fee_collector=_PARTIAL_INDEX_LEAVES_OUT)
 """Lets every plan use the partial index on crypto_transfer, which leaves out encoded id 98 (the fee collection
 account 0.0.98); left off for that account itself."""
 
 
-def _select_sql(order: Order, typed: bool, fee_collector: bool) -> str:
-    return _SELECT_TEMPLATE.format(
-        order=order.value,
-        range=_RANGE.format(p=""),
-        ct_range=_RANGE.format(p="ct."),
-        tt_range=_RANGE.format(p="tt."),
-        type="\n       and type = any({types}::smallint[])" if typed else "",
-        ct_type=_TYPED.format(p="ct.") if typed else "",
-        tt_type=_TYPED.format(p="tt.") if typed else "",
-        fee_collector="" if fee_collector else _FEE_COLLECTOR,
+def _select_sql(order: Order, typed: bool, fee_collector: bool) -> Fragment:
+    ct, tt = Fragment("ct."), Fragment("tt.")
+    return _SELECT.fill(
+        order=order,
+        range=_RANGE.fill(p=_NOTHING),
+        ct_range=_RANGE.fill(p=ct),
+        tt_range=_RANGE.fill(p=tt),
+        type=_TYPE if typed else _NOTHING,
+        ct_type=_TYPED.fill(p=ct) if typed else _NOTHING,
+        tt_type=_TYPED.fill(p=tt) if typed else _NOTHING,
+        fee_collector=_NOTHING if fee_collector else _FEE_COLLECTOR,
     )
 
 
@@ -81,7 +83,8 @@ SELECT_SQL = {
     for typed in (False, True)
     for fee_collector in (False, True)
 }
-"""Static statements keyed by (order, filtered by type, the account is encoded id 98)."""
+"""Static statements keyed by (order, filtered by type, the account is encoded id 98); ``{limit}`` is left for
+the page size."""
 
 DETAILS_COLUMNS = """select t.consensus_timestamp, t.payer_account_id, t.valid_start_ns, t.type, t.result, t.nonce,
        t.parent_consensus_timestamp, t.entity_id, t.node_account_id, t.valid_duration_seconds, t.max_fee,
@@ -111,13 +114,12 @@ def select_statement(
     limit: int,
     types: list[int] | None,
 ) -> Statement:
-    text = SELECT_SQL[(order, types is not None, account == _PARTIAL_INDEX_LEAVES_OUT)]
+    text = SELECT_SQL[(order, types is not None, account == _PARTIAL_INDEX_LEAVES_OUT)].fill(limit=limit)
     arguments: dict[str, Any] = {
         "account": account,
         "lower": INT64_MIN if lower is None else lower,
         "upper": INT64_MAX if upper is None else upper,
         "excluded": list(excluded),
-        "limit": limit,
         "preceding": PRECEDING_TYPES,
     }
     if types is not None:

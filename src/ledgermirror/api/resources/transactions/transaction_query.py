@@ -14,7 +14,7 @@ from typing import Any
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.resources.transactions.account_transactions_query import DETAILS_COLUMNS
-from ledgermirror.db.sql import Column, Op, Order, Select, template
+from ledgermirror.db.sql import Column, Fragment, Op, Order, Select, template
 from ledgermirror.ledger.int64 import INT64_MAX
 
 ID_WINDOW_NS = 35 * 60 * 1_000_000_000
@@ -42,13 +42,14 @@ HEAD = (
        t.inner_transactions
 from transaction t"""
 )
-_HASH_TEXT = """select consensus_timestamp, hash || coalesce(hash_suffix, ''::bytea) as hash, payer_account_id
+_HASH_TEXT = Fragment("""select consensus_timestamp, hash || coalesce(hash_suffix, ''::bytea) as hash,
+    payer_account_id
 from transaction_hash
 where substring(hash from 1 for 32) = {prefix}
-  and mod(get_byte(hash, 0), 32) = PARTITION
+  and mod(get_byte(hash, 0), 32) = {partition}
 order by consensus_timestamp
-limit {limit}"""
-HASH_SQL = tuple(_HASH_TEXT.replace("PARTITION", str(number)) for number in range(HASH_PARTITIONS))
+limit {limit}""")
+HASH_SQL = tuple(_HASH_TEXT.fill(partition=number, limit=HASH_ROWS) for number in range(HASH_PARTITIONS))
 """The lookup by hash, by the partition of the hash's first byte."""
 INNER_SQL = (
     HEAD
@@ -106,9 +107,7 @@ async def by_hash(ctx: AppContext, full_hash: bytes, narrowing: Narrowing) -> li
     found = [
         row
         for row in await ctx.database.fetch(
-            template(
-                HASH_SQL[full_hash[0] % HASH_PARTITIONS], prefix=full_hash[:HASH_PREFIX_BYTES], limit=HASH_ROWS
-            )
+            template(HASH_SQL[full_hash[0] % HASH_PARTITIONS], prefix=full_hash[:HASH_PREFIX_BYTES])
         )
         if bytes(row["hash"]) == full_hash
     ]

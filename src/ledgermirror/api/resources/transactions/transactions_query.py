@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ledgermirror.api.querystring.grammar import Order
-from ledgermirror.db.sql import Column, Op, Select, Statement, condition, template
+from ledgermirror.db.sql import Column, Fragment, Op, Select, Statement, condition, joined, template
 from ledgermirror.ledger.transaction_codes import CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT
 
 PRECEDING_TYPES = [CRYPTOCREATEACCOUNT, CRYPTOUPDATEACCOUNT]
@@ -98,45 +98,52 @@ def _plain(found: TransactionsFilter, *, order: Order, limit: int) -> Select:
 
 
 # One branch of the union: a source read in consensus order through its index, cut to the page size.
-_BRANCH = (
+_BRANCH = Fragment(
     "(select {distinct}{p}consensus_timestamp from {source}\n where {conditions}\n"
-    " order by {p}consensus_timestamp {order} limit {{limit}})"
+    " order by {p}consensus_timestamp {order} limit {limit})"
 )
-_UNION = (
-    "select consensus_timestamp from (\n{branches}\n) found\norder by consensus_timestamp {order}\nlimit {{limit}}"
+_UNION = Fragment(
+    "select consensus_timestamp from (\n{branches}\n) found\norder by consensus_timestamp {order}\nlimit {limit}"
 )
-_LOWER = "{p}consensus_timestamp >= {{lower}}"
-_UPPER = "{p}consensus_timestamp <= {{upper}}"
-_EXCLUDED = "{p}consensus_timestamp <> all({{excluded}}::bigint[])"
-_TYPES = "{p}type = any({{types}}::smallint[])"
-_RESULTS_IN = "{p}result = any({{results}}::smallint[])"
-_RESULTS_OUT = "{p}result <> all({{results}}::smallint[])"
-_NOT_CHILD = "(nonce = 0 or parent_consensus_timestamp is not null or type = any({preceding}::smallint[]))"
-_TRANSACTION_EXISTS = (
+_LOWER = Fragment("{p}consensus_timestamp >= {lower}")
+_UPPER = Fragment("{p}consensus_timestamp <= {upper}")
+_EXCLUDED = Fragment("{p}consensus_timestamp <> all({excluded}::bigint[])")
+_TYPES = Fragment("{p}type = any({types}::smallint[])")
+_RESULTS_IN = Fragment("{p}result = any({results}::smallint[])")
+_RESULTS_OUT = Fragment("{p}result <> all({results}::smallint[])")
+_NOT_CHILD = Fragment(
+    "(nonce = 0 or parent_consensus_timestamp is not null or type = any({preceding}::smallint[]))"
+)
+_TRANSACTION_EXISTS = Fragment(
     "exists (select 1 from transaction t where t.consensus_timestamp = {p}consensus_timestamp and {conditions})"
 )
-_SIGN = {"credit": "{p}amount > 0", "debit": "{p}amount < 0"}
+_NOT_FEE_COLLECTOR = Fragment("{p}entity_id <> {fee_collector}").fill(fee_collector=FEE_COLLECTOR)
+_SIGN = {"credit": Fragment("{p}amount > 0"), "debit": Fragment("{p}amount < 0")}
+_DISTINCT = {True: Fragment("distinct "), False: Fragment("")}
+_NO_PREFIX = Fragment("")
+_CT, _TT = Fragment("ct."), Fragment("tt.")
+_T = Fragment("t.")
 
 
-def _window(found: TransactionsFilter, p: str) -> list[str]:
+def _window(found: TransactionsFilter, p: Fragment) -> list[Fragment]:
     """Only the bounds that were given: PostgreSQL's generic plan for a bound it cannot see guesses it selective
     and walks the timestamp index instead of the account's."""
     conditions = []
     if found.lower is not None:
-        conditions.append(_LOWER.format(p=p))
+        conditions.append(_LOWER.fill(p=p))
     if found.upper is not None:
-        conditions.append(_UPPER.format(p=p))
+        conditions.append(_UPPER.fill(p=p))
     if found.excluded:
-        conditions.append(_EXCLUDED.format(p=p))
+        conditions.append(_EXCLUDED.fill(p=p))
     return conditions
 
 
-def _account_conditions(found: TransactionsFilter, column: str, equal: int | None) -> list[str]:
+def _account_conditions(found: TransactionsFilter, column: str, equal: int | None) -> list[Fragment]:
     """The account conditions of one branch: ``equal`` is the index of its equality (one branch per account:
     PostgreSQL's generic plan for a list of accounts guesses many rows and walks the timestamp index instead)."""
-    conditions = [] if equal is None else [f"{column} = {{account_in_{equal}}}"]
+    conditions = [] if equal is None else [Fragment(condition(Column(column), Op.EQ, f"account_in_{equal}"))]
     for index, item in enumerate(found.account_conditions):
-        conditions.append(condition(Column(column), item.op, f"account_{index}"))
+        conditions.append(Fragment(condition(Column(column), item.op, f"account_{index}")))
     return conditions
 
 
@@ -146,37 +153,47 @@ def _may_match(found: TransactionsFilter, equal: int | None, account: int) -> bo
     return all(_holds(item.op, account, item.value) for item in found.account_conditions)
 
 
-def _type_result(found: TransactionsFilter, p: str) -> list[str]:
+def _type_result(found: TransactionsFilter, p: Fragment) -> list[Fragment]:
     conditions = []
     if found.types is not None:
-        conditions.append(_TYPES.format(p=p))
+        conditions.append(_TYPES.fill(p=p))
     if found.results is not None:
-        conditions.append((_RESULTS_OUT if found.results_excluded else _RESULTS_IN).format(p=p))
+        conditions.append((_RESULTS_OUT if found.results_excluded else _RESULTS_IN).fill(p=p))
     return conditions
 
 
-def _branch(source: str, p: str, conditions: list[str], order: Order, *, distinct: bool = False) -> str:
-    return _BRANCH.format(
-        distinct="distinct " if distinct else "",
+def _branch(
+    source: str, p: Fragment, conditions: list[Fragment], order: Order, limit: int, *, distinct: bool = False
+) -> Fragment:
+    return _BRANCH.fill(
+        distinct=_DISTINCT[distinct],
         p=p,
-        source=source,
-        conditions="\n   and ".join(conditions),
-        order=order.value,
+        source=Fragment(source),
+        conditions=joined("\n   and ", conditions),
+        order=order,
+        limit=limit,
     )
 
 
 def _transfer_branch(
-    found: TransactionsFilter, source: str, p: str, account: str, *, order: Order, equal: int | None
-) -> str:
-    conditions = [*_window(found, p), *_account_conditions(found, f"{p}{account}", equal)]
+    found: TransactionsFilter,
+    source: str,
+    p: Fragment,
+    account: str,
+    *,
+    order: Order,
+    limit: int,
+    equal: int | None,
+) -> Fragment:
+    conditions = [*_window(found, p), *_account_conditions(found, f"{p.text}{account}", equal)]
     if source.startswith("crypto_transfer") and not _may_match(found, equal, FEE_COLLECTOR):
-        conditions.append(f"{p}entity_id <> {FEE_COLLECTOR}")  # lets the partial index serve the branch
+        conditions.append(_NOT_FEE_COLLECTOR.fill(p=p))  # lets the partial index serve the branch
     if found.sign is not None:
-        conditions.append(_SIGN[found.sign].format(p=p))
-    typed = _type_result(found, "t.")
+        conditions.append(_SIGN[found.sign].fill(p=p))
+    typed = _type_result(found, _T)
     if typed:
-        conditions.append(_TRANSACTION_EXISTS.format(p=p, conditions=" and ".join(typed)))
-    return _branch(source, p, conditions, order, distinct=True)
+        conditions.append(_TRANSACTION_EXISTS.fill(p=p, conditions=joined(" and ", typed)))
+    return _branch(source, p, conditions, order, limit, distinct=True)
 
 
 def _union(found: TransactionsFilter, *, order: Order, limit: int) -> Statement:
@@ -185,26 +202,26 @@ def _union(found: TransactionsFilter, *, order: Order, limit: int) -> Statement:
     for equal in equals:
         if found.sign is None:
             payer = [
-                *_window(found, ""),
+                *_window(found, _NO_PREFIX),
                 *_account_conditions(found, "payer_account_id", equal),
                 _NOT_CHILD,
-                *_type_result(found, ""),
+                *_type_result(found, _NO_PREFIX),
             ]
-            branches.append(_branch("transaction", "", payer, order))
+            branches.append(_branch("transaction", _NO_PREFIX, payer, order, limit))
             entity = [
-                *_window(found, ""),
+                *_window(found, _NO_PREFIX),
                 *_account_conditions(found, "entity_id", equal),
-                *_type_result(found, ""),
+                *_type_result(found, _NO_PREFIX),
             ]
-            branches.append(_branch("entity_transaction", "", entity, order))
+            branches.append(_branch("entity_transaction", _NO_PREFIX, entity, order, limit))
         branches.append(
-            _transfer_branch(found, "crypto_transfer ct", "ct.", "entity_id", order=order, equal=equal)
+            _transfer_branch(found, "crypto_transfer ct", _CT, "entity_id", order=order, limit=limit, equal=equal)
         )
         branches.append(
-            _transfer_branch(found, "token_transfer tt", "tt.", "account_id", order=order, equal=equal)
+            _transfer_branch(found, "token_transfer tt", _TT, "account_id", order=order, limit=limit, equal=equal)
         )
-    text = _UNION.format(branches="\n    union\n".join(branches), order=order.value)
-    values: dict[str, Any] = {"limit": limit}
+    text = _UNION.fill(branches=joined("\n    union\n", branches), order=order, limit=limit)
+    values: dict[str, Any] = {}
     if found.lower is not None:
         values["lower"] = found.lower
     if found.upper is not None:
