@@ -20,7 +20,7 @@ from ledgermirror.api.querystring.grammar import (
     split_operator,
     split_query,
 )
-from ledgermirror.db.text import storable
+from ledgermirror.pg_text import storable
 
 T = TypeVar("T")
 U = TypeVar("U")

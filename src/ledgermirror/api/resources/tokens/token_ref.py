@@ -14,8 +14,8 @@ from starlette.requests import Request
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.resources import schemas
-from ledgermirror.db.text import storable
 from ledgermirror.ledger.entity_id import EntityId, EvmForm, InvalidEntityId, parse_entity_ref
+from ledgermirror.pg_text import storable
 
 PATH_PARAMETER = "tokenId"
 

@@ -1,4 +1,8 @@
-"""What PostgreSQL ``text`` can hold: every layer that passes client text to a statement checks it here first."""
+"""What PostgreSQL ``text`` can hold: every layer that passes client text to a statement checks it here first.
+
+A top-level module, not part of ``db/``: the query-string language (``api/querystring``), the path segments of
+``api/resources`` and the status service's fields read it, and ``api/querystring`` imports nothing from ``db``
+but ``Op`` and ``Order``."""
 
 from __future__ import annotations
 
