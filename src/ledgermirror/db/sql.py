@@ -11,6 +11,7 @@ templates need no doubled braces. No value from a request is ever formatted into
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -77,24 +78,29 @@ class _Parts(dict[str, str]):
     """The parts to write in, as SQL text; any other ``{marker}`` is kept as it is (for a later fill or for
     :func:`template`)."""
 
-    def __init__(self, parts: dict[str, Part]) -> None:
-        super().__init__()
-        for name, part in parts.items():
-            try:
-                self[name] = _sql_text(part)
-            except TypeError as error:
-                raise TypeError(f"{name}: {error}") from None
+    __slots__ = ()
 
     def __missing__(self, name: str) -> str:
         return "{" + name + "}"
 
 
-def _sql_text(part: Part) -> str:
-    if isinstance(part, Fragment):
+def _sql_text(name: str, part: Part) -> str:
+    if type(part) is Fragment:
         return part.text
-    if isinstance(part, Order):
+    if type(part) is Order:
         return part.value
-    return integer_literal(part)
+    try:
+        return integer_literal(part)  # type: ignore[arg-type]
+    except TypeError as error:
+        raise TypeError(f"{name}: {error}") from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _filled(text: str, parts: tuple[tuple[str, str], ...]) -> str:
+    """``text`` with ``parts`` written in. A pure function of static text, remembered: a request's statement is
+    composed from the same few pieces (and the same few row limits) again and again, and keeping the other
+    markers costs a Python call each."""
+    return text.format_map(_Parts(parts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +113,7 @@ class Fragment:
         """This fragment with ``parts`` written into their markers (a fragment's text, an order's ``asc`` or
         ``desc``, an integer as a literal); every other marker is kept, for a later fill or :func:`template`.
         A marker inside a part is never read as one of this fill's: each part is written in as it is."""
-        return Fragment(self.text.format_map(_Parts(parts)))
+        return Fragment(_filled(self.text, tuple([(name, _sql_text(name, part)) for name, part in parts.items()])))
 
     def __add__(self, other: Fragment) -> Fragment:
         return Fragment(self.text + other.text)

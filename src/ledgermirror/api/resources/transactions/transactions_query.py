@@ -12,6 +12,7 @@ The details of the page's transactions are loaded by ``account_transactions_quer
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,25 +126,65 @@ _CT, _TT = Fragment("ct."), Fragment("tt.")
 _T = Fragment("t.")
 
 
-def _window(found: TransactionsFilter, p: Fragment) -> list[Fragment]:
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What the union's text depends on (not the values it binds): the bounds given, the account equalities
+    (each with whether it may be the fee collector) and the operators of the other account conditions, the
+    sign, whether types and results are filtered, the order and the row limit."""
+
+    lower: bool
+    upper: bool
+    excluded: bool
+    equalities: int
+    """How many ``account.id`` equalities: a group of branches each (one group without any)."""
+    fee_collector: tuple[bool, ...]
+    """Per branch group (one per account equality, or one): whether 0.0.98 may match its account conditions."""
+    account_ops: tuple[Op, ...]
+    sign: str | None
+    types: bool
+    results: bool
+    results_excluded: bool
+    order: Order
+    limit: int
+
+    @classmethod
+    def of(cls, found: TransactionsFilter, order: Order, limit: int) -> _Shape:
+        equals: list[int | None] = list(range(len(found.accounts_in))) or [None]
+        return cls(
+            lower=found.lower is not None,
+            upper=found.upper is not None,
+            excluded=bool(found.excluded),
+            equalities=len(found.accounts_in),
+            fee_collector=tuple(_may_match(found, equal, FEE_COLLECTOR) for equal in equals),
+            account_ops=tuple(item.op for item in found.account_conditions),
+            sign=found.sign,
+            types=found.types is not None,
+            results=found.results is not None,
+            results_excluded=found.results_excluded,
+            order=order,
+            limit=limit,
+        )
+
+
+def _window(shape: _Shape, p: Fragment) -> list[Fragment]:
     """Only the bounds that were given: PostgreSQL's generic plan for a bound it cannot see guesses it selective
     and walks the timestamp index instead of the account's."""
     conditions = []
-    if found.lower is not None:
+    if shape.lower:
         conditions.append(_LOWER.fill(p=p))
-    if found.upper is not None:
+    if shape.upper:
         conditions.append(_UPPER.fill(p=p))
-    if found.excluded:
+    if shape.excluded:
         conditions.append(_EXCLUDED.fill(p=p))
     return conditions
 
 
-def _account_conditions(found: TransactionsFilter, column: str, equal: int | None) -> list[Fragment]:
+def _account_conditions(shape: _Shape, column: str, equal: int | None) -> list[Fragment]:
     """The account conditions of one branch: ``equal`` is the index of its equality (one branch per account:
     PostgreSQL's generic plan for a list of accounts guesses many rows and walks the timestamp index instead)."""
     conditions = [] if equal is None else [Fragment(condition(Column(column), Op.EQ, f"account_in_{equal}"))]
-    for index, item in enumerate(found.account_conditions):
-        conditions.append(Fragment(condition(Column(column), item.op, f"account_{index}")))
+    for index, op in enumerate(shape.account_ops):
+        conditions.append(Fragment(condition(Column(column), op, f"account_{index}")))
     return conditions
 
 
@@ -153,74 +194,67 @@ def _may_match(found: TransactionsFilter, equal: int | None, account: int) -> bo
     return all(_holds(item.op, account, item.value) for item in found.account_conditions)
 
 
-def _type_result(found: TransactionsFilter, p: Fragment) -> list[Fragment]:
+def _type_result(shape: _Shape, p: Fragment) -> list[Fragment]:
     conditions = []
-    if found.types is not None:
+    if shape.types:
         conditions.append(_TYPES.fill(p=p))
-    if found.results is not None:
-        conditions.append((_RESULTS_OUT if found.results_excluded else _RESULTS_IN).fill(p=p))
+    if shape.results:
+        conditions.append((_RESULTS_OUT if shape.results_excluded else _RESULTS_IN).fill(p=p))
     return conditions
 
 
 def _branch(
-    source: str, p: Fragment, conditions: list[Fragment], order: Order, limit: int, *, distinct: bool = False
+    shape: _Shape, source: str, p: Fragment, conditions: list[Fragment], *, distinct: bool = False
 ) -> Fragment:
     return _BRANCH.fill(
         distinct=_DISTINCT[distinct],
         p=p,
         source=Fragment(source),
         conditions=joined("\n   and ", conditions),
-        order=order,
-        limit=limit,
+        order=shape.order,
+        limit=shape.limit,
     )
 
 
-def _transfer_branch(
-    found: TransactionsFilter,
-    source: str,
-    p: Fragment,
-    account: str,
-    *,
-    order: Order,
-    limit: int,
-    equal: int | None,
-) -> Fragment:
-    conditions = [*_window(found, p), *_account_conditions(found, f"{p.text}{account}", equal)]
-    if source.startswith("crypto_transfer") and not _may_match(found, equal, FEE_COLLECTOR):
+def _transfer_branch(shape: _Shape, source: str, p: Fragment, account: str, equal: int | None) -> Fragment:
+    conditions = [*_window(shape, p), *_account_conditions(shape, f"{p.text}{account}", equal)]
+    if source.startswith("crypto_transfer") and not shape.fee_collector[0 if equal is None else equal]:
         conditions.append(_NOT_FEE_COLLECTOR.fill(p=p))  # lets the partial index serve the branch
-    if found.sign is not None:
-        conditions.append(_SIGN[found.sign].fill(p=p))
-    typed = _type_result(found, _T)
+    if shape.sign is not None:
+        conditions.append(_SIGN[shape.sign].fill(p=p))
+    typed = _type_result(shape, _T)
     if typed:
         conditions.append(_TRANSACTION_EXISTS.fill(p=p, conditions=joined(" and ", typed)))
-    return _branch(source, p, conditions, order, limit, distinct=True)
+    return _branch(shape, source, p, conditions, distinct=True)
+
+
+@functools.lru_cache(maxsize=1024)
+def _union_text(shape: _Shape) -> Fragment:
+    """The union's text for one shape: composed once, then remembered (a pure function of the shape)."""
+    branches = []
+    equals: list[int | None] = list(range(shape.equalities)) or [None]
+    for equal in equals:
+        if shape.sign is None:
+            payer = [
+                *_window(shape, _NO_PREFIX),
+                *_account_conditions(shape, "payer_account_id", equal),
+                _NOT_CHILD,
+                *_type_result(shape, _NO_PREFIX),
+            ]
+            branches.append(_branch(shape, "transaction", _NO_PREFIX, payer))
+            entity = [
+                *_window(shape, _NO_PREFIX),
+                *_account_conditions(shape, "entity_id", equal),
+                *_type_result(shape, _NO_PREFIX),
+            ]
+            branches.append(_branch(shape, "entity_transaction", _NO_PREFIX, entity))
+        branches.append(_transfer_branch(shape, "crypto_transfer ct", _CT, "entity_id", equal))
+        branches.append(_transfer_branch(shape, "token_transfer tt", _TT, "account_id", equal))
+    return _UNION.fill(branches=joined("\n    union\n", branches), order=shape.order, limit=shape.limit)
 
 
 def _union(found: TransactionsFilter, *, order: Order, limit: int) -> Statement:
-    branches = []
-    equals: list[int | None] = list(range(len(found.accounts_in))) or [None]
-    for equal in equals:
-        if found.sign is None:
-            payer = [
-                *_window(found, _NO_PREFIX),
-                *_account_conditions(found, "payer_account_id", equal),
-                _NOT_CHILD,
-                *_type_result(found, _NO_PREFIX),
-            ]
-            branches.append(_branch("transaction", _NO_PREFIX, payer, order, limit))
-            entity = [
-                *_window(found, _NO_PREFIX),
-                *_account_conditions(found, "entity_id", equal),
-                *_type_result(found, _NO_PREFIX),
-            ]
-            branches.append(_branch("entity_transaction", _NO_PREFIX, entity, order, limit))
-        branches.append(
-            _transfer_branch(found, "crypto_transfer ct", _CT, "entity_id", order=order, limit=limit, equal=equal)
-        )
-        branches.append(
-            _transfer_branch(found, "token_transfer tt", _TT, "account_id", order=order, limit=limit, equal=equal)
-        )
-    text = _UNION.fill(branches=joined("\n    union\n", branches), order=order, limit=limit)
+    text = _union_text(_Shape.of(found, order, limit))
     values: dict[str, Any] = {}
     if found.lower is not None:
         values["lower"] = found.lower
