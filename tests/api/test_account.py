@@ -14,7 +14,7 @@ from tests import support
 from tests.api.test_accounts import reference_errors
 from tests.support import Ledger
 
-from ledgermirror.api.resources.account_transactions import custom_fee_limits
+from ledgermirror.api.resources.transactions.transaction_render import custom_fee_limits
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.settings import Settings
 

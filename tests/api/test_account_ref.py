@@ -1,5 +1,5 @@
-"""The ``{idOrAliasOrEvmAddress}`` resolver (api/resources/account_ref.py) through GET /api/v1/accounts/{id}:
-every path form and every error."""
+"""The ``{idOrAliasOrEvmAddress}`` resolver (api/resources/accounts/account_ref.py) through
+GET /api/v1/accounts/{id}: every path form and every error."""
 
 from __future__ import annotations
 

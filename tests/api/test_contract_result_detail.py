@@ -10,7 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 from tests.support import Ledger
 
-from ledgermirror.api.resources.transaction import INVALID_ID
+from ledgermirror.api.resources.transactions.transaction import INVALID_ID
 
 SECOND = 1_000_000_000
 T = 1_700_000_000 * SECOND

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from tests import reference_openapi
 from tests.support import Ledger, reconfigure
 
-from ledgermirror.api.resources import contract_result, contract_results
+from ledgermirror.api.resources.contracts import contract_result, contract_results
 from ledgermirror.api.routing import literal_first
 from ledgermirror.db.sql import Statement
 from ledgermirror.ledger import protobuf

@@ -7,7 +7,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from ledgermirror.api.app import ENDPOINTS
-from ledgermirror.api.resources import contract_evm
+from ledgermirror.api.resources.contracts import contract_evm
 
 HASH = "4a563af33c4871b51a8b108aa2fe1dd5280a30dfb7236170ae5e5e7957eb6392"
 

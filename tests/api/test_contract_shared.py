@@ -12,8 +12,8 @@ from tests.support import Ledger
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.errors import BadRequest, InternalError, NotFound
-from ledgermirror.api.resources import contract_blocks, contract_ref
-from ledgermirror.api.resources.contract_blocks import NO_BLOCK, Block
+from ledgermirror.api.resources.contracts import contract_blocks, contract_ref
+from ledgermirror.api.resources.contracts.contract_blocks import NO_BLOCK, Block
 
 T = TypeVar("T")
 SECOND = 1_000_000_000

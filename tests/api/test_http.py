@@ -10,7 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 from tests.support import Ledger, start_server, stop_server
 
-from ledgermirror.api.resources import tokens as tokens_resource
+from ledgermirror.api.resources.tokens import tokens as tokens_resource
 from ledgermirror.runtime import Prepared
 
 MANY_TOKENS: dict[str, Any] = {
@@ -121,7 +121,7 @@ def test_internal_error_never_leaks(client: TestClient, monkeypatch: pytest.Monk
     def explode(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("secret connection string postgres://admin:hunter2@db")
 
-    monkeypatch.setattr(tokens_resource, "plan", explode)
+    monkeypatch.setattr(tokens_resource, "Select", explode)  # the plan builds its statement with it
     response = client.get("/api/v1/tokens")
     assert response.status_code == 500
     assert response.json() == {"_status": {"messages": [{"message": "Internal error"}]}}

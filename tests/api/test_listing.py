@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.testclient import TestClient
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.listing import ListSpec, NothingMatches, Prepared
+from ledgermirror.api.listing import ListSpec, NothingMatches, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import ALL_OPS, EQ_ONLY, Op, Order
@@ -32,11 +32,10 @@ _N = Column("n")
 PATH = "/numbers"
 
 
-async def _prepare(request: Request, ctx: AppContext) -> Prepared[str]:
-    query = PARAMS.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
+async def _prepare(request: Request, query: ParsedQuery, ctx: AppContext) -> str:
     if query.has(NONE):
         raise NothingMatches
-    return Prepared(query, "context")
+    return "context"
 
 
 def _plan(context: str, query: ParsedQuery, limit: int, order: Order) -> Select:
@@ -54,14 +53,15 @@ def _anchors(context: str, query: ParsedQuery, row: Any, ctx: AppContext) -> lis
     return [Anchor(N.name, str(row["n"]), number=row["n"])]
 
 
-SPEC = ListSpec[str](
+SPEC = ListSpec[Request, str](
     path=PATH,
     items="numbers",
     params=PARAMS,
     default_order=Order.DESC,
+    locate=query_first,
     prepare=_prepare,
     plan=_plan,
-    render=_render,
+    render_with=_render,
     anchors=_anchors,
     max_age=0,
     summary="Numbers",
@@ -186,3 +186,10 @@ def test_endpoint_declaration() -> None:
     assert (endpoint.path, endpoint.params, endpoint.cache_control) == (PATH, PARAMS, "public, max-age=0")
     assert endpoint.response_schema["required"] == ["numbers", "links"]
     assert Op.EQ in N.ops
+
+
+def test_a_list_declares_exactly_one_renderer() -> None:
+    with pytest.raises(TypeError, match="exactly one of render and render_with"):
+        dataclasses.replace(SPEC, render=lambda row: {"n": row["n"]})
+    with pytest.raises(TypeError, match="exactly one of render and render_with"):
+        dataclasses.replace(SPEC, render_with=None)

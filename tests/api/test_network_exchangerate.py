@@ -11,7 +11,7 @@ from tests.api.test_system_files import APPEND, CREATE, UPDATE, file_rows, refer
 from tests.hapi_files import CORRUPT, rate_file
 from tests.support import Ledger, reconfigure
 
-from ledgermirror.api.resources import system_files
+from ledgermirror.api.resources.network import system_files
 from ledgermirror.settings import Settings
 
 URL = "/api/v1/network/exchangerate"

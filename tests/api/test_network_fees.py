@@ -10,7 +10,7 @@ from tests.api.test_system_files import CREATE, UPDATE, file_rows, reference_sch
 from tests.hapi_files import CORRUPT, fee_file, rate_file
 from tests.support import Ledger
 
-from ledgermirror.api.resources.network_fees import tinybars
+from ledgermirror.api.resources.network.network_fees import tinybars
 from ledgermirror.ledger.system_files import Rate
 
 URL = "/api/v1/network/fees"

@@ -14,7 +14,7 @@ from tests.api.test_network_nodes import SETUP as NODES
 from tests.api.test_network_supply import CURRENT, HISTORY
 from tests.support import Ledger
 
-from ledgermirror.api.resources.network_stake import fee_fraction, staking_period
+from ledgermirror.api.resources.network.network_stake import fee_fraction, staking_period
 
 OLDER: dict[str, Any] = {
     "consensus_timestamp": 1,

@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 from tests.support import Ledger, reconfigure
 
-from ledgermirror.api.resources.network_supply import hbars
+from ledgermirror.api.resources.network.network_supply import hbars
 from ledgermirror.ledger.supply import unreleased_accounts, unreleased_ranges
 from ledgermirror.settings import Settings
 

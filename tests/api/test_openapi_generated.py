@@ -32,7 +32,7 @@ from starlette.testclient import TestClient
 from tests.support import Ledger
 
 from ledgermirror.api.app import create_app
-from ledgermirror.api.resources import contract_evm
+from ledgermirror.api.resources.contracts import contract_evm
 from ledgermirror.settings import Settings
 
 DOCUMENT = create_app(Settings(max_repeated_query_parameters=8), "postgresql://unused/db").state.openapi

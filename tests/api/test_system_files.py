@@ -15,8 +15,8 @@ from tests.support import Ledger
 
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.querystring.params import ParamSet, ParseContext
-from ledgermirror.api.resources import system_files
-from ledgermirror.api.resources.system_files import Window
+from ledgermirror.api.resources.network import system_files
+from ledgermirror.api.resources.network.system_files import Window
 from ledgermirror.ledger.system_files import Undecodable
 
 INT64_MAX = (1 << 63) - 1

@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 from tests.support import Ledger
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.resources.transaction import INVALID_ID
+from ledgermirror.api.resources.transactions.transaction import INVALID_ID
 from ledgermirror.clock import FixedClock
 
 URL = "/api/v1/transactions"

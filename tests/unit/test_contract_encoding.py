@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledgermirror.api.resources import contract_encoding as enc
+from ledgermirror.api.resources.contracts import contract_encoding as enc
 from ledgermirror.ledger.entity_id import encode_entity_id
 
 

@@ -9,7 +9,7 @@ from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.listing import NothingMatches
 from ledgermirror.api.querystring.bounds import Limit
 from ledgermirror.api.querystring.params import Filter
-from ledgermirror.api.resources import contract_logs_query as logs
+from ledgermirror.api.resources.contracts import contract_logs_query as logs
 from ledgermirror.db.sql import Op
 
 DAY = 86_400 * 1_000_000_000

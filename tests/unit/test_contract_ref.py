@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ledgermirror.api.errors import BadRequest
-from ledgermirror.api.resources.contract_ref import ContractAddress, parse_contract
+from ledgermirror.api.resources.contracts.contract_ref import ContractAddress, parse_contract
 from ledgermirror.ledger.entity_id import EntityId
 
 CREATE2 = "71EEfd0A9Cd0bD31B8cb3BEc4C4cc3d4E6e1e2A4"

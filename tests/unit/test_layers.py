@@ -1,5 +1,6 @@
 """The layers' rules (ARCHITECTURE.md), read from the source: ``ledger/`` imports nothing else of ours;
-``db/``, ``dataset/``, ``fees/``, ``importer/`` and ``blocknode/`` never import ``ledgermirror.api``; and
+``db/``, ``dataset/``, ``fees/``, ``importer/`` and ``blocknode/`` never import ``ledgermirror.api``;
+``api/querystring`` takes nothing from ``db`` but ``Op`` and ``Order``; and
 outside ``db/`` no module numbers a SQL placeholder (``$1``): statements are composed by ``db/sql.py``
 (``Select``, ``template``, ``update``) or ``db/write.py``."""
 
@@ -75,6 +76,18 @@ def test_no_import_of_the_api(package: str) -> None:
     }
     assert wrong == set()
     assert _modules(package)
+
+
+def test_the_query_string_language_takes_only_op_and_order_from_db() -> None:
+    wrong = {
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for path in _modules("api/querystring")
+        for name in _imports(_parse(path))
+        if (name == "ledgermirror.db" or name.startswith("ledgermirror.db."))
+        and name not in {"ledgermirror.db.sql", "ledgermirror.db.sql.Op", "ledgermirror.db.sql.Order"}
+    }
+    assert wrong == set()
+    assert len(_modules("api/querystring")) >= 8
 
 
 def test_no_numbered_placeholder_outside_db() -> None:

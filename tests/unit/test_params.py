@@ -11,16 +11,8 @@ from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import EQ_ONLY, RANGE_OPS, Op, Order, RawQuery
-from ledgermirror.api.querystring.params import (
-    Filter,
-    InvalidValue,
-    ParamSet,
-    ParamSpec,
-    ParseContext,
-    closed,
-    inclusive_bounds,
-    inclusive_range,
-)
+from ledgermirror.api.querystring.params import Filter, InvalidValue, ParamSet, ParamSpec, ParseContext
+from ledgermirror.api.querystring.window import closed, inclusive_bounds, inclusive_range
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, EvmForm
 
 CTX = ParseContext()

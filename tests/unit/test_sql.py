@@ -10,6 +10,7 @@ import pytest
 from ledgermirror.api.querystring.grammar import Op, Order
 from ledgermirror.db.sql import (
     Column,
+    Fragment,
     Select,
     Statement,
     condition,
@@ -232,6 +233,22 @@ def test_with_constants_writes_integers_in_and_leaves_other_markers_to_template(
     for bad in ("2; drop table entity", 2.5, True):
         with pytest.raises(TypeError):
             with_constants("{low}", low=bad)  # type: ignore[arg-type]
+
+
+def test_fragments_nest_with_single_braces_and_keep_other_markers() -> None:
+    branch = Fragment("(select ts from {source} where {p}ts >= {lower} order by ts {order} limit {limit})")
+    union = Fragment("select ts from (\n{branches}\n) found order by ts {order} limit {limit}")
+    one = branch.fill(source=Fragment("crypto_transfer ct"), p=Fragment("ct."))
+    text = union.fill(branches=one + Fragment(" union ") + one, order=Order.DESC, limit=26)
+    assert text == Fragment(
+        "select ts from (\n(select ts from crypto_transfer ct where ct.ts >= {lower} order by ts {order} limit"
+        " {limit}) union (select ts from crypto_transfer ct where ct.ts >= {lower} order by ts {order} limit"
+        " {limit})\n) found order by ts desc limit 26"
+    )
+    assert template(text.fill(order=Order.ASC, limit=26), lower=5).text.count("$1") == 2
+    for bad in ("{lower}; drop table t", 2.5, True, None):
+        with pytest.raises(TypeError, match="part"):
+            branch.fill(part=bad)  # type: ignore[arg-type]
 
 
 def test_a_limit_is_an_integer_written_in() -> None:

@@ -12,7 +12,7 @@ import pytest
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.querystring.grammar import Op, Order
 from ledgermirror.api.querystring.params import Filter, ParseContext
-from ledgermirror.api.resources import tokens
+from ledgermirror.api.resources.tokens import tokens
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress
 
 CTX = ParseContext()
@@ -268,6 +268,6 @@ def test_plan(query: str, account: int | None, text: str, args: tuple[Any, ...])
     parsed = tokens.PARAMS.parse(query, CTX)
     limit = parsed.last(tokens.LIMIT, CTX.limit_default)  # as the handler reads them
     order = parsed.last(tokens.ORDER, Order.ASC)
-    statement = tokens.plan(parsed, account, limit=limit, order=order).build()
+    statement = tokens.plan(account, parsed, limit, order).build()
     assert statement.text == text
     assert statement.args == args

@@ -19,14 +19,23 @@ from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.errors import MethodNotAllowed, NotFound
-from ledgermirror.api.resources import (
+from ledgermirror.api.resources import health
+from ledgermirror.api.resources.accounts import (
     account,
+    account_airdrops,
+    account_crypto_allowances,
+    account_hook_storage,
+    account_hooks,
+    account_nft_allowances,
     account_nfts,
+    account_rewards,
+    account_token_allowances,
     account_tokens,
     accounts,
-    airdrops,
-    balances,
-    blocks,
+)
+from ledgermirror.api.resources.balances import balances
+from ledgermirror.api.resources.blocks import blocks
+from ledgermirror.api.resources.contracts import (
     contract,
     contract_actions,
     contract_evm,
@@ -35,31 +44,26 @@ from ledgermirror.api.resources import (
     contract_results,
     contract_state,
     contracts,
-    crypto_allowances,
-    health,
-    hook_storage,
-    hooks,
+)
+from ledgermirror.api.resources.network import (
     network_exchangerate,
     network_fee_estimate,
     network_fees,
     network_nodes,
+    network_registered_nodes,
     network_stake,
     network_supply,
-    nft_allowances,
-    nft_transactions,
-    registered_nodes,
-    rewards,
-    schedules,
-    token_allowances,
+)
+from ledgermirror.api.resources.schedules import schedules
+from ledgermirror.api.resources.tokens import (
     token_balances,
     token_info,
+    token_nft_transactions,
     token_nfts,
     tokens,
-    topic_messages,
-    topics,
-    transaction,
-    transactions,
 )
+from ledgermirror.api.resources.topics import topic_messages, topics
+from ledgermirror.api.resources.transactions import transaction, transactions
 from ledgermirror.api.responses import error_response
 from ledgermirror.api.routing import IndexedRouter, literal_first
 from ledgermirror.clock import Clock, SystemClock
@@ -73,8 +77,8 @@ _log = logging.getLogger(__name__)
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     tokens.ENDPOINT,
-    crypto_allowances.ENDPOINT,
-    rewards.ENDPOINT,
+    account_crypto_allowances.ENDPOINT,
+    account_rewards.ENDPOINT,
     network_exchangerate.ENDPOINT,
     network_fees.ENDPOINT,
     network_supply.ENDPOINT,
@@ -82,11 +86,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     network_nodes.ENDPOINT,
     blocks.LIST_ENDPOINT,
     blocks.ONE_ENDPOINT,
-    token_allowances.ENDPOINT,
+    account_token_allowances.ENDPOINT,
     account_nfts.ENDPOINT,
-    nft_allowances.ENDPOINT,
-    airdrops.OUTSTANDING_ENDPOINT,
-    airdrops.PENDING_ENDPOINT,
+    account_nft_allowances.ENDPOINT,
+    account_airdrops.OUTSTANDING_ENDPOINT,
+    account_airdrops.PENDING_ENDPOINT,
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
@@ -105,12 +109,12 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     token_info.ENDPOINT,
     token_nfts.ENDPOINT,
     token_nfts.ONE_ENDPOINT,
-    nft_transactions.ENDPOINT,
+    token_nft_transactions.ENDPOINT,
     token_balances.ENDPOINT,
     account_tokens.ENDPOINT,
-    hooks.ENDPOINT,
-    hook_storage.ENDPOINT,
-    registered_nodes.ENDPOINT,
+    account_hooks.ENDPOINT,
+    account_hook_storage.ENDPOINT,
+    network_registered_nodes.ENDPOINT,
     # contract logs and actions (issue 17); /contracts/results/logs is tried before /contracts/results/{id}
     # (literal_first)
     contract_logs.GLOBAL_ENDPOINT,

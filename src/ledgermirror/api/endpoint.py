@@ -23,7 +23,7 @@ from starlette.routing import Route
 from ledgermirror.api.auth import USER_LIMIT
 from ledgermirror.api.context import AppContext, context_of
 from ledgermirror.api.errors import ANSWERED, InternalError, api_error
-from ledgermirror.api.querystring.params import ParamSet
+from ledgermirror.api.querystring.params import ParamSet, ParsedQuery
 from ledgermirror.api.responses import JSON_TYPE, TEXT_TYPE, Rendered, error_response, render_json
 
 _log = logging.getLogger(__name__)
@@ -49,6 +49,11 @@ class Page:
 
 
 Handler = Callable[[Request, AppContext], Awaitable[Page]]
+
+
+def query_of(request: Request, ctx: AppContext, params: ParamSet) -> ParsedQuery:
+    """The request's query string parsed against ``params``: typed filters, or one 400 naming every problem."""
+    return params.parse(request.scope["query_string"].decode("latin-1"), ctx.parse_ctx)
 
 
 def _context(request: Request) -> AppContext:

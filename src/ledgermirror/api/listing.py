@@ -1,16 +1,18 @@
 """The list pipeline: every paginated list endpoint is a :class:`ListSpec`, served by :func:`serve_list`.
 
-A list declares what is particular to it: its parameters (``ParamSet``), a ``prepare`` step (parse the query,
-resolve the path account or EVM addresses, check the route's rules; returns the parsed query and whatever the
-plan needs), a ``plan`` (filters -> ``Select`` for a row limit and order), a ``render`` (row -> JSON), its
-pagination ``anchors`` (the last row -> next-link bounds), its default order, cache max-age and OpenAPI text.
+A list declares what is particular to it: its parameters (``ParamSet``), a ``locate`` step (the path's
+resources, read before the query string so that their 400s and 404s come first; ``query_first`` when the path,
+if any, is read after it), a ``prepare`` step (the located path, the parsed query -> whatever the plan needs:
+EVM addresses resolved, the route's rules checked), a ``plan`` (filters -> ``Select`` for a row limit and
+order), a ``render`` (row -> JSON; ``render_with`` when it needs the context), its pagination ``anchors`` (the
+last row -> next-link bounds), its default order, cache max-age and OpenAPI text.
 
-:func:`serve_list` does the rest, once for all: the row limit (``limit`` or the default), the order, the probe
-(one row more than the page when ``settings.pagination_probe``; otherwise the reference's rule, "a full page
-has a next page"), the slice, the next link built from the typed filters, and the ``{items, links}`` body.
-A list read in two phases (``/transactions``: the page's keys through the indexes, then their details) plans
-the keys and declares a ``load`` for the details; a list whose window may be cut short (the reference's
-``bindTimestampRange``) declares ``continues``, the next link of a page that ran out of rows.
+:func:`serve_list` does the rest, once for all: it parses the query string, then the row limit (``limit`` or the
+default), the order, the probe (one row more than the page when ``settings.pagination_probe``; otherwise the
+reference's rule, "a full page has a next page"), the slice, the next link built from the typed filters, and the
+``{items, links}`` body. A list read in two phases (``/transactions``: the page's keys through the indexes, then
+their details) plans the keys and declares a ``load`` for the details; a list whose window may be cut short (the
+reference's ``bindTimestampRange``) declares ``continues``, the next link of a page that ran out of rows.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Generic, TypeVar
 from starlette.requests import Request
 
 from ledgermirror.api.context import AppContext
-from ledgermirror.api.endpoint import Endpoint, Page
+from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Order
 from ledgermirror.api.querystring.pagination import Anchor, next_link
@@ -31,6 +33,7 @@ from ledgermirror.api.resources import schemas
 from ledgermirror.db.sql import Select, Statement
 
 C = TypeVar("C")
+L = TypeVar("L")
 Row = Any
 
 
@@ -39,15 +42,10 @@ class NothingMatches(Exception):
     EVM address no entity has, equalities outside the range): the page is empty, with no next link."""
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared(Generic[C]):
-    """The outcome of a list's ``prepare``: the parsed query and what its plan, render and anchors need."""
-
-    query: ParsedQuery
-    context: C
-
-
-Prepare = Callable[[Request, AppContext], Awaitable[Prepared[C]]]
+Locate = Callable[[Request, AppContext], Awaitable[L]]
+"""``locate(request, ctx)``: the path's resources, read before the query string (``query_first``: none)."""
+Prepare = Callable[[L, ParsedQuery, AppContext], Awaitable[C]]
+"""``prepare(located, query, ctx)``: what the plan, render and anchors need; may raise :class:`NothingMatches`."""
 Plan = Callable[[C, ParsedQuery, int, Order], Select | Statement]
 """``plan(context, query, row_limit, order)``: a ``Select``, or a ``template`` statement that honours the limit."""
 Load = Callable[[C, list[Row], AppContext], Awaitable[list[Row]]]
@@ -55,29 +53,44 @@ Load = Callable[[C, list[Row], AppContext], Awaitable[list[Row]]]
 Continues = Callable[[C, ParsedQuery, Row | None], Sequence[Anchor]]
 """The next link's anchors when the rows ran out but the list goes on (a cut timestamp window), given the page's
 last row (None: the page is empty); empty: none."""
+RenderRow = Callable[[Row], dict[str, Any]]
 Render = Callable[[C, Row], dict[str, Any]]
 Anchors = Callable[[C, ParsedQuery, Row, AppContext], Sequence[Anchor]]
+"""The next link's anchors from the page's last row; empty: the page is the last one."""
 Header = Callable[[C | None, Sequence[Row]], dict[str, Any]]
 """``header(context, rows)``: the keys before the list; ``context`` is None when nothing matched."""
-"""The next link's anchors from the page's last row; empty: the page is the last one."""
+
+
+async def query_first(request: Request, ctx: AppContext) -> Request:
+    """The ``locate`` of a list that reads nothing of its path before the query string: the request itself."""
+    return request
+
+
+async def no_context(located: object, query: ParsedQuery, ctx: AppContext) -> None:
+    """The ``prepare`` of a list whose plan needs nothing but the parsed query."""
+    return None
 
 
 @dataclass(frozen=True)
-class ListSpec(Generic[C]):
+class ListSpec(Generic[L, C]):
     path: str
     items: str
     """The body's key for the list (``tokens``, ``allowances``, ...)."""
     params: ParamSet
     default_order: Order
-    prepare: Prepare[C]
+    locate: Locate[L]
+    prepare: Prepare[L, C]
     plan: Plan[C]
-    render: Render[C]
     anchors: Anchors[C]
     max_age: int
     summary: str
     description: str
     item_schema: dict[str, Any]
     tag: str
+    render: RenderRow | None = None
+    """Row -> JSON, for a list whose items need nothing of the context; else ``render_with``."""
+    render_with: Render[C] | None = None
+    """``render_with(context, row)``: row -> JSON with the context (exactly one of the two is given)."""
     path_params: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     load: Load[C] | None = None
     continues: Continues[C] | None = None
@@ -90,6 +103,10 @@ class ListSpec(Generic[C]):
     """The page's 2xx status from its rows (``206`` for an NFT history whose mint is missing); default 200."""
     extra_responses: dict[str, Any] = field(default_factory=dict)
     """OpenAPI responses beyond 200/400/404/503 (the ``206``)."""
+
+    def __post_init__(self) -> None:
+        if (self.render is None) == (self.render_with is None):
+            raise TypeError(f"{self.path}: give exactly one of render and render_with")
 
     def endpoint(self) -> Endpoint:
         async def handler(request: Request, ctx: AppContext) -> Page:
@@ -123,11 +140,12 @@ def empty_page(items: str, header: dict[str, Any] | None = None) -> Page:
     return Page({**(header or {}), items: [], "links": {"next": None}})
 
 
-async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Page:
-    """Prepare, plan, probe, slice, link and render one page of a list."""
+async def serve_list(spec: ListSpec[L, C], request: Request, ctx: AppContext) -> Page:
+    """Locate, parse, prepare, plan, probe, slice, link and render one page of a list."""
     try:
-        prepared = await spec.prepare(request, ctx)
-        query, context = prepared.query, prepared.context
+        located = await spec.locate(request, ctx)
+        query = query_of(request, ctx, spec.params)
+        context = await spec.prepare(located, query, ctx)
         limit = query.last(LIMIT, ctx.settings.limit_default)
         order = query.last(ORDER, spec.default_order)
         probe = ctx.settings.pagination_probe
@@ -148,6 +166,10 @@ async def serve_list(spec: ListSpec[C], request: Request, ctx: AppContext) -> Pa
     if spec.load is not None and rows:
         rows = await spec.load(context, rows, ctx)
     header = spec.header(context, rows) if spec.header else {}
-    items = [spec.render(context, row) for row in rows]
+    if spec.render is not None:
+        items = [spec.render(row) for row in rows]
+    else:
+        assert spec.render_with is not None
+        items = [spec.render_with(context, row) for row in rows]
     status = spec.status(context, rows) if spec.status is not None else 200
     return Page({**header, spec.items: items, "links": {"next": link}}, link, status=status)

@@ -2,13 +2,18 @@
 
 Static parts (``SELECT ... FROM ... JOIN ...``) are constants of the resource modules; everything dynamic goes
 through :class:`Select`, which appends conditions on allow-listed :data:`Column` names and binds every value as
-a ``$n`` parameter. No value is ever formatted into SQL text.
+a ``$n`` parameter, or through :func:`template`, which binds named ``{markers}``. A statement built from pieces
+is a :class:`Fragment` whose :meth:`~Fragment.fill` writes in other fragments, sort directions and integer
+literals (row limits, a deployment's constants) and keeps every other marker for :func:`template`, so nested
+templates need no doubled braces. No value from a request is ever formatted into SQL text, but for a row limit
+(:func:`integer_literal`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NewType
@@ -61,18 +66,66 @@ class _Binder(dict[str, str]):
         return self[name]
 
 
-def template(text: str, **values: Any) -> Statement:
+def template(text: str | Fragment, **values: Any) -> Statement:
     """A static statement whose parameters are named ``{name}`` markers (each bound once, however often it
     appears). For fixed statements that ``Select`` does not shape: unions, lateral joins, aggregates."""
     args: list[Any] = []
-    return Statement(text.format_map(_Binder(values, args)), tuple(args))
+    source = text.text if isinstance(text, Fragment) else text
+    return Statement(source.format_map(_Binder(values, args)), tuple(args))
 
 
-class _Constants(dict[str, str]):
-    """Integer constants by name; any other ``{marker}`` is left for :func:`template` to bind."""
+class _Parts(dict[str, str]):
+    """The parts to write in, as SQL text; any other ``{marker}`` is kept as it is (for a later fill or for
+    :func:`template`)."""
+
+    __slots__ = ()
 
     def __missing__(self, name: str) -> str:
         return "{" + name + "}"
+
+
+def _sql_text(name: str, part: Part) -> str:
+    if type(part) is Fragment:
+        return part.text
+    if type(part) is Order:
+        return part.value
+    try:
+        return integer_literal(part)  # type: ignore[arg-type]
+    except TypeError as error:
+        raise TypeError(f"{name}: {error}") from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _filled(text: str, parts: tuple[tuple[str, str], ...]) -> str:
+    """``text`` with ``parts`` written in. A pure function of static text, remembered: a request's statement is
+    composed from the same few pieces (and the same few row limits) again and again, and keeping the other
+    markers costs a Python call each."""
+    return text.format_map(_Parts(parts))
+
+
+@dataclass(frozen=True, slots=True)
+class Fragment:
+    """A piece of static SQL with named ``{markers}``, written with single braces however deeply it nests."""
+
+    text: str
+
+    def fill(self, **parts: Part) -> Fragment:
+        """This fragment with ``parts`` written into their markers (a fragment's text, an order's ``asc`` or
+        ``desc``, an integer as a literal); every other marker is kept, for a later fill or :func:`template`.
+        A marker inside a part is never read as one of this fill's: each part is written in as it is."""
+        return Fragment(_filled(self.text, tuple([(name, _sql_text(name, part)) for name, part in parts.items()])))
+
+    def __add__(self, other: Fragment) -> Fragment:
+        return Fragment(self.text + other.text)
+
+
+Part = Fragment | Order | int
+"""What :meth:`Fragment.fill` writes into a marker: static SQL, a sort direction, or an integer literal."""
+
+
+def joined(separator: str, parts: Iterable[Fragment]) -> Fragment:
+    """The parts one after another with ``separator`` (static SQL: ``" and "``, ``" union "``) between them."""
+    return Fragment(separator.join(part.text for part in parts))
 
 
 def integer_literal(value: int) -> str:
@@ -91,13 +144,7 @@ def with_constants(text: str, **constants: int) -> str:
     input: a statement whose range bounds are literals is planned once per connection and reused, where
     PostgreSQL would plan bound range bounds again on every execution (its generic plan for them looks
     costlier than a custom one, so it never switches)."""
-    literals = _Constants()
-    for name, value in constants.items():
-        try:
-            literals[name] = integer_literal(value)
-        except TypeError as error:
-            raise TypeError(f"{name}: {error}") from None
-    return text.format_map(literals)
+    return Fragment(text).fill(**constants).text
 
 
 def condition(column: Column, op: Op, marker: str) -> str:

@@ -1,6 +1,6 @@
 """System files: their numbers, and the contents of 0.0.111 (fee schedules) and 0.0.112 (exchange rates) decoded
 from their protobuf bytes into plain values. Pure bytes -> values: which version of a file to read is the
-caller's business (``api/resources/system_files.py``).
+caller's business (``api/resources/network/system_files.py``).
 
 The decoders import the HAPI classes on first use (:mod:`ledgermirror.ledger.protobuf`); async callers await
 :func:`ledgermirror.ledger.protobuf.preload` first so that import does not block their event loop.

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ledgermirror.db.text import storable
+from ledgermirror.pg_text import storable
 from ledgermirror.status.errors import InvalidInput
 from ledgermirror.status.model import SETTABLE_COMPONENT_STATUSES
 from ledgermirror.status.wire import is_id, parse_timestamp

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ledgermirror.api.errors import BadRequest
 from ledgermirror.api.querystring.grammar import Op
 from ledgermirror.api.querystring.pagination import Anchor
-from ledgermirror.api.querystring.params import closed
+from ledgermirror.api.querystring.window import closed
 from ledgermirror.ledger.entity_id import EntityId
 
 LOWER_OPS = frozenset({Op.GT, Op.GTE})

@@ -15,7 +15,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ledgermirror.api.querystring.grammar import Op, Order
-from ledgermirror.api.querystring.params import Filter, inclusive_range
+from ledgermirror.api.querystring.params import Filter
+from ledgermirror.api.querystring.window import inclusive_range
 from ledgermirror.ledger.entity_id import EntityId
 
 _SAFE = ":.,-_~!$'()*/;@="

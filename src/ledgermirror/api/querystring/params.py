@@ -20,8 +20,7 @@ from ledgermirror.api.querystring.grammar import (
     split_operator,
     split_query,
 )
-from ledgermirror.db.text import storable
-from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.pg_text import storable
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -56,37 +55,6 @@ class Filter(Generic[T]):
     op: Op
     value: T
     text: str = field(default="", compare=False)
-
-
-def closed(op: Op, value: int) -> int:
-    """A bound as an inclusive integer: ``gt:5`` is 6, ``lt:5`` is 4, any other operator its value. The one home
-    of this rule (range filters, keyset bounds, the next link's empty-range check, the account's timestamps)."""
-    if op is Op.GT:
-        return value + 1
-    if op is Op.LT:
-        return value - 1
-    return value
-
-
-def inclusive_range(filters: Iterable[Filter[int]], *, eq_is_upper: bool = False) -> tuple[int | None, int | None]:
-    """The tightest inclusive ``(lower, upper)`` of integer range filters (None: unbounded on that side);
-    ``eq_is_upper`` reads an equality as "as of" (``lte``); ``ne`` and other equalities are ignored."""
-    lower: int | None = None
-    upper: int | None = None
-    for item in filters:
-        if item.op in (Op.GT, Op.GTE):
-            bound = closed(item.op, item.value)
-            lower = bound if lower is None else max(lower, bound)
-        elif item.op in (Op.LT, Op.LTE) or (item.op is Op.EQ and eq_is_upper):
-            bound = closed(item.op, item.value)
-            upper = bound if upper is None else min(upper, bound)
-    return lower, upper
-
-
-def inclusive_bounds(filters: Iterable[Filter[int]], *, eq_is_upper: bool = False) -> tuple[int, int]:
-    """:func:`inclusive_range` within ``[0, 2^63 - 1]``. ``lower > upper`` means the range is empty."""
-    lower, upper = inclusive_range(filters, eq_is_upper=eq_is_upper)
-    return max(0, lower) if lower is not None else 0, min(INT64_MAX, upper) if upper is not None else INT64_MAX
 
 
 @dataclass(frozen=True)

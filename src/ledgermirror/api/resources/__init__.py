@@ -1,1 +1,2 @@
-"""One module per resource: its parameters, plan (SQL), and renderer, kept together."""
+"""The API's routes by family (one subpackage each), and what every family shares: OpenAPI schemas
+(``schemas.py``), the EVM-address lookup (``evm_lookup.py``); ``health.py`` holds the probes."""

@@ -1,0 +1,1 @@
+"""The block routes: the blocks list and one block."""

@@ -1,0 +1,2 @@
+"""The network routes: exchange rate, fee schedule and fee estimate (from system files), nodes, registered
+nodes, staking and supply."""

@@ -1,0 +1,1 @@
+"""The schedule routes: the schedules list and one schedule."""
