@@ -19,6 +19,7 @@ import asyncpg
 from ledgermirror import __version__, log
 from ledgermirror.blocknode import command as blocknode_command
 from ledgermirror.db.embedded import mask_password
+from ledgermirror.grpc_api import server as grpc_api_server
 from ledgermirror.importer import command as import_command
 from ledgermirror.runtime import (
     DatabaseUnreachable,
@@ -155,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _server_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     command.add_argument("--port", type=_port, default=None, help="port to listen on (default 5551)")
+    command.add_argument(
+        "--grpc-port",
+        type=_grpc_port,
+        default=None,
+        help="gRPC API port (default 5600; 0: off)",
+    )
 
 
 def _positive(text: str) -> int:
@@ -171,6 +178,10 @@ def _port(text: str) -> int:
     return value
 
 
+def _grpc_port(text: str) -> int:
+    return 0 if text == "0" else _port(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -184,12 +195,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         host=args.host if getattr(args, "host", None) else settings.host,
         port=args.port if getattr(args, "port", None) else settings.port,
         workers=args.workers if getattr(args, "workers", None) else settings.workers,
+        grpc_port=settings.grpc_port if getattr(args, "grpc_port", None) is None else args.grpc_port,
     )
     try:
         if args.command == "db":
             return _db(args.db_command, settings)
         if args.command in ("serve", "demo"):
             problem = listen_problem(settings.host, settings.port)
+            if problem is None and settings.grpc_port:
+                problem = listen_problem(settings.host, settings.grpc_port, "--grpc-port")
             if problem is not None:
                 print(f"ledgermirror: {problem}", file=sys.stderr)
                 return EXIT_CANNOT_LISTEN
@@ -238,7 +252,7 @@ def _import(args: argparse.Namespace, settings: Settings) -> int:
         prepared.stop()
 
 
-def listen_problem(host: str, port: int) -> str | None:
+def listen_problem(host: str, port: int, option: str = "--port") -> str | None:
     """Why a server could not listen on ``host:port`` (bound and released at once, as uvicorn will bind it), or
     None. Checked before anything else starts, so a second server on a busy port says so and stops."""
     try:
@@ -255,7 +269,7 @@ def listen_problem(host: str, port: int) -> str | None:
             if error.errno == errno.EADDRINUSE:
                 return (
                     f"port {port} on {host} is already in use (is another ledgermirror serve or demo running?); "
-                    "stop it or choose another port with --port"
+                    f"stop it or choose another port with {option}"
                 )
             return f"cannot listen on {host}:{port}: {error.strerror}"
     return None
@@ -274,8 +288,17 @@ def _serve(settings: Settings, log_format: str, prepared: Prepared | None = None
     try:
         check_reachable(prepared.api_url)
         base = f"http://{settings.host}:{settings.port}"
-        announce(what or "Ledger Mirror REST API, with its docs at", f"{base}/api/v1/docs", log_format)
-        _run_uvicorn(settings, prepared.api_url)
+        if settings.workers > 1 or settings.grpc_port:
+            _share_metrics_between_workers()
+        grpc_server = grpc_api_server.start_process(settings, prepared.api_url) if settings.grpc_port else None
+        try:
+            if grpc_server is not None:
+                announce("Ledger Mirror gRPC API at", f"{settings.host}:{settings.grpc_port}", log_format)
+            announce(what or "Ledger Mirror REST API, with its docs at", f"{base}/api/v1/docs", log_format)
+            _run_uvicorn(settings, prepared.api_url)
+        finally:
+            if grpc_server is not None:
+                grpc_server.stop()
     finally:
         prepared.stop()
     return 0
@@ -377,8 +400,6 @@ def _run_uvicorn(settings: Settings, api_url: str) -> None:
     exit_cleanly_on_sigterm()
     os.environ["LEDGERMIRROR_API_DB_URL"] = api_url
     sys.path.insert(0, str(Path(__file__).parent.parent))  # workers import the app by name (uvicorn's app_dir)
-    if settings.workers > 1:
-        _share_metrics_between_workers()
     config = http_server.bounded_config(
         "ledgermirror.api.asgi:app_from_env",
         settings,

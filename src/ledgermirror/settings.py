@@ -90,6 +90,32 @@ class Settings:
     "password_hash", "limit"}`` (``ledgermirror hash-password`` writes the hash). Never read from the database."""
     users_file: Path | None = None
     """A JSON file holding more users in the form of ``users`` (read once, at start)."""
+    grpc_port: int = 5600
+    """The gRPC API (``subscribeTopic``, ``getNodes``; docs/grpc.md) of ``serve`` and ``demo``, on ``host``;
+    0 turns it off."""
+    grpc_max_subscriptions: int = 20000
+    """Topic subscriptions at once, in total (more are refused ``RESOURCE_EXHAUSTED``)."""
+    grpc_max_subscriptions_per_client: int = 5000
+    """Topic subscriptions at once from one client address."""
+    grpc_max_subscription_seconds: int = 0
+    """A subscription's longest life, then ``UNAVAILABLE`` (the SDKs resubscribe where they were); 0: none."""
+    grpc_idle_subscription_seconds: int = 0
+    """Longest a subscription may go without a message, then ``UNAVAILABLE``; 0: none."""
+    grpc_keep_alive_seconds: int = 300
+    """Server pings after this much silence on a connection (clients may ping every 10 s)."""
+    grpc_max_streams_per_connection: int = 100
+    """Calls at once on one connection (HTTP/2 streams; the reference allows 5)."""
+    grpc_poll_interval_ms: int = 1000
+    """Live topic reads without a commit notification at least this often (missed notifications, another
+    importer)."""
+    grpc_end_time_interval_ms: int = 30000
+    """A subscription with an end time ends at the latest this long after it."""
+    grpc_subscriber_buffer: int = 16384
+    """Live messages a subscriber may fall behind before its stream ends ``DEADLINE_EXCEEDED``."""
+    grpc_db_connections: int = 8
+    """PostgreSQL connections of the gRPC server (plus one that listens for commits)."""
+    grpc_check_topic_exists: bool = True
+    """Refuse a subscription to a topic with no ``entity`` row (``NOT_FOUND``), as the reference does."""
     log_level: str = "INFO"
     log_format: str = "auto"
     """``auto``: ``text`` when stderr is a terminal, ``json`` otherwise."""

@@ -49,7 +49,7 @@ def server(small_ledger: Path) -> Iterator[str]:
     env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(small_ledger), "LEDGERMIRROR_RESPONSE_CACHE_ENTRIES": "0"}
     env.pop("LEDGERMIRROR_DB_URL", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "ledgermirror", "serve", "--port", str(port)],
+        [sys.executable, "-m", "ledgermirror", "serve", "--port", str(port), "--grpc-port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -119,7 +119,7 @@ def test_status_service_scenario(small_ledger: Path, capsys: pytest.CaptureFixtu
     env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(small_ledger)}
     env.pop("LEDGERMIRROR_DB_URL", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "ledgermirror", "status", "serve", "--port", str(port)],
+        [sys.executable, "-m", "ledgermirror", "status", "serve", "--port", str(port), "--grpc-port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -31,6 +31,7 @@ from typing import Any
 import asyncpg
 
 from ledgermirror.db import import_state
+from ledgermirror.db.commit_notify import notify_commit
 from ledgermirror.importer.block_source import BlockSource, FileBlockSource, SourceBlock
 from ledgermirror.importer.block_verify import BlockLink, VerifiedBlock, verify_block
 from ledgermirror.importer.errors import BlockProofRejected, StreamFileError, StreamParseError
@@ -200,6 +201,7 @@ class _BlockRun:
                 group = ImportStats()
                 async with self.conn.transaction():
                     refused, exhausted = await self._group(blocks, tentative, group)
+                    await notify_commit(self.conn, group.last_consensus_end)
                 self._committed(group)
                 self.state = tentative
                 imported += group.files

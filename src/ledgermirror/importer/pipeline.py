@@ -43,6 +43,7 @@ from pathlib import Path
 import asyncpg
 
 from ledgermirror.db import address_books, import_state, write
+from ledgermirror.db.commit_notify import notify_commit
 from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.downloader import (
     Candidate,
@@ -397,6 +398,7 @@ class _Run:
                 started = time.perf_counter()
                 async with self.conn.transaction():
                     refused = await self._group(remaining, tentative, group)
+                    await notify_commit(self.conn, group.last_consensus_end)
                 self._committed(group, time.perf_counter() - started)
                 self.position = tentative
                 if refused is not None:
