@@ -158,12 +158,17 @@ class TopicHub:
             self._noticed = time.monotonic()
         self._wake.set()
 
+    def _lost(self, conn: object) -> None:
+        """The listening connection ended: read now (and listen again) rather than at the next poll."""
+        self._wake.set()
+
     async def _listen(self) -> None:
         if self.listen_dsn is None or self.listening:
             return
         try:
             conn = await asyncpg.connect(self.listen_dsn, timeout=LISTEN_CONNECT_SECONDS)
             await conn.add_listener(CHANNEL, self._notified)
+            conn.add_termination_listener(self._lost)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as error:
             _log.warning("cannot listen for commits; polling only", extra={"error": str(error)})
             return
