@@ -145,14 +145,14 @@ def write_messages(url: str, rows: list[dict[str, Any]]) -> None:
     async def write() -> None:
         conn = await asyncpg.connect(url)
         try:
-            await copy_rows(conn, "topic_message", [{**_MESSAGE_DEFAULTS, **row} for row in rows])
+            await copy_rows(conn, "topic_message", [{**MESSAGE_DEFAULTS, **row} for row in rows])
         finally:
             await conn.close()
 
     asyncio.run(write())
 
 
-_MESSAGE_DEFAULTS: dict[str, Any] = {
+MESSAGE_DEFAULTS: dict[str, Any] = {
     "message": b"message",
     "running_hash": b"running hash",
     "running_hash_version": 2,

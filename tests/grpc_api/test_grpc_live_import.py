@@ -5,6 +5,7 @@ reach it only through the importer's commit notifications."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import threading
@@ -14,16 +15,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import grpc
 import pytest
 from hiero_sdk_python import Client, Network, TopicId, TopicMessageQuery
 from hiero_sdk_python.hapi.mirror import consensus_service_pb2 as consensus
 from hiero_sdk_python.hapi.mirror import consensus_service_pb2_grpc as consensus_grpc
 from hiero_sdk_python.hapi.services import basic_types_pb2, timestamp_pb2
-from tests.grpc_api.conftest import TEST_SETTINGS, ServerThread
+from tests.grpc_api.conftest import MESSAGE_DEFAULTS, TEST_SETTINGS, TOPIC, ServerThread, Topics
 from tests.importer.importing import fetch, run
 from tests.support import Ledger
 
+from ledgermirror.db.commit_notify import notify_commit
+from ledgermirror.db.write import copy_rows
 from ledgermirror.runtime import Prepared
 from ledgermirror.simulator.run import DEFAULT_START, INITIAL_BALANCES, simulate
 
@@ -183,3 +187,44 @@ def test_first_live_message_after_history(
 def _us(moment: datetime) -> int:
     """The SDK's message time (a ``datetime``: microseconds)."""
     return int(moment.replace(microsecond=0).timestamp()) * 1_000_000 + moment.microsecond
+
+
+def announce(url: str, rows: list[dict[str, Any]]) -> None:
+    """Commit ``rows`` with the importer's announcement in the same transaction."""
+
+    async def go() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            async with conn.transaction():
+                await copy_rows(conn, "topic_message", [{**MESSAGE_DEFAULTS, **row} for row in rows])
+                await notify_commit(conn, rows[-1]["consensus_timestamp"])
+        finally:
+            await conn.close()
+
+    asyncio.run(go())
+
+
+def test_listening_connection_lost_and_regained(
+    database: Prepared, topics: Topics, notified_server: ServerThread
+) -> None:
+    """The server's listening connection is ended (a database restart, a proxy): it listens again at once, and
+    the next announcement is heard (this server never polls)."""
+    url = database.owner_url
+    reader = RawSubscriber(notified_server, TOPIC, 2)
+    try:
+        time.sleep(0.5)
+        announce(url, topics.message_rows(1, at=time.time_ns()))
+        wait_for(lambda: len(reader.received) == 1, 10)
+        ended = fetch(
+            url,
+            "select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen%' and pid <> "
+            "pg_backend_pid()",
+        )
+        assert ended and all(row[0] for row in ended)
+        time.sleep(1.0)
+        announce(url, topics.message_rows(1, at=time.time_ns()))
+        reader.thread.join(10)
+        assert [sequence for sequence, _ in reader.received] == [1, 2]
+        assert reader.call.code() == grpc.StatusCode.OK
+    finally:
+        reader.close()
