@@ -1,6 +1,8 @@
 """``ConsensusService.subscribeTopic``: a topic's stored messages from the start time, then its new messages as
 they are committed, in consensus order, with no gap and no repeat across the switch.
 
+Responses are written with the call's ``write`` (no generator between the queue and the wire).
+
 The switch: the history is read in pages until a short page; the subscription then joins the topic hub (from
 then on every newly committed message of the topic reaches its queue) and reads the history once more from its
 last message, which covers anything committed between the last page and the join. From there the queue is sent,
@@ -21,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
     from hiero_sdk_python.hapi.mirror.consensus_service_pb2 import ConsensusTopicQuery
 
 _log = logging.getLogger("ledgermirror.grpc")
+Send = Callable[[bytes], Awaitable[None]]
+"""Writes one serialized response to the call."""
 SHUTTING_DOWN = "The server is shutting down. Please retry later"
 TOO_LONG = "The subscription reached the server's time limit. Please resubscribe"
 IDLE = "The subscription was idle too long. Please resubscribe"
@@ -77,14 +81,14 @@ class ConsensusService:
         self.metrics = metrics
         self.rules = rules
 
-    async def subscribe_topic(self, request: ConsensusTopicQuery, peer: str) -> AsyncIterator[bytes]:
+    async def subscribe_topic(self, request: ConsensusTopicQuery, peer: str, send: Send) -> None:
+        """Serve one subscription: each response (serialized) goes to ``send``, the call's write."""
         wanted = topic_filter(request, time.time_ns())
         await self._check_topic(wanted)
         with self.limits.admit(peer):
             self.metrics.subscriptions.inc()
             try:
-                async for payload in _Subscription(self, wanted).messages():
-                    yield payload
+                await _Subscription(self, wanted, send).run()
             finally:
                 self.metrics.subscriptions.dec()
 
@@ -100,11 +104,12 @@ class ConsensusService:
 
 
 class _Subscription:
-    def __init__(self, service: ConsensusService, wanted: TopicFilter) -> None:
+    def __init__(self, service: ConsensusService, wanted: TopicFilter, send: Send) -> None:
         self.service = service
         self.rules = service.rules
         self.hub = service.hub
         self.wanted = wanted
+        self.send = send
         self.topic = wanted.topic.encoded
         self.last: TopicMessage | None = None
         self.sent = 0
@@ -124,47 +129,42 @@ class _Subscription:
         self.last_sent_at = time.monotonic()
         return True
 
-    async def _history(self, start: int) -> AsyncIterator[TopicMessage]:
-        """Stored messages from ``start`` to the end time, page after page until a short page."""
+    async def _history(self, start: int) -> None:
+        """Send the stored messages from ``start`` to the end time, page after page until a short page."""
         end = INT64_MAX if self.wanted.end is None else self.wanted.end
+        sent_history = self.service.metrics.sent_history
         cursor = start
         while not self.done:
-            want = (
-                self.rules.page if not self.wanted.limit else min(self.rules.page, self.wanted.limit - self.sent)
-            )
-            statement = topic_stream.page(self.topic, cursor, end, want)
-            rows = await self.service.db.fetch(statement)
+            want = self.rules.page
+            if self.wanted.limit:
+                want = min(want, self.wanted.limit - self.sent)
+            rows = await self.service.db.fetch(topic_stream.page(self.topic, cursor, end, want))
             for row in rows:
-                yield topic_message(row, self.topic)
+                message = topic_message(row, self.topic)
+                if self._take(message):
+                    sent_history.inc()
+                    await self.send(message.payload)
+                if self.done:
+                    return
             if len(rows) < want:
                 return
             cursor = rows[-1]["consensus_timestamp"] + 1
 
-    async def messages(self) -> AsyncIterator[bytes]:
-        metrics = self.service.metrics
-        async for message in self._history(self.wanted.start):
-            if self._take(message):
-                metrics.sent_history.inc()
-                yield message.payload
-            if self.done:
-                return
+    async def run(self) -> None:
+        await self._history(self.wanted.start)
         if self.done or self._past_end():
             return
         subscriber = await self.hub.join(self.topic, timed=self.wanted.end is not None)
         try:
             resume = self.wanted.start if self.last is None else self.last.consensus_timestamp + 1
-            async for message in self._history(resume):  # what was committed before the join
-                if self._take(message):
-                    metrics.sent_history.inc()
-                    yield message.payload
-                if self.done:
-                    return
-            async for payload in self._live(subscriber):
-                yield payload
+            await self._history(resume)  # what was committed before the join
+            if not self.done:
+                await self._live(subscriber)
         finally:
             self.hub.leave(subscriber)
 
-    async def _live(self, subscriber: Subscriber) -> AsyncIterator[bytes]:
+    async def _live(self, subscriber: Subscriber) -> None:
+        end = self.wanted.end
         while True:
             subscriber.wake.clear()
             if self.hub.closing:
@@ -174,39 +174,45 @@ class _Subscription:
             queue = subscriber.queue
             while queue:
                 message = queue.popleft()
-                if self.last is not None and message.sequence_number <= self.last.sequence_number:
+                last = self.last
+                if last is not None and message.sequence_number <= last.sequence_number:
                     continue
-                if self.wanted.end is not None and message.consensus_timestamp >= self.wanted.end:
+                if end is not None and message.consensus_timestamp >= end:
                     return
-                async for payload in self._in_order(message):
-                    yield payload
+                if last is not None and message.sequence_number > last.sequence_number + 1:
+                    await self._fill_before(last, message)
                     if self.done:
                         return
+                await self._send_live(message)
+                if self.done:
+                    return
             if self._past_end():
                 return
             await self._wait(subscriber)
 
-    async def _in_order(self, message: TopicMessage) -> AsyncIterator[bytes]:
-        """``message``, after the messages missing before it (read from the database)."""
-        metrics = self.service.metrics
-        last = self.last
-        if last is not None and message.sequence_number > last.sequence_number + 1:
-            for missing in await self._fill_gap(last, message):
-                if self._take(missing):
-                    metrics.sent_live.inc()
-                    yield missing.payload
-            current = self.last.sequence_number if self.last is not None else 0
-            if current + 1 != message.sequence_number:
-                _log.error(
-                    "Encountered out of order messages",
-                    extra={"last": current, "current": message.sequence_number},
-                )
-                raise RpcFailure(grpc.StatusCode.UNKNOWN, UNKNOWN)
+    async def _send_live(self, message: TopicMessage) -> None:
         if self._take(message):
+            metrics = self.service.metrics
             metrics.sent_live.inc()
             if message.noticed:
                 metrics.delivery_lag.observe(time.monotonic() - message.noticed)
-            yield message.payload
+            await self.send(message.payload)
+
+    async def _fill_before(self, last: TopicMessage, message: TopicMessage) -> None:
+        """Send the messages missing between ``last`` and ``message`` (read from the database), or fail."""
+        for missing in await self._fill_gap(last, message):
+            if self._take(missing):
+                self.service.metrics.sent_live.inc()
+                await self.send(missing.payload)
+            if self.done:
+                return
+        current = self.last.sequence_number if self.last is not None else 0
+        if current + 1 != message.sequence_number:
+            _log.error(
+                "Encountered out of order messages",
+                extra={"last": current, "current": message.sequence_number},
+            )
+            raise RpcFailure(grpc.StatusCode.UNKNOWN, UNKNOWN)
 
     async def _fill_gap(self, last: TopicMessage, following: TopicMessage) -> list[TopicMessage]:
         """The messages between ``last`` and ``following`` read from the database (retried a few times while

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import asyncpg
@@ -32,7 +32,7 @@ class NetworkService:
         self.files = {encode_entity_id(shard, realm, num) for num in ADDRESS_BOOK_FILES}
         self.page = page
 
-    async def get_nodes(self, request: AddressBookQuery) -> AsyncIterator[NodeAddress]:
+    async def get_nodes(self, request: AddressBookQuery, send: Callable[[NodeAddress], Awaitable[None]]) -> None:
         wanted = nodes_filter(request)
         if wanted.file.encoded not in self.files:
             raise invalid(NOT_AN_ADDRESS_BOOK)
@@ -51,7 +51,7 @@ class NetworkService:
                 for row in await self.db.fetch(node_addresses.endpoints(book, nodes)):
                     endpoints[row["node_id"]].append(row)
             for entry in entries:
-                yield node_address(entry, endpoints[entry["node_id"]], stakes.get(entry["node_id"], 0))
+                await send(node_address(entry, endpoints[entry["node_id"]], stakes.get(entry["node_id"], 0)))
                 sent += 1
             if len(entries) < want or (wanted.limit and sent >= wanted.limit):
                 return

@@ -18,7 +18,7 @@ import logging
 import multiprocessing
 import multiprocessing.synchronize
 import signal
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import asyncpg
@@ -41,6 +41,7 @@ from ledgermirror.settings import Settings
 
 _log = logging.getLogger("ledgermirror.grpc")
 _Context = grpc.aio.ServicerContext[Any, Any]
+_Handler = Callable[[Any, _Context], Awaitable[None]]
 SHUTDOWN_GRACE_SECONDS = 5.0
 MAX_REQUEST_BYTES = 1024
 LIVE_PAGE = 5000
@@ -110,15 +111,11 @@ class GrpcServer:
         consensus = ConsensusService(self.db, self.hub, limits, self.metrics, self.rules)
         network = NetworkService(self.db, settings.shard, settings.realm)
 
-        async def subscribe_topic(
-            request: Any, context: grpc.aio.ServicerContext[Any, Any]
-        ) -> AsyncIterator[bytes]:
-            async for payload in consensus.subscribe_topic(request, context.peer()):
-                yield payload
+        async def subscribe_topic(request: Any, context: _Context) -> None:
+            await consensus.subscribe_topic(request, context.peer(), context.write)
 
-        async def get_nodes(request: Any, context: _Context) -> AsyncIterator[Any]:
-            async for node in network.get_nodes(request):
-                yield node
+        async def get_nodes(request: Any, context: _Context) -> None:
+            await network.get_nodes(request, context.write)
 
         server = grpc.aio.server(options=server_options(settings))
         server.add_generic_rpc_handlers(
@@ -159,18 +156,15 @@ class GrpcServer:
         self.server, self.port = server, bound
         return bound
 
-    def _guarded(
-        self, method: str, handler: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]
-    ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]:
+    def _guarded(self, method: str, handler: _Handler) -> _Handler:
         """The handler with every failure turned into the call's status (the reference's codes and texts)."""
         calls = self.metrics.calls
 
-        async def run(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+        async def run(request: Any, context: _Context) -> None:
             code = grpc.StatusCode.OK
             failure: RpcFailure | None = None
             try:
-                async for item in handler(request, context):
-                    yield item
+                await handler(request, context)
             except RpcFailure as error:
                 failure = error
             except DatabaseUnavailable as error:
@@ -179,6 +173,8 @@ class GrpcServer:
                 _log.error("gRPC call failed: database", extra={"method": method, "error": str(error)})
             except asyncio.CancelledError:
                 code = grpc.StatusCode.CANCELLED
+                raise
+            except grpc.aio.AbortError:
                 raise
             except Exception:
                 _log.exception("gRPC call failed", extra={"method": method})
