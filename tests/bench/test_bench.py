@@ -120,7 +120,7 @@ def test_status_service_scenario(small_ledger: Path, capsys: pytest.CaptureFixtu
     env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(small_ledger)}
     env.pop("LEDGERMIRROR_DB_URL", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "ledgermirror", "status", "serve", "--port", str(port), "--grpc-port", "0"],
+        [sys.executable, "-m", "ledgermirror", "status", "serve", "--port", str(port)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
