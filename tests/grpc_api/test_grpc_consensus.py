@@ -5,14 +5,27 @@ takes the expected values from it. Live messages are written while the stream is
 
 from __future__ import annotations
 
+import dataclasses
+import threading
 import time
+from typing import Any
 
 import grpc
 import pytest
 from hiero_sdk_python.hapi.mirror import consensus_service_pb2 as consensus
 from hiero_sdk_python.hapi.mirror import consensus_service_pb2_grpc as consensus_grpc
 from hiero_sdk_python.hapi.services import basic_types_pb2, timestamp_pb2
-from tests.grpc_api.conftest import TOPIC, Topics, expected_response, subscribe, write_messages
+from tests.grpc_api.conftest import (
+    TEST_SETTINGS,
+    TOPIC,
+    ServerThread,
+    Topics,
+    expected_response,
+    subscribe,
+    write_messages,
+)
+
+from ledgermirror.runtime import Prepared
 
 INT64_MAX = (1 << 63) - 1
 NANOS = 1_000_000_000
@@ -367,3 +380,107 @@ def test_duplicate_sequence_numbers_dropped(consensus_stub: Stub, topics: Topics
     write_messages(topics.url, rows)
     outcome = subscribe(consensus_stub, query(start=now, end=now + 4))
     assert (outcome.sequences, outcome.code) == ([1, 2], grpc.StatusCode.OK)
+
+
+# PollingTopicMessageRetrieverTest, AbstractTopicListenerTest, AbstractSharedTopicListenerTest -------------------
+
+
+def test_start_time_equals(consensus_stub: Stub, topics: Topics) -> None:
+    # PollingTopicMessageRetrieverTest.startTimeEquals: a message at now, start now -> [1] (start inclusive)
+    now = time.time_ns() - NANOS
+    topics.messages(1, at=now)
+    assert subscribe(consensus_stub, query(start=now), seconds=1).sequences == [1]
+
+
+def test_start_time_after(consensus_stub: Stub, topics: Topics) -> None:
+    # PollingTopicMessageRetrieverTest.startTimeAfter: a message at now - 1, start now -> nothing
+    now = time.time_ns() - NANOS
+    topics.messages(1, at=now - 1)
+    assert subscribe(consensus_stub, query(start=now), seconds=1).sequences == []
+
+
+def test_retriever_topic_id(consensus_stub: Stub, topics: Topics) -> None:
+    # PollingTopicMessageRetrieverTest.topicId: messages of 0.0.1/2/3 with sequence 1/2/3; filter 0.0.2 -> [2]
+    for num in (1, 2, 3):
+        topics.topic(num)
+    now = time.time_ns() - NANOS
+    write_messages(
+        topics.url,
+        [{"topic_id": num, "sequence_number": num, "consensus_timestamp": now + num} for num in (1, 2, 3)],
+    )
+    assert subscribe(consensus_stub, query(topic=2, start=0), seconds=1).sequences == [2]
+
+
+def test_greater_than_page_size(consensus_stub: Stub, topics: Topics) -> None:
+    # PollingTopicMessageRetrieverTest.greaterThanPageSize (page 2 there, 3 messages): our page is 1,000 rows,
+    # so 2,500 messages, every one in order
+    topics.messages(2500)
+    outcome = subscribe(consensus_stub, query(start=0, limit=2500))
+    assert (outcome.sequences, outcome.code) == (list(range(1, 2501)), grpc.StatusCode.OK)
+
+
+def test_multiple_subscribers(consensus_stub: Stub, topics: Topics) -> None:
+    # AbstractTopicListenerTest.multipleSubscribers: two topics; t1:1, t1:2, t2:7, t2:8, t1:3 published ->
+    # subscriber 1 gets 1, 2, 3 and subscriber 2 gets 7, 8
+    topics.topic(1)
+    topics.topic(2)
+    now = time.time_ns()
+    later = now + NANOS
+    published = [(1, 1), (1, 2), (2, 7), (2, 8), (1, 3)]
+    topics.insert_later(
+        [
+            {"topic_id": topic, "sequence_number": seq, "consensus_timestamp": later + index}
+            for index, (topic, seq) in enumerate(published)
+        ],
+        0.3,
+    )
+    outcomes: dict[int, Any] = {}
+
+    def read(topic: int, limit: int) -> None:
+        outcomes[topic] = subscribe(consensus_stub, query(topic=topic, start=now, limit=limit))
+
+    threads = [threading.Thread(target=read, args=args) for args in ((1, 3), (2, 2))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(15)
+    assert outcomes[1].sequences == [1, 2, 3]
+    assert outcomes[2].sequences == [7, 8]
+
+
+def test_slow_subscriber_overflow(database: Prepared, topics: Topics) -> None:
+    # AbstractSharedTopicListenerTest.slowSubscriberOverflowException: a subscriber that stops reading falls
+    # more than the buffer (16 there, 2,000 here) behind and ends DEADLINE_EXCEEDED "Client lags too much behind.
+    # Please retry later"; a fast subscriber of the same topic gets every message
+    server = ServerThread(dataclasses.replace(TEST_SETTINGS, grpc_subscriber_buffer=2000), database)
+    try:
+        own_connection = [("grpc.use_local_subchannel_pool", 1)]  # HTTP/2 windows of their own
+        with (
+            grpc.insecure_channel(server.address, options=own_connection) as slow_channel,
+            grpc.insecure_channel(server.address, options=own_connection) as fast_channel,
+        ):
+            now = time.time_ns()
+            slow = consensus_grpc.ConsensusServiceStub(slow_channel).subscribeTopic(query(start=now), timeout=60)
+            fast_stub = consensus_grpc.ConsensusServiceStub(fast_channel)
+            fast_outcome: list[Any] = []
+            fast = threading.Thread(
+                target=lambda: fast_outcome.append(subscribe(fast_stub, query(start=now, limit=6000), seconds=60))
+            )
+            fast.start()
+            time.sleep(0.5)
+            big = {"message": b"x" * 4000}
+            for batch in range(20):  # 24 MB in all: far more than HTTP/2 lets through to a reader that stalls
+                write_messages(topics.url, topics.message_rows(300, at=now + NANOS + batch * 300, **big))
+                time.sleep(0.05)
+            fast.join(60)
+            assert fast_outcome[0].sequences == list(range(1, 6001)), (
+                fast_outcome[0].code,
+                fast_outcome[0].details,
+            )
+            with pytest.raises(grpc.RpcError) as raised:
+                for _ in slow:
+                    pass
+            assert raised.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert raised.value.details() == "Client lags too much behind. Please retry later"
+    finally:
+        server.stop()

@@ -6,8 +6,9 @@ listening connection, an importer that is not ours), reads what is new for every
 one statement (``db/topic_stream.new_for_topics``: per topic, the messages after the last one it read), turns
 each row into its response bytes once, and appends them to the queue of each subscriber of that topic.
 
-A subscriber's queue is bounded: one that falls ``buffer`` messages behind is marked ``overflowed`` and ends
-with the reference's ``DEADLINE_EXCEEDED`` (its stream is not read fast enough).
+A subscriber's queue is bounded: one still holding ``buffer`` messages when a read brings more is marked
+``overflowed`` and ends with the reference's ``DEADLINE_EXCEEDED`` (its stream is not read fast enough); a
+queue holds at most ``buffer`` messages plus one read's.
 
 ``through`` is the newest consensus time the hub knows to be committed *and* read: announcements carry it, and
 for subscriptions with an end time the polls read it from ``record_file``. It moves only after the read that
@@ -228,7 +229,7 @@ class TopicHub:
         limit = self.buffer
         for subscriber in feed.subscribers:
             queue = subscriber.queue
-            if len(queue) + len(messages) > limit:
+            if len(queue) >= limit:  # it has not sent what the reads before brought
                 subscriber.overflowed = True
             else:
                 queue.extend(messages)
