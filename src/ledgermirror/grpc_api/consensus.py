@@ -49,6 +49,8 @@ SHUTTING_DOWN = "The server is shutting down. Please retry later"
 TOO_LONG = "The subscription reached the server's time limit. Please resubscribe"
 IDLE = "The subscription was idle too long. Please resubscribe"
 NOT_A_TOPIC = "Not a valid topic"
+KNOWN_TOPICS = 50_000
+"""Topics remembered as existing (the reference's ``entityCacheSize``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,7 @@ class ConsensusService:
         self.limits = limits
         self.metrics = metrics
         self.rules = rules
+        self.known_topics: set[int] = set()
 
     async def subscribe_topic(self, request: ConsensusTopicQuery, peer: str, send: Send) -> None:
         """Serve one subscription: each response (serialized) goes to ``send``, the call's write."""
@@ -93,17 +96,25 @@ class ConsensusService:
                 self.metrics.subscriptions.dec()
 
     async def _check_topic(self, wanted: TopicFilter) -> None:
-        if not self.rules.check_topic_exists:
+        """The topic must be an entity of type TOPIC. Topics found are remembered (an entity never changes its
+        type, and, as in the reference, a deleted topic may still be read); misses are asked again."""
+        topic = wanted.topic.encoded
+        if not self.rules.check_topic_exists or topic in self.known_topics:
             return
-        statement = topic_stream.entity_type(wanted.topic.encoded)
+        statement = topic_stream.entity_type(topic)
         kind = await self.db.fetchval(statement.text, *statement.args)
         if kind is None:
             raise not_found(wanted.topic.text)
         if kind != "TOPIC":
             raise invalid(NOT_A_TOPIC)
+        if len(self.known_topics) >= KNOWN_TOPICS:
+            self.known_topics.clear()
+        self.known_topics.add(topic)
 
 
 class _Subscription:
+    __slots__ = ("hub", "last", "last_sent_at", "rules", "send", "sent", "service", "started", "topic", "wanted")
+
     def __init__(self, service: ConsensusService, wanted: TopicFilter, send: Send) -> None:
         self.service = service
         self.rules = service.rules
@@ -171,21 +182,21 @@ class _Subscription:
                 raise RpcFailure(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
             if subscriber.overflowed:
                 raise RpcFailure(grpc.StatusCode.DEADLINE_EXCEEDED, LAGGING)
-            queue = subscriber.queue
-            while queue:
-                message = queue.popleft()
-                last = self.last
-                if last is not None and message.sequence_number <= last.sequence_number:
-                    continue
-                if end is not None and message.consensus_timestamp >= end:
-                    return
-                if last is not None and message.sequence_number > last.sequence_number + 1:
-                    await self._fill_before(last, message)
+            while subscriber.queue:
+                batch, subscriber.queue = subscriber.queue, []
+                for message in batch:
+                    last = self.last
+                    if last is not None and message.sequence_number <= last.sequence_number:
+                        continue
+                    if end is not None and message.consensus_timestamp >= end:
+                        return
+                    if last is not None and message.sequence_number > last.sequence_number + 1:
+                        await self._fill_before(last, message)
+                        if self.done:
+                            return
+                    await self._send_live(message)
                     if self.done:
                         return
-                await self._send_live(message)
-                if self.done:
-                    return
             if self._past_end():
                 return
             await self._wait(subscriber)

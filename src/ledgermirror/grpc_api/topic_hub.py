@@ -7,8 +7,7 @@ one statement (``db/topic_stream.new_for_topics``: per topic, the messages after
 each row into its response bytes once, and appends them to the queue of each subscriber of that topic.
 
 A subscriber's queue is bounded: one still holding ``buffer`` messages when a read brings more is marked
-``overflowed`` and ends with the reference's ``DEADLINE_EXCEEDED`` (its stream is not read fast enough); a
-queue holds at most ``buffer`` messages plus one read's.
+``overflowed`` and ends with the reference's ``DEADLINE_EXCEEDED`` (its stream is not read fast enough).
 
 ``through`` is the newest consensus time the hub knows to be committed *and* read: announcements carry it, and
 for subscriptions with an end time the polls read it from ``record_file``. It moves only after the read that
@@ -18,7 +17,6 @@ follows it has handed its rows out, so a subscriber that sees ``through >= end``
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import time
@@ -38,6 +36,35 @@ _log = logging.getLogger("ledgermirror.grpc")
 LISTEN_CONNECT_SECONDS = 5.0
 
 
+class Wake:
+    """A one-waiter event (``asyncio.Event`` keeps a deque of waiters per instance: an idle subscription holds
+    one of these instead, a fraction of the memory)."""
+
+    __slots__ = ("_set", "_waiter")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        self._set = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> None:
+        if self._set:
+            return
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
 class Subscriber:
     """One subscription's side of the hub: the live messages of its topic not yet sent, and its wake-up."""
 
@@ -46,8 +73,9 @@ class Subscriber:
     def __init__(self, topic: int, timed: bool) -> None:
         self.topic = topic
         self.timed = timed
-        self.queue: collections.deque[TopicMessage] = collections.deque()
-        self.wake = asyncio.Event()
+        self.queue: list[TopicMessage] = []
+        """Handed over whole to the subscription, which sends it while the next reads fill a new list."""
+        self.wake = Wake()
         self.overflowed = False
 
 
