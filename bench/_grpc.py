@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import gc
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -299,6 +300,7 @@ def _clients_main(address: str, topics: list[int], pipe: multiprocessing.connect
     host = address.rsplit(":", 1)[0]
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise SystemExit("bench/grpc only targets loopback")
+    gc.disable()  # the receipts kept for the report are many objects: no collector pauses in the measure
     receipts = asyncio.run(_subscribe_all(address, topics, pipe))
     pipe.send(receipts)
 
