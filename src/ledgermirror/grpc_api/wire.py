@@ -28,7 +28,6 @@ class Mirror:
     ConsensusTopicResponse: type[consensus_service_pb2.ConsensusTopicResponse]
     AddressBookQuery: type[mirror_network_service_pb2.AddressBookQuery]
     NodeAddress: type[basic_types_pb2.NodeAddress]
-    TransactionID: type[basic_types_pb2.TransactionID]
     DecodeError: type[Exception]
     service_names: tuple[str, ...]
     """The full names of both services as their descriptors give them (for reflection and health)."""
@@ -44,7 +43,6 @@ def mirror() -> Mirror:
         ConsensusTopicResponse=consensus.ConsensusTopicResponse,
         AddressBookQuery=network.AddressBookQuery,
         NodeAddress=basic.NodeAddress,
-        TransactionID=basic.TransactionID,
         DecodeError=DecodeError,
         service_names=(
             consensus.DESCRIPTOR.services_by_name["ConsensusService"].full_name,
