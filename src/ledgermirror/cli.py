@@ -290,7 +290,11 @@ def _serve(settings: Settings, log_format: str, prepared: Prepared | None = None
         base = f"http://{settings.host}:{settings.port}"
         if settings.workers > 1 or settings.grpc_port:
             _share_metrics_between_workers()
-        grpc_server = grpc_api_server.start_process(settings, prepared.api_url) if settings.grpc_port else None
+        try:
+            grpc_server = grpc_api_server.start_process(settings, prepared.api_url) if settings.grpc_port else None
+        except OSError as error:  # taken since the check, or the server failed to start (its log says why)
+            print(f"ledgermirror: {error}", file=sys.stderr)
+            return EXIT_CANNOT_LISTEN
         try:
             if grpc_server is not None:
                 announce("Ledger Mirror gRPC API at", f"{settings.host}:{settings.grpc_port}", log_format)

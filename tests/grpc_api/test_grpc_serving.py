@@ -26,7 +26,7 @@ from hiero_sdk_python.hapi.services import basic_types_pb2, timestamp_pb2
 from tests.grpc_api.conftest import TEST_SETTINGS, TOPIC, ServerThread, Topics, subscribe
 from tests.support import Ledger
 
-from ledgermirror.grpc_api.consensus import SHUTTING_DOWN, TOO_LONG
+from ledgermirror.grpc_api.consensus import IDLE, SHUTTING_DOWN, TOO_LONG
 from ledgermirror.grpc_api.limits import TOO_MANY, TOO_MANY_FROM_CLIENT
 from ledgermirror.runtime import Prepared, prepare
 from ledgermirror.settings import Settings
@@ -259,3 +259,16 @@ def test_serve_refuses_a_taken_grpc_port(tmp_path: Path) -> None:
     assert result.returncode == 5
     assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
     assert "--grpc-port" in result.stderr
+
+
+def test_idle_subscription_time(database: Prepared, topics: Topics) -> None:
+    settings = dataclasses.replace(TEST_SETTINGS, grpc_idle_subscription_seconds=1)
+    server = ServerThread(settings, database)
+    topics.messages(1)
+    stream = OpenStream(server.address)
+    try:
+        assert stream.ended() == (grpc.StatusCode.UNAVAILABLE, IDLE)
+        assert stream.received == [1]
+    finally:
+        stream.close()
+        server.stop()
