@@ -31,6 +31,7 @@ from typing import Generic, Protocol, TypeVar
 import asyncpg
 
 from ledgermirror.db import address_books, import_state, write
+from ledgermirror.db.commit_notify import notify_commit
 from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.block_verify import BlockLink
 from ledgermirror.importer.errata import rows_with_errata
@@ -237,6 +238,7 @@ class Driver(Generic[S]):
         async with self.conn.transaction():
             refused = await self._write_group(units, state, group)
             await units.before_commit(state, group)
+            await notify_commit(self.conn, group.last_consensus_end)  # delivered when the transaction commits
         self._committed(group, time.perf_counter() - started)
         return group, refused
 
