@@ -17,9 +17,10 @@ Runs for every item (a ``COMMON`` step, after the type's handler has set ``trans
   it the top-level action's gas used plus the intrinsic gas of the payload (NULL without actions);
 * for an EthereumTransaction: the ``ethereum_transaction`` row from the decoded RLP (written whatever the
   status; none when the payload does not decode), and a default ``contract_result`` for a failure without a
-  function result (not for DUPLICATE_TRANSACTION or WRONG_NONCE);
-* ``contract_transaction``: one row per contract or account involved (the result's contract, the payer, the
-  contracts of its logs and state changes), each listing them all.
+  function result (not for DUPLICATE_TRANSACTION or WRONG_NONCE; ``call_result`` empty), and a second
+  ``transaction_hash`` row keyed by the 32-byte Ethereum hash;
+* ``contract_transaction``: one row per contract or account involved (the result's contract, 0.0.0 when it did
+  not resolve, the payer, the contracts of its logs and state changes), each listing them all.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from ledgermirror.importer.handlers.context import ItemContext
 from ledgermirror.importer.handlers.evm import keccak256
 from ledgermirror.importer.handlers.hooks import hook_storage_changes
 from ledgermirror.importer.handlers.item import Item
+from ledgermirror.importer.handlers.synthetic_logs import contract_parent
 from ledgermirror.ledger.transaction_codes import result_number
 
 CONTRACT_CALL = "contractCall"
@@ -92,6 +94,7 @@ def contract_results(item: Item, batch: Batch, context: ItemContext) -> None:
                 "gas_used": 0,
                 "gas_limit": ethereum["gas_limit"],
                 "function_parameters": ethereum.get("call_data") or b"",
+                "call_result": b"",
                 "sender_id": item.payer_account_id,
                 "created_contract_ids": [],
             },
@@ -116,8 +119,9 @@ def _insert_result(batch: Batch, row: dict[str, Any]) -> None:
 
 
 def _contract_transactions(item: Item, batch: Batch, involved: dict[int, None]) -> None:
-    """One ``contract_transaction`` row per involved id (0.0.0 left out), each listing every id."""
-    entity_ids = [entity_id for entity_id in involved if entity_id]
+    """One ``contract_transaction`` row per involved id, each listing every id (0.0.0 too, as the reference's
+    ``addContractTransaction``: a call whose contract did not resolve)."""
+    entity_ids = list(involved)
     for entity_id in entity_ids:
         batch.insert(
             "contract_transaction",
@@ -212,11 +216,7 @@ def _result_rows(
         )
     involved: dict[int, None] = {contract: None, item.payer_account_id: None}
     if result is not None:
-        context.file.contract_parents[item.consensus_timestamp] = (
-            item.consensus_timestamp,
-            item.index,
-            common["transaction_hash"],
-        )
+        context.file.contract_parents[item.consensus_timestamp] = contract_parent(item, common["transaction_hash"])
         involved.update(_log_rows(batch, context, result, contract, common))
     _insert_result(batch, row)
     return involved
@@ -271,6 +271,16 @@ def _ethereum_row(item: Item, batch: Batch) -> dict[str, Any] | None:
         "hash": bytes(item.record.ethereum_hash) or keccak256(data),
     }
     batch.insert("ethereum_transaction", row)
+    if row["hash"]:  # the reference's ``onEthereumTransaction``: the Ethereum hash also finds the transaction
+        batch.insert(
+            "transaction_hash",
+            {
+                "consensus_timestamp": item.consensus_timestamp,
+                "hash": row["hash"],
+                "hash_suffix": None,
+                "payer_account_id": item.payer_account_id,
+            },
+        )
     return row
 
 
