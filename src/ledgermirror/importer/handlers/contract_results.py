@@ -5,11 +5,11 @@ Runs for every item (a ``COMMON`` step, after the type's handler has set ``trans
 * its sidecar records (matched to the item by consensus timestamp in ``rows_of_file``) first:
   state changes to ``contract_state_change`` as given (slots and values without leading zeros) and, for each
   written value or migration read, the current value in ``contract_state`` (the slot left-padded to 32 bytes,
-  the value as written: the reference's ``ContractState``), actions to ``contract_action``, bytecode to
-  ``contract.runtime_bytecode`` (``initcode`` too for a create, ``failed_initcode`` of the result for a failed
-  one); the state changes of the hook system contract 0.0.365 in a hook execution (a child ContractCall to
-  0.0.365) go to ``hook_storage_change`` instead, under the next (owner, hook) of the parent CryptoTransfer's
-  hook execution queue (:mod:`.hooks`);
+  the value as written: the reference's ``ContractState``), actions to ``contract_action``, a migration
+  bytecode record to ``contract.runtime_bytecode`` (``SidecarContractMigration``; the others are the
+  ContractCreate handler's, and give a failed create its ``failed_initcode``); the state changes of the hook
+  system contract 0.0.365 in a hook execution (a child ContractCall to 0.0.365) go to ``hook_storage_change``
+  instead, under the next (owner, hook) of the parent CryptoTransfer's hook execution queue (:mod:`.hooks`);
 * for a ContractCall or ContractCreate whatever the status, and for any item whose record has a function result
   (EthereumTransaction, precompile children): one ``contract_result`` row, its ``contract_transaction_hash``
   row, and one ``contract_log`` row per ``logInfo`` (``index`` runs per record file: :attr:`Batch.log_index`);
@@ -32,6 +32,7 @@ from ledgermirror.importer.ethereum_data import EthereumDataError, decode_ethere
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.context import ItemContext
+from ledgermirror.importer.handlers.entities import Operation, upsert_entity
 from ledgermirror.importer.handlers.evm import keccak256
 from ledgermirror.importer.handlers.hooks import hook_storage_changes
 from ledgermirror.importer.handlers.item import Item
@@ -54,6 +55,8 @@ TX_DATA_NON_ZERO_COST = 16
 TX_CREATE_EXTRA = 32_000
 CREATE_CALL_TYPE = 2
 """``ContractActionType.CREATE``."""
+CHILD_RECORDS_MINOR = 23
+"""From HAPI 0.23 a contract created by a contract has a child ContractCreate record of its own."""
 HOOK_CONTRACT_NUM = 365
 """The hook system contract: its state changes in a hook execution are the hook's storage."""
 
@@ -81,6 +84,8 @@ class _Sidecars:
 def contract_results(item: Item, batch: Batch, context: ItemContext) -> None:
     sidecars = sidecar_rows(item, batch, context)
     ethereum = _ethereum_row(item, batch) if item.body_name == ETHEREUM else None
+    if ethereum is not None:
+        context.file.ethereum[item.consensus_timestamp] = ethereum
     result = function_result(item.record)
     involved: dict[int, None] = {}
     if item.body_name in (CONTRACT_CALL, CONTRACT_CREATE) or result is not None:
@@ -212,7 +217,7 @@ def _result_rows(
             gas_used=result.gasUsed,
             gas_consumed=gas_consumed(item, result.gasUsed, parameters, sidecars),
             function_result=bytes(result.SerializeToString()),
-            created_contract_ids=[batch.contract_of(created) for created in result.createdContractIDs],
+            created_contract_ids=created_contracts(item, batch, result, contract),
         )
     involved: dict[int, None] = {contract: None, item.payer_account_id: None}
     if result is not None:
@@ -220,6 +225,45 @@ def _result_rows(
         involved.update(_log_rows(batch, context, result, contract, common))
     _insert_result(batch, row)
     return involved
+
+
+def created_contracts(item: Item, batch: Batch, result: Any, contract: int) -> list[int]:
+    """The result's ``createdContractIDs`` that resolve (``created_contract_ids``). Before HAPI 0.23 a contract
+    created by a contract has no child record: on success each one but the transaction's own contract gets its
+    ``entity`` row here (and, under a ContractCreate, the body's renewal period, admin key, proxy, memo and a
+    ``contract`` row with its file), as the reference's ``processCreatedContractEntity``."""
+    created = [entity_id for entity_id in map(batch.contract_of, result.createdContractIDs) if entity_id]
+    if not item.successful or item.hapi_at_least(CHILD_RECORDS_MINOR):
+        return created
+    body = item.body.contractCreateInstance if item.body_name == CONTRACT_CREATE else None
+    for entity_id in created:
+        if entity_id == contract:
+            continue
+        fields: dict[str, Any] = {}
+        if body is not None:
+            fields = {
+                "auto_renew_period": body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
+                "key": bytes(body.adminKey.SerializeToString()) if body.HasField("adminKey") else None,
+                "proxy_account_id": (
+                    ids.account_id(body.proxyAccountID) if body.HasField("proxyAccountID") else None
+                ),
+                "memo": body.memo,
+            }
+        upsert_entity(
+            item,
+            batch,
+            entity_id,
+            Operation.CREATE,
+            "CONTRACT",
+            balance=0,
+            balance_timestamp=item.consensus_timestamp,
+            max_automatic_token_associations=0,
+            **fields,
+        )
+        if body is not None:
+            file_id = ids.nullable(ids.file_id(body.fileID)) if body.HasField("fileID") else None
+            batch.upsert("contract", {"id": entity_id, "file_id": file_id})
+    return created
 
 
 def _log_rows(
@@ -308,14 +352,22 @@ def sidecar_rows(item: Item, batch: Batch, context: ItemContext) -> _Sidecars:
             code = record.bytecode
             contract = ids.contract_id(code.contract_id)
             if not record.migration:
-                found.initcode = bytes(code.initcode) or found.initcode
+                found.initcode = _payload(item, code)
                 found.creation = True
-            if contract and code.runtime_bytecode:
-                row = {"id": contract, "runtime_bytecode": bytes(code.runtime_bytecode)}
-                if not record.migration and item.body_name == CONTRACT_CREATE and code.initcode:
-                    row["initcode"] = bytes(code.initcode)
-                batch.upsert("contract", row)
+            elif contract:  # the reference's SidecarContractMigration
+                batch.upsert("contract", {"id": contract, "runtime_bytecode": bytes(code.runtime_bytecode)})
     return found
+
+
+def _payload(item: Item, code: Any) -> bytes | None:
+    """The reference's ``ContractInitcodeService.get``: for a ContractCreate its body's initcode, else the
+    sidecar's; nothing for other transactions."""
+    if item.body_name != CONTRACT_CREATE:
+        return None
+    body = item.body.contractCreateInstance
+    if body.WhichOneof("initcodeSource") == "initcode":
+        return bytes(body.initcode)
+    return bytes(code.initcode)
 
 
 def is_hook_execution(item: Item, batch: Batch) -> bool:
