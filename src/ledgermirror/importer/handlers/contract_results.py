@@ -388,8 +388,8 @@ def _state_changes(
         if hook_execution and ids.parts(contract)["num"] == HOOK_CONTRACT_NUM:
             hook_storage_changes(item, batch, context, change.storage_changes)
             continue
-        found.involved[contract] = None
         for storage in change.storage_changes:
+            found.involved[contract] = None  # per storage change, as the reference's addContractTransaction
             slot = bytes(storage.slot)
             read = bytes(storage.value_read)
             written = bytes(storage.value_written.value) if storage.HasField("value_written") else None
