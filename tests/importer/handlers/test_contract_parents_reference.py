@@ -201,11 +201,27 @@ def test_child_of_an_ethereum_call_keeps_its_own_initcode(ledger: Ledger) -> Non
 def test_runtime_bytecode_only_from_the_contracts_own_sidecar(ledger: Ledger) -> None:
     """migrationBytecodeNotProcessed and ``createContract``: a ContractCreate whose only bytecode sidecars are a
     migration record and a record of another contract gets neither initcode nor runtime bytecode from them; the
-    migration record's contract gets its runtime bytecode (``SidecarContractMigration``); an Ethereum create's
+    migration record's contract gets its runtime bytecode and the CONTRACT type (``SidecarContractMigration``);
+    an Ethereum create's
     bytecode sidecar writes no ``contract`` row."""
+    ledger.execute(
+        "insert into entity (id, num, realm, shard, type, created_timestamp, deleted, timestamp_range)"
+        " values ($1, $1, 0, 0, 'ACCOUNT', 1, false, '[5,)')",
+        encoded(OTHER),
+    )
+    ledger.execute(
+        "insert into entity_history (id, num, realm, shard, type, created_timestamp, deleted, timestamp_range)"
+        " values ($1, $1, 0, 0, 'ACCOUNT', 1, false, '[1,5)')",
+        encoded(OTHER),
+    )
     items = [contract_create(PARENT, at=T0, file_num=INITCODE_FILE), ethereum(T0 + 1)]
     records = [bytecode(T0, OTHER, migration=True), bytecode(T0, 2600), bytecode(T0 + 1, 2700)]
     run_file(ledger.url, items, records)
+    # SidecarContractMigration.updateContractType: the migrated contract is a CONTRACT, history included
+    for table in ("entity", "entity_history"):
+        assert fetch(ledger.url, f"select type from {table} where id = $1", encoded(OTHER)) == [
+            {"type": "CONTRACT"}
+        ]
     assert contract_row(ledger.url, PARENT) == {
         "file_id": encoded(INITCODE_FILE),
         "initcode": None,

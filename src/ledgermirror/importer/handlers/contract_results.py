@@ -6,10 +6,11 @@ Runs for every item (a ``COMMON`` step, after the type's handler has set ``trans
   state changes to ``contract_state_change`` as given (slots and values without leading zeros) and, for each
   written value or migration read, the current value in ``contract_state`` (the slot left-padded to 32 bytes,
   the value as written: the reference's ``ContractState``), actions to ``contract_action``, a migration
-  bytecode record to ``contract.runtime_bytecode`` (``SidecarContractMigration``; the others are the
-  ContractCreate handler's, and give a failed create its ``failed_initcode``); the state changes of the hook
-  system contract 0.0.365 in a hook execution (a child ContractCall to 0.0.365) go to ``hook_storage_change``
-  instead, under the next (owner, hook) of the parent CryptoTransfer's hook execution queue (:mod:`.hooks`);
+  bytecode record to ``contract.runtime_bytecode`` and its entity typed CONTRACT (``SidecarContractMigration``;
+  the others are the ContractCreate handler's, and give a failed create its ``failed_initcode``); the state
+  changes of the hook system contract 0.0.365 in a hook execution (a child ContractCall to 0.0.365) go to
+  ``hook_storage_change`` instead, under the next (owner, hook) of the parent CryptoTransfer's hook execution
+  queue (:mod:`.hooks`);
 * for a ContractCall or ContractCreate whatever the status, and for any item whose record has a function result
   (EthereumTransaction, precompile children): one ``contract_result`` row, its ``contract_transaction_hash``
   row, and one ``contract_log`` row per ``logInfo`` (``index`` runs per record file: :attr:`Batch.log_index`);
@@ -28,6 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import asyncpg
+
+from ledgermirror.db import running
 from ledgermirror.importer.ethereum_data import EthereumDataError, decode_ethereum_data
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.batch import Batch
@@ -356,7 +360,29 @@ def sidecar_rows(item: Item, batch: Batch, context: ItemContext) -> _Sidecars:
                 found.creation = True
             elif contract:  # the reference's SidecarContractMigration
                 batch.upsert("contract", {"id": contract, "runtime_bytecode": bytes(code.runtime_bytecode)})
+                _migrated_contracts(batch).ids.append(contract)
     return found
+
+
+class _MigratedContracts:
+    """The contracts of a batch's migration bytecode records, typed CONTRACT (``entity`` and
+    ``entity_history``) by one deferred step, deferred at the first such record (they are contracts the
+    database already holds)."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+
+    async def __call__(self, conn: asyncpg.Connection) -> dict[str, int]:
+        return await running.set_contract_type(conn, sorted(set(self.ids)))
+
+
+def _migrated_contracts(batch: Batch) -> _MigratedContracts:
+    for segment in batch.segments:
+        if isinstance(segment.step, _MigratedContracts):
+            return segment.step
+    step = _MigratedContracts()
+    batch.defer(step)
+    return step
 
 
 def _payload(item: Item, code: Any) -> bytes | None:
