@@ -83,6 +83,9 @@ class Settings:
     topic_message_lookup: bool = False
     """Narrow topic message queries through ``topic_message_lookup`` (the reference's
     ``query.topicMessageLookup``; ``ne`` on ``sequencenumber``/``timestamp`` is then refused)."""
+    import_synthetic_log_evm_lookup: bool = True
+    """``ledgermirror import``: synthetic ``Transfer`` logs of HTS tokens get their parties' EVM addresses and a
+    real bloom (the reference's ``persist.syntheticContractLogEvmAddressLookup``)."""
     pagination_probe: bool = True
     """Fetch ``limit + 1`` rows so a page that ends the data carries no ``next`` link."""
     fee_estimate_described_form: bool = False

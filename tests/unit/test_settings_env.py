@@ -58,6 +58,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "bind_timestamp_range": ("TRUE", True),
         "max_transactions_timestamp_range_ns": ("1000", 1000),
         "topic_message_lookup": ("yes", True),
+        "import_synthetic_log_evm_lookup": ("false", False),
         "pagination_probe": ("0", False),
         "fee_estimate_described_form": ("1", True),
         "users": (

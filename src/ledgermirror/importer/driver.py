@@ -118,6 +118,14 @@ class Units(Protocol[S, U]):
         """The kind's last writes in the transaction, after its units' rows."""
 
 
+def batch_of(options: ImportOptions) -> Batch:
+    """An empty batch with the options' persistence settings."""
+    return Batch(
+        entity_transactions=options.entity_transactions,
+        synthetic_log_addresses=options.synthetic_log_evm_lookup,
+    )
+
+
 def has_node_stakes(batch: Batch) -> bool:
     return any("node_stake" in segment.inserts for segment in batch.segments)
 
@@ -247,7 +255,7 @@ class Driver(Generic[S]):
         unit's error, if one ends the group. Rows of several units are gathered in one batch and written
         together, before the next unit is verified when a unit changes the node set."""
         options = self.options
-        batch = Batch(entity_transactions=options.entity_transactions)
+        batch = batch_of(options)
         record_rows: RecordRows = []
         refused: StreamFileError | None = None
         while group.files < options.files_per_transaction and group.items < options.items_per_transaction:
@@ -277,7 +285,7 @@ class Driver(Generic[S]):
             group.write_seconds += time.perf_counter() - built
             if batch.address_book_changed or has_node_stakes(batch):
                 group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
-                batch = Batch(entity_transactions=options.entity_transactions)
+                batch = batch_of(options)
                 record_rows = []
         group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
         return refused
