@@ -334,7 +334,7 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/tokens/{token}/balances",
         "/api/v1/tokens/{token}/balances?timestamp={moment}",
     ),
-    # contracts (issue 17)
+    # contracts
     "contract-results-first-page": _mix(
         "/api/v1/contracts/results",
         "/api/v1/contracts/results?limit=100",

@@ -122,7 +122,7 @@ URLS = [
     "/api/v1/blocks?block.number=gt:5&limit=2",
     "/api/v1/blocks/{block}",
     "/api/v1/blocks/0x{hash}",
-    # topics, schedules, balances (issue 14)
+    # topics, schedules, balances
     "/api/v1/topics/{topic}",
     "/api/v1/topics/{topic}/messages?limit=5",
     "/api/v1/topics/{topic}/messages?sequencenumber=gt:3&order=desc",
@@ -140,7 +140,7 @@ URLS = [
     "/api/v1/balances?timestamp={ts}&order=asc",
     "/api/v1/balances?timestamp={ts}&account.id=gte:{account}",
     "/api/v1/balances?timestamp={ts}&account.publickey={key}",
-    # transactions (issue 14)
+    # transactions
     "/api/v1/transactions",
     "/api/v1/transactions?order=asc&limit=5",
     "/api/v1/transactions?timestamp=lte:{ts}&timestamp=ne:{ts}",
@@ -155,7 +155,7 @@ URLS = [
     "/api/v1/transactions/{txid}",
     "/api/v1/transactions/{txid}?nonce=0&scheduled=false",
     "/api/v1/transactions/{txhash}",
-    # contracts, one contract, its state (issue 17)
+    # contracts, one contract, its state
     "/api/v1/contracts",
     "/api/v1/contracts?contract.id=gte:{contract_entity}&order=asc",
     "/api/v1/contracts?contract.id={contract_entity}&contract.id=0.0.1",
@@ -164,7 +164,7 @@ URLS = [
     "/api/v1/contracts/{contract_entity}/state",
     "/api/v1/contracts/{contract_entity}/state?slot=gt:1&slot=lte:0x2d&order=desc",
     "/api/v1/contracts/{contract_entity}/state?timestamp=lte:{ts}&slot=gt:1",
-    # token routes, account tokens, hooks, registered nodes (issue 14)
+    # token routes, account tokens, hooks, registered nodes
     "/api/v1/tokens/{token}",
     "/api/v1/tokens/{token}?timestamp=lte:{ts}",
     "/api/v1/tokens/{fungible}/balances?limit=5",
@@ -186,7 +186,7 @@ URLS = [
     "/api/v1/accounts/{hook_owner}/hooks/{hook}/storage?timestamp=lte:{ts}",
     "/api/v1/network/registered-nodes",
     "/api/v1/network/registered-nodes?type=BLOCK_NODE&registerednode.id=gte:1",
-    # contract logs and actions (issue 17)
+    # contract logs and actions
     "/api/v1/contracts/results/logs",
     "/api/v1/contracts/results/logs?order=asc&limit=5",
     "/api/v1/contracts/results/logs?timestamp=gte:{log_day_before}&timestamp=lte:{log_ts}&index=gt:0",

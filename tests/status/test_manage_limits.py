@@ -1,4 +1,4 @@
-"""Hardening of the management API (issue 13, item 5): bodies are capped, and a finished incident is not
+"""Hardening of the management API: bodies are capped, and a finished incident is not
 resolved or given a postmortem twice."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The ``status`` commands' help (issue 13, item 8): correct English, only the options that apply, the allowed
+"""The ``status`` commands' help: correct English, only the options that apply, the allowed
 status values, and every argument described."""
 
 from __future__ import annotations

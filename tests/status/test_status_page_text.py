@@ -1,4 +1,4 @@
-"""Operator text on the HTML page (issue 13, item 5): long names wrap, and bidi controls stay inside their text."""
+"""Operator text on the HTML page: long names wrap, and bidi controls stay inside their text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``ledgermirror status serve`` as a person runs it (issue 13, items 5, 8 and 9): it says where it will be at
+"""``ledgermirror status serve`` as a person runs it: it says where it will be at
 once, its page URL and shortlinks follow ``--host/--port``, and a new store starts with the default components.
 
 Each test starts the real command in a subprocess on the test cluster (``LEDGERMIRROR_DB_URL``) and a free port.

@@ -94,7 +94,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     accounts.ENDPOINT,
     account.ENDPOINT,
     network_fee_estimate.ENDPOINT,
-    # topics, schedules, balances (issue 14)
+    # topics, schedules, balances
     topics.ENDPOINT,
     topic_messages.LIST_ENDPOINT,
     topic_messages.BY_SEQUENCE_ENDPOINT,
@@ -102,10 +102,10 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     schedules.LIST_ENDPOINT,
     schedules.ONE_ENDPOINT,
     balances.ENDPOINT,
-    # transactions (issue 14)
+    # transactions
     transactions.ENDPOINT,
     transaction.ENDPOINT,
-    # token routes, account tokens, hooks, registered nodes (issue 14)
+    # token routes, account tokens, hooks, registered nodes
     token_info.ENDPOINT,
     token_nfts.ENDPOINT,
     token_nfts.ONE_ENDPOINT,
@@ -115,7 +115,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     account_hooks.ENDPOINT,
     account_hook_storage.ENDPOINT,
     network_registered_nodes.ENDPOINT,
-    # contract logs and actions (issue 17); /contracts/results/logs is tried before /contracts/results/{id}
+    # contract logs and actions; /contracts/results/logs is tried before /contracts/results/{id}
     # (literal_first)
     contract_logs.GLOBAL_ENDPOINT,
     contract_logs.CONTRACT_ENDPOINT,
@@ -124,7 +124,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     contract_results.GLOBAL_ENDPOINT,
     contract_result.BY_TIMESTAMP_ENDPOINT,
     contract_result.BY_TRANSACTION_ENDPOINT,
-    # contracts (issue 17): the list, the EVM routes answered 501, one contract's state, one contract. Keep
+    # contracts: the list, the EVM routes answered 501, one contract's state, one contract. Keep
     # contract.ENDPOINT after every /api/v1/contracts/results... route: its template matches "results" too, and
     # Starlette takes the first route that matches (tests/api/test_contract_routes.py checks the order).
     contracts.ENDPOINT,

@@ -12,7 +12,8 @@ default), the order, the probe (one row more than the page when ``settings.pagin
 reference's rule, "a full page has a next page"), the slice, the next link built from the typed filters, and the
 ``{items, links}`` body. A list read in two phases (``/transactions``: the page's keys through the indexes, then
 their details) plans the keys and declares a ``load`` for the details; a list whose window may be cut short (the
-reference's ``bindTimestampRange``) declares ``continues``, the next link of a page that ran out of rows.
+reference's ``bindTimestampRange``) declares ``continues``, the next link of a page that ran out of rows. A
+``header`` gives keys the body carries before the list, and a ``status`` hook a 2xx other than 200.
 """
 
 from __future__ import annotations

@@ -1,1 +1,2 @@
-"""PostgreSQL: the embedded server, migrations, roles, the pool, and the one SQL composer."""
+"""PostgreSQL: the embedded server, migrations, roles, connections, the schema model, the one SQL composer and
+the writer, plus the statements the importer, the errata and the running values need."""

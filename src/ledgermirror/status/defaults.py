@@ -1,7 +1,7 @@
 """Default components: the mirror's REST API and importer, and one per consensus node of the current address
 book grouped as the consensus network. Idempotent: rows are keyed by ``source_ref`` and made only once.
 
-All start with ``status_source = 'manual'``; an automatic evaluator (issue 7's later part) would switch them to
+All start with ``status_source = 'manual'``; an automatic evaluator (not built yet) would switch them to
 ``auto:<source>`` and keep ``source_ref`` as what it watches (``node:<id>``, ``mirror:rest-api``, ...).
 """
 

@@ -4,7 +4,9 @@ one account.
 A transaction belongs to the account when the account paid for it (synthetic child records excepted), is its
 entity, or sent or received hbar or tokens in it. Each of the four sources is read in consensus order up to the
 page size through its own index, the union is cut to the page, and one more query loads the page's details.
-Rendering is in ``transaction_render.py``.
+Rendering is in ``transaction_render.py``. The details statement (``DETAILS_COLUMNS``, ``DETAILS_SQL``) and
+``first_timestamp`` are shared with ``/transactions``, ``/transactions/{id}`` and the contract result and log
+lists.
 """
 
 from __future__ import annotations

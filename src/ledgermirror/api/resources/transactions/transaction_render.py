@@ -1,5 +1,6 @@
-"""The transactions embedded in ``/api/v1/accounts/{id}``, the render side: one transaction in the reference's
-list form. The statements are in ``account_transactions_query.py``.
+"""One transaction in the reference's list form: the object ``/api/v1/transactions``,
+``/api/v1/transactions/{id}`` and the transactions embedded in ``/api/v1/accounts/{id}`` render. The columns it
+reads are ``account_transactions_query.DETAILS_COLUMNS``.
 """
 
 from __future__ import annotations
