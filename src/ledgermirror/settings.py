@@ -93,6 +93,20 @@ class Settings:
     "password_hash", "limit"}`` (``ledgermirror hash-password`` writes the hash). Never read from the database."""
     users_file: Path | None = None
     """A JSON file holding more users in the form of ``users`` (read once, at start)."""
+    import_balance_snapshot_enabled: bool = True
+    """``ledgermirror import`` writes a balance snapshot (``account_balance``, ``token_balance`` and a synthetic
+    ``account_balance_file`` row) in the transaction of the record file that makes one due (the reference's
+    ``parser.record.historicalBalance.enabled``)."""
+    import_balance_snapshot_min_frequency_seconds: Annotated[int, Range(900, 604_800)] = 900
+    """Consensus seconds from one snapshot to the next (15 minutes to 7 days, as the reference allows)."""
+    import_balance_snapshot_initial_delay_seconds: Annotated[int, Range(120)] = 120
+    """With no snapshot yet, snapshots count from the first record file's end plus this (at least 2 minutes)."""
+    import_balance_snapshot_token_balances: bool = True
+    """Snapshots include ``token_balance`` rows."""
+    import_balance_files: bool = False
+    """``ledgermirror import`` seeds an empty database from the network's own signed account balance file
+    (``accountBalances/``, CSV v1/v2 or protobuf) nearest before the first record file imported (the reference's
+    ``downloader.balance.enabled``, off by default); ``--balance-files`` turns it on for one run."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN", "FATAL", "NOTSET"] = "INFO"
     """A level name of Python's ``logging`` (any case)."""
     log_format: Literal["auto", "json", "text"] = "auto"

@@ -31,6 +31,7 @@ import asyncpg
 
 from ledgermirror.db import address_books, import_state, write
 from ledgermirror.importer.address_book import AddressBook, read_address_book
+from ledgermirror.importer.balance_snapshots import BalanceSnapshots
 from ledgermirror.importer.errors import ImporterError, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
@@ -203,6 +204,7 @@ class Driver(Generic[S]):
         self.state = state
         self.stats = ImportStats()
         self.reached_end = False
+        self.snapshots = BalanceSnapshots(options.balance_snapshots)
 
     async def wait(self, seconds: float) -> None:
         """Wait ``seconds``, or until stopped."""
@@ -230,8 +232,10 @@ class Driver(Generic[S]):
         group = ImportStats()
         started = time.perf_counter()
         async with self.conn.transaction():
+            await self.snapshots.begin(self.conn)
             refused = await self._write_group(units, state, group)
             await units.before_commit(state, group)
+        self.snapshots.committed()
         self._committed(group, time.perf_counter() - started)
         return group, refused
 
@@ -266,10 +270,15 @@ class Driver(Generic[S]):
             group.items += record.count
             group.last_name, group.last_consensus_end = record.name, record.consensus_end
             group.write_seconds += time.perf_counter() - built
-            if batch.address_book_changed or has_node_stakes(batch):
+            snapshot_due = self.snapshots.due(record.consensus_end)
+            if batch.address_book_changed or has_node_stakes(batch) or snapshot_due:
                 group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
                 batch = Batch(entity_transactions=options.entity_transactions)
                 record_rows = []
+            if snapshot_due:  # the balances after this file, in its transaction
+                snapshot_rows = await self.snapshots.take(self.conn, record.consensus_end)
+                group.tables.update(snapshot_rows)
+                group.rows += sum(snapshot_rows.values())
         group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
         return refused
 

@@ -6,6 +6,10 @@ import calendar
 from dataclasses import dataclass
 from pathlib import Path
 
+from ledgermirror.importer.balance_snapshots import SnapshotRules
+
+DEFAULT_SNAPSHOT_RULES = SnapshotRules()
+
 DEFAULT_FILES_PER_TRANSACTION = 50
 
 
@@ -31,6 +35,11 @@ class ImportOptions:
     poll_seconds: float = 1.0
     max_poll_seconds: float = 30.0
     entity_transactions: bool = False
+    balance_snapshots: SnapshotRules | None = DEFAULT_SNAPSHOT_RULES
+    """Balance snapshots while importing (``importer/balance_snapshots.py``); None: none."""
+    balance_files: bool = False
+    """Seed an empty database from the signed account balance file nearest before the first record file
+    (``importer/balance_files.py``)."""
     require_verified_proofs: bool = False
     """Blocks: refuse a block whose proof cannot be verified here (TSS, state proofs) instead of accepting it
     as chain-verified only."""
