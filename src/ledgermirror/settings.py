@@ -103,10 +103,6 @@ class Settings:
     """With no snapshot yet, snapshots count from the first record file's end plus this (at least 2 minutes)."""
     import_balance_snapshot_token_balances: bool = True
     """Snapshots include ``token_balance`` rows."""
-    import_balance_files: bool = False
-    """``ledgermirror import`` seeds an empty database from the network's own signed account balance file
-    (``accountBalances/``, CSV v1/v2 or protobuf) nearest before the first record file imported (the reference's
-    ``downloader.balance.enabled``, off by default); ``--balance-files`` turns it on for one run."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN", "FATAL", "NOTSET"] = "INFO"
     """A level name of Python's ``logging`` (any case)."""
     log_format: Literal["auto", "json", "text"] = "auto"
