@@ -10,7 +10,8 @@ items) while catching up. Per unit, in stream order:
    the kind adds its ``record_file`` row and moves its state past it;
 3. the batch is written (:func:`write_files`: the batch, then the ``record_file`` rows) at the end of the
    transaction, or before the next unit is verified when a unit changes the node set (0.0.101/0.0.102, node
-   stakes), since the next unit is checked against it;
+   stakes), since the next unit is checked against it, or when the unit makes a balance snapshot due (written
+   right after it, in its transaction: ``importer/balance_snapshots.py``);
 4. :meth:`Driver.commit_group` commits: the import's only commit point.
 
 The state the next unit is checked against (:class:`Position`, and the kind's own) is copied for each
