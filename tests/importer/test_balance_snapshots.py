@@ -290,3 +290,29 @@ def test_snapshot_names_follow_java_instant_text(nanos: int, text: str) -> None:
     ``StreamFilename.getFilename(BALANCE, DATA, instant)``)."""
     assert instant_text(nanos) == text
     assert snapshot_name(nanos) == text.replace(":", "_") + "_Balances.csv"
+
+
+def test_generate_when_account_balance_file_table_not_empty(database: Prepared, tmp_path: Path) -> None:
+    """``HistoricalBalanceServiceIntegrationTest.generateWhenAccountBalanceFileTableNotEmpty``: two balance files
+    (no balance rows) exist; a record file before the latest + ``minFrequency`` adds nothing, one at it makes a
+    full snapshot of every entity with a balance (both deleted ones too: no treasury snapshot) and both token
+    accounts."""
+    url = database.owner_url
+    entities, tokens = _setup(url)
+    first, latest = PARTITION_LOWER + 5 * MINUTE, PARTITION_LOWER + 6 * MINUTE
+
+    async def load(conn: asyncpg.Connection) -> None:
+        files = [
+            {"consensus_timestamp": at, "count": 0, "load_start": 1, "load_end": 2, "name": str(at)}
+            for at in (first, latest)
+        ]
+        await write.copy_rows(conn, "account_balance_file", files)
+
+    _execute(url, load)
+    stream = Stream(tmp_path)
+    stream.parse(url, latest + MINUTE, SnapshotRules())
+    assert [at for at, _, _ in _files(url)] == [first, latest]
+    at = latest + MIN_FREQUENCY
+    stream.parse(url, at, SnapshotRules())
+    expected = {num: entity["balance"] for num, entity in entities.items() if entity["balance"] is not None}
+    _verify(url, at, expected, {(row["account_id"], row["token_id"]): row["balance"] for row in tokens})
