@@ -103,6 +103,10 @@ class Settings:
     """With no snapshot yet, snapshots count from the first record file's end plus this (at least 2 minutes)."""
     import_balance_snapshot_token_balances: bool = True
     """Snapshots include ``token_balance`` rows."""
+    import_balance_files: bool = False
+    """``ledgermirror import`` into an empty database starts from the network's signed account balance file
+    (``accountBalances/``, CSV v1/v2 or protobuf) nearest at or before the start, verified, as the reference's
+    balance downloader (off by default there too); ``--balance-files`` for one run."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN", "FATAL", "NOTSET"] = "INFO"
     """A level name of Python's ``logging`` (any case)."""
     log_format: Literal["auto", "json", "text"] = "auto"

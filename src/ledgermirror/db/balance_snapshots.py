@@ -141,3 +141,94 @@ async def save_balance_file(
         "synthetic": synthetic,
     }
     await copy_rows(conn, "account_balance_file", [row])
+
+
+# Seeding an empty database from a balance file -------------------------------------------------------------
+
+_SEED_ENTITIES = """
+insert into entity (id, num, realm, shard, balance, balance_timestamp, deleted, timestamp_range, type)
+select d.id, d.num, d.realm, d.shard, d.balance + coalesce(t.amount, 0), greatest($6, t.stamp), false,
+       int8range(0, null), 'ACCOUNT'
+from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
+  as d(id, num, realm, shard, balance)
+left join (
+  select entity_id, sum(amount)::bigint as amount, max(consensus_timestamp) as stamp from crypto_transfer
+  where consensus_timestamp > $6 and entity_id = any($1::bigint[])
+  group by entity_id
+) t on t.entity_id = d.id
+on conflict (id) do update set balance = excluded.balance, balance_timestamp = excluded.balance_timestamp
+"""
+
+_SEED_TOKEN_ACCOUNTS = """
+insert into token_account (account_id, token_id, associated, balance, balance_timestamp, created_timestamp,
+                           timestamp_range)
+select d.account_id, d.token_id, true, d.balance + coalesce(t.amount, 0), greatest($4, t.stamp), $4,
+       int8range($4, null)
+from unnest($1::bigint[], $2::bigint[], $3::bigint[]) as d(account_id, token_id, balance)
+left join (
+  select account_id, token_id, sum(amount)::bigint as amount, max(stamp) as stamp from (
+    select account_id, token_id, amount, consensus_timestamp as stamp from token_transfer
+    where consensus_timestamp > $4
+    union all
+    select (n.moved ->> side)::bigint, (n.moved ->> 'token_id')::bigint, change, n.consensus_timestamp
+    from (
+      select consensus_timestamp, jsonb_array_elements(nft_transfer) as moved from transaction
+      where consensus_timestamp > $4 and nft_transfer is not null
+    ) n
+    cross join (values ('receiver_account_id', 1), ('sender_account_id', -1)) as sides(side, change)
+    where n.moved ->> side is not null
+  ) moves
+  group by account_id, token_id
+) t on t.account_id = d.account_id and t.token_id = d.token_id
+on conflict (account_id, token_id) do update set balance = excluded.balance,
+  balance_timestamp = excluded.balance_timestamp
+"""
+
+
+async def seed_entities(
+    conn: asyncpg.Connection, balances: list[tuple[int, int, int, int, int]], timestamp: int
+) -> int:
+    """Balances of a snapshot taken at ``timestamp`` onto ``entity``, plus the transfers already written after it
+    (the reference's ``InitializeEntityBalanceMigration``): (id, num, realm, shard, balance) per account; a
+    missing account is created (type ACCOUNT, range ``[0, ∞)``). Returns the rows written."""
+    if not balances:
+        return 0
+    ids, nums, realms, shards, amounts = (list(column) for column in zip(*balances, strict=True))
+    return _count(await conn.execute(_SEED_ENTITIES, ids, nums, realms, shards, amounts, timestamp))
+
+
+async def seed_token_accounts(
+    conn: asyncpg.Connection, balances: list[tuple[int, int, int]], timestamp: int
+) -> int:
+    """(account, token, balance) of a snapshot at ``timestamp`` onto ``token_account`` (associated), plus the
+    token transfers and NFT moves already written after it (the reference's ``TokenAccountBalanceMigration``)."""
+    if not balances:
+        return 0
+    accounts, tokens, amounts = (list(column) for column in zip(*balances, strict=True))
+    return _count(await conn.execute(_SEED_TOKEN_ACCOUNTS, accounts, tokens, amounts, timestamp))
+
+
+async def save_balance_rows(
+    conn: asyncpg.Connection,
+    timestamp: int,
+    accounts: list[tuple[int, int]],
+    tokens: list[tuple[int, int, int]],
+) -> dict[str, int]:
+    """The ``account_balance`` and ``token_balance`` rows of an imported balance file."""
+    counts = await copy_rows(
+        conn,
+        "account_balance",
+        (
+            {"consensus_timestamp": timestamp, "account_id": account, "balance": balance}
+            for account, balance in accounts
+        ),
+    )
+    token_counts = await copy_rows(
+        conn,
+        "token_balance",
+        (
+            {"consensus_timestamp": timestamp, "account_id": account, "token_id": token, "balance": balance}
+            for account, token, balance in tokens
+        ),
+    )
+    return {**counts, **token_counts}

@@ -77,13 +77,24 @@ def parse_instant(text: str) -> int:
     return seconds * 1_000_000_000 + int((match.group(7) or "").ljust(9, "0"))
 
 
+def decompressed(name: str, data: bytes) -> bytes:
+    """The file's bytes, decompressed when the name ends ``.gz``; raises :class:`StreamParseError`."""
+    if not name.endswith(".gz"):
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as error:
+        raise StreamParseError(name, f"not gzip: {error}") from None
+
+
+def file_hash_of(name: str, data: bytes) -> bytes:
+    """What the nodes sign: the SHA-384 of the decompressed bytes."""
+    return hashlib.sha384(decompressed(name, data)).digest()
+
+
 def read_balance_file(name: str, data: bytes, *, shard: int = 0) -> BalanceFile:
     """Read ``data`` (gzip-compressed when the name ends ``.gz``); raises :class:`StreamParseError`."""
-    if name.endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as error:
-            raise StreamParseError(name, f"not gzip: {error}") from None
+    data = decompressed(name, data)
     file_hash = hashlib.sha384(data).digest()
     if ".pb" in name.rsplit("_Balances", 1)[-1]:
         timestamp, accounts = _read_protobuf(name, data)

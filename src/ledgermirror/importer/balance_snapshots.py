@@ -87,10 +87,11 @@ class BalanceSnapshots:
         self._treasury_checked = False
 
     async def begin(self, conn: asyncpg.Connection) -> None:
-        """A transaction begins: work on a copy of the committed clock (read from the database once)."""
+        """A transaction begins: work on a copy of the committed clock (read from the database until it holds an
+        ``account_balance_file``: one small query per transaction for the first minutes of a new mirror)."""
         if self.rules is None or not self.rules.enabled:
             return
-        if self._committed is None:
+        if self._committed is None or self._committed.last is None:  # until there is one (a seeded balance file)
             marks = await statements.marks(conn)
             self._committed = SnapshotClock(marks.last_snapshot, marks.first_end)
         self._open = SnapshotClock(self._committed.last, self._committed.first_end)

@@ -156,13 +156,12 @@ async def write_files(
         group.tables.update(saved)
         rows += sum(saved.values())
         position.pending_book = None
-    if position.pending_balances is not None:
-        seeded = await seed_balances(conn, position.pending_balances)
-        group.tables["entity"] += seeded
-        rows += seeded
-        position.pending_balances = None
     counts = await write_batch(conn, batch)
     counts.update(await write.copy_rows(conn, "record_file", record_rows))
+    if position.pending_balances is not None:  # after the unit's transfers, which it adds those after it of
+        for table, written in (await seed_balances(conn, position.pending_balances)).items():
+            counts[table] = counts.get(table, 0) + written
+        position.pending_balances = None
     group.tables.update(counts)
     rows += sum(counts.values())
     if batch.address_book_changed or counts.get("address_book"):

@@ -60,6 +60,8 @@ def options_of(args: argparse.Namespace, settings: Settings | None = None) -> Im
         files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
         require_verified_proofs=args.require_verified_proofs,
         balance_snapshots=snapshot_rules(settings or Settings()),
+        balance_files=bool(getattr(args, "balance_files", False))
+        or (settings is not None and settings.import_balance_files),
     )
 
 

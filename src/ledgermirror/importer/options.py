@@ -37,6 +37,9 @@ class ImportOptions:
     entity_transactions: bool = False
     balance_snapshots: SnapshotRules | None = DEFAULT_SNAPSHOT_RULES
     """Balance snapshots while importing (``importer/balance_snapshots.py``); None: none."""
+    balance_files: bool = False
+    """An empty database starts from the network's verified account balance file nearest at or before the start
+    (``importer/balance_files.py``)."""
     require_verified_proofs: bool = False
     """Blocks: refuse a block whose proof cannot be verified here (TSS, state proofs) instead of accepting it
     as chain-verified only."""
