@@ -316,3 +316,38 @@ def test_generate_when_account_balance_file_table_not_empty(database: Prepared, 
     stream.parse(url, at, SnapshotRules())
     expected = {num: entity["balance"] for num, entity in entities.items() if entity["balance"] is not None}
     _verify(url, at, expected, {(row["account_id"], row["token_id"]): row["balance"] for row in tokens})
+
+
+def test_a_failed_snapshot_leaves_nothing_and_the_next_run_takes_it(database: Prepared, tmp_path: Path) -> None:
+    """``HistoricalBalanceServiceTest.shouldResetTreasuryExistsOnFailureAndSucceedOnNextCall``: the reference logs
+    the failure, forgets that it created the treasury and succeeds at the next event. Here the snapshot is part
+    of its file's transaction: the failure rolls back the file, the treasury and every snapshot row, and the next
+    run writes them all (the treasury created then)."""
+    url = database.owner_url
+    rules = SnapshotRules()
+    _setup(url, treasury=False)
+    _previous_snapshot(url)
+    at = PREV + MIN_FREQUENCY
+
+    async def conflict(conn: asyncpg.Connection) -> None:  # a row the snapshot will collide with
+        await write.copy_rows(
+            conn, "account_balance", [{"consensus_timestamp": at, "account_id": 1001, "balance": 1}]
+        )
+
+    _execute(url, conflict)
+    stream = Stream(tmp_path)
+    with pytest.raises(asyncpg.UniqueViolationError):
+        stream.parse(url, at, rules)
+    assert fetch(url, "select count(*) from record_file")[0][0] == 0
+    assert fetch(url, "select count(*) from entity where id = $1", TREASURY)[0][0] == 0
+    assert _files(url) == [(PREV, 1, False)]
+    assert _accounts_at(url, at) == {1001: 1}
+
+    async def resolve(conn: asyncpg.Connection) -> None:
+        await conn.execute("delete from account_balance where consensus_timestamp = $1", at)
+
+    _execute(url, resolve)
+    run(url, tmp_path / "streams", book=stream.book, balance_snapshots=rules)
+    assert fetch(url, "select count(*) from record_file")[0][0] == 1
+    assert _files(url)[-1] == (at, 6, True)
+    assert _accounts_at(url, at)[TREASURY] == 0
