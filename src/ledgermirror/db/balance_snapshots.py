@@ -147,50 +147,59 @@ async def save_balance_file(
 
 _SEED_ENTITIES = """
 insert into entity (id, num, realm, shard, balance, balance_timestamp, deleted, timestamp_range, type)
-select d.id, d.num, d.realm, d.shard, d.balance + coalesce(t.amount, 0), greatest($6, t.stamp), false,
-       int8range(0, null), 'ACCOUNT'
+select d.id, d.num, d.realm, d.shard, d.balance, $6, false, int8range(0, null), 'ACCOUNT'
 from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
   as d(id, num, realm, shard, balance)
-left join (
-  select entity_id, sum(amount)::bigint as amount, max(consensus_timestamp) as stamp from crypto_transfer
-  where consensus_timestamp > $6 and entity_id = any($1::bigint[])
-  group by entity_id
-) t on t.entity_id = d.id
 on conflict (id) do update set balance = excluded.balance, balance_timestamp = excluded.balance_timestamp
 """
 
 _SEED_TOKEN_ACCOUNTS = """
 insert into token_account (account_id, token_id, associated, balance, balance_timestamp, created_timestamp,
                            timestamp_range)
-select d.account_id, d.token_id, true, d.balance + coalesce(t.amount, 0), greatest($4, t.stamp), $4,
-       int8range($4, null)
+select d.account_id, d.token_id, true, d.balance, $4, $4, int8range($4, null)
 from unnest($1::bigint[], $2::bigint[], $3::bigint[]) as d(account_id, token_id, balance)
-left join (
-  select account_id, token_id, sum(amount)::bigint as amount, max(stamp) as stamp from (
-    select account_id, token_id, amount, consensus_timestamp as stamp from token_transfer
-    where consensus_timestamp > $4
+on conflict (account_id, token_id) do update set balance = excluded.balance,
+  balance_timestamp = excluded.balance_timestamp
+"""
+
+_TAKE_BACK_ENTITIES = """
+update entity e set balance = e.balance - t.amount, balance_timestamp = greatest(e.balance_timestamp, $2)
+from (
+  select entity_id, sum(amount)::bigint as amount from crypto_transfer
+  where consensus_timestamp <= $2 and entity_id = any($1::bigint[])
+  group by entity_id
+) t
+where e.id = t.entity_id
+"""
+
+_TAKE_BACK_TOKEN_ACCOUNTS = """
+update token_account a set balance = a.balance - t.amount, balance_timestamp = greatest(a.balance_timestamp, $3)
+from (
+  select account_id, token_id, sum(amount)::bigint as amount from (
+    select account_id, token_id, amount from token_transfer where consensus_timestamp <= $3
     union all
-    select (n.moved ->> side)::bigint, (n.moved ->> 'token_id')::bigint, change, n.consensus_timestamp
+    select (n.moved ->> side)::bigint, (n.moved ->> 'token_id')::bigint, change
     from (
-      select consensus_timestamp, jsonb_array_elements(nft_transfer) as moved from transaction
-      where consensus_timestamp > $4 and nft_transfer is not null
+      select jsonb_array_elements(nft_transfer) as moved from transaction
+      where consensus_timestamp <= $3 and nft_transfer is not null
     ) n
     cross join (values ('receiver_account_id', 1), ('sender_account_id', -1)) as sides(side, change)
     where n.moved ->> side is not null
   ) moves
   group by account_id, token_id
-) t on t.account_id = d.account_id and t.token_id = d.token_id
-on conflict (account_id, token_id) do update set balance = excluded.balance,
-  balance_timestamp = excluded.balance_timestamp
+) t
+join unnest($1::bigint[], $2::bigint[]) as d(account_id, token_id)
+  on d.account_id = t.account_id and d.token_id = t.token_id
+where a.account_id = t.account_id and a.token_id = t.token_id
 """
 
 
 async def seed_entities(
     conn: asyncpg.Connection, balances: list[tuple[int, int, int, int, int]], timestamp: int
 ) -> int:
-    """Balances of a snapshot taken at ``timestamp`` onto ``entity``, plus the transfers already written after it
-    (the reference's ``InitializeEntityBalanceMigration``): (id, num, realm, shard, balance) per account; a
-    missing account is created (type ACCOUNT, range ``[0, ∞)``). Returns the rows written."""
+    """Balances of a snapshot taken at ``timestamp`` onto ``entity``, before the first unit's rows so its
+    transfers add to them: (id, num, realm, shard, balance) per account; a missing account is created (type
+    ACCOUNT, range ``[0, ∞)``). Returns the rows written."""
     if not balances:
         return 0
     ids, nums, realms, shards, amounts = (list(column) for column in zip(*balances, strict=True))
@@ -200,12 +209,23 @@ async def seed_entities(
 async def seed_token_accounts(
     conn: asyncpg.Connection, balances: list[tuple[int, int, int]], timestamp: int
 ) -> int:
-    """(account, token, balance) of a snapshot at ``timestamp`` onto ``token_account`` (associated), plus the
-    token transfers and NFT moves already written after it (the reference's ``TokenAccountBalanceMigration``)."""
+    """(account, token, balance) of a snapshot at ``timestamp`` onto ``token_account`` (associated)."""
     if not balances:
         return 0
     accounts, tokens, amounts = (list(column) for column in zip(*balances, strict=True))
     return _count(await conn.execute(_SEED_TOKEN_ACCOUNTS, accounts, tokens, amounts, timestamp))
+
+
+async def take_back_before(
+    conn: asyncpg.Connection, accounts: list[int], token_accounts: list[tuple[int, int]], timestamp: int
+) -> None:
+    """After the first unit's rows: take back what its transfers (and NFT moves) at or before ``timestamp`` added
+    to the seeded balances, which already hold them (the first record file may begin before the snapshot)."""
+    if accounts:
+        await conn.execute(_TAKE_BACK_ENTITIES, accounts, timestamp)
+    if token_accounts:
+        holders, tokens = (list(column) for column in zip(*token_accounts, strict=True))
+        await conn.execute(_TAKE_BACK_TOKEN_ACCOUNTS, holders, tokens, timestamp)
 
 
 async def save_balance_rows(

@@ -36,7 +36,7 @@ from ledgermirror.importer.balance_snapshots import BalanceSnapshots
 from ledgermirror.importer.errors import ImporterError, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balances
+from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balances, settle_seeded
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.batch_writer import write_batch
 from ledgermirror.importer.handlers.item import ItemError
@@ -156,11 +156,15 @@ async def write_files(
         group.tables.update(saved)
         rows += sum(saved.values())
         position.pending_book = None
+    seeded = position.pending_balances
+    if seeded is not None:  # before the unit's rows, whose transfers add to it
+        seeded_rows = await seed_balances(conn, seeded)
+        group.tables.update(seeded_rows)
+        rows += sum(seeded_rows.values())
     counts = await write_batch(conn, batch)
     counts.update(await write.copy_rows(conn, "record_file", record_rows))
-    if position.pending_balances is not None:  # after the unit's transfers, which it adds those after it of
-        for table, written in (await seed_balances(conn, position.pending_balances)).items():
-            counts[table] = counts.get(table, 0) + written
+    if seeded is not None:
+        await settle_seeded(conn, seeded)
         position.pending_balances = None
     group.tables.update(counts)
     rows += sum(counts.values())

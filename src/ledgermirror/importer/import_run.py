@@ -73,6 +73,10 @@ def run(args: argparse.Namespace, owner_url: str, settings: Settings | None = No
         return EXIT_USAGE
     try:
         options = options_of(args, settings)
+        if options.balance_files and (args.stream == "blocks" or args.source.startswith("grpc://")):
+            raise ImporterError(
+                "--balance-files starts a record stream import (balance files lie beside record files)"
+            )
         if args.source.startswith("grpc://"):
             open_block_node_source(args.source)  # a bad block node address too
         else:

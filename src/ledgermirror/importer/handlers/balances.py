@@ -4,9 +4,11 @@
 
 The stream never gives genesis accounts (0.0.2, node and system accounts, ...) a balance, and a mirror that starts
 mid-stream never sees the transfers before its first file: running balances only add to rows that exist. The
-snapshot's balances are written after the first unit's rows, plus that unit's transfers after the snapshot's
-timestamp (reference §1.8: the ``InitializeEntityBalanceMigration`` and ``TokenAccountBalanceMigration`` of the
-first balance file).
+snapshot's balances are written before the first unit's rows (so its transfers add to them, and anything that
+reads balances while writing it, node stakes, sees them), and what that unit's transfers at or before the
+snapshot's timestamp added is taken back after them (the result of the reference's
+``InitializeEntityBalanceMigration`` and ``TokenAccountBalanceMigration``: the file's balances plus the transfers
+after it).
 """
 
 from __future__ import annotations
@@ -63,9 +65,9 @@ def snapshot_of_file(file: BalanceFile) -> BalanceSnapshot:
 
 
 async def seed_balances(conn: asyncpg.Connection, snapshot: BalanceSnapshot) -> dict[str, int]:
-    """Write the snapshot's balances onto ``entity`` and ``token_account`` (creating missing rows), after the
-    first unit's rows; for a network balance file also its ``account_balance``, ``token_balance`` and
-    ``account_balance_file`` rows. Returns rows per table."""
+    """Before the first unit's rows: the snapshot's balances onto ``entity`` and ``token_account`` (creating
+    missing rows), so the unit's transfers add to them; for a network balance file also its ``account_balance``,
+    ``token_balance`` and ``account_balance_file`` rows. Returns rows per table."""
     load_start = time.time_ns() // 1_000_000
     at = snapshot.consensus_timestamp
     rows = [
@@ -95,3 +97,15 @@ async def seed_balances(conn: asyncpg.Connection, snapshot: BalanceSnapshot) -> 
         )
         counts["account_balance_file"] = 1
     return counts
+
+
+async def settle_seeded(conn: asyncpg.Connection, snapshot: BalanceSnapshot) -> None:
+    """After the first unit's rows: its transfers at or before the snapshot's timestamp are already in the
+    snapshot's balances, so what they added is taken back (the reference's balance migrations add the transfers
+    after the file to its balances: the same result)."""
+    await balance_snapshots.take_back_before(
+        conn,
+        [account for account, _ in snapshot.balances],
+        [(account, token) for account, token, _ in snapshot.tokens],
+        snapshot.consensus_timestamp,
+    )
