@@ -69,6 +69,7 @@ class SnapshotClock:
     last: int | None
     first_end: int | None
     treasury_checked: bool = False
+    """The treasury was checked (made if missing) in this transaction."""
 
     def due(self, consensus_end: int, rules: SnapshotRules) -> bool:
         if self.first_end is None:
