@@ -122,6 +122,20 @@ class Settings:
     """PostgreSQL connections of the gRPC server (plus one that listens for commits)."""
     grpc_check_topic_exists: bool = True
     """Refuse a subscription to a topic with no ``entity`` row (``NOT_FOUND``), as the reference does."""
+    import_balance_snapshot_enabled: bool = True
+    """``ledgermirror import`` writes a balance snapshot (``account_balance``, ``token_balance`` and a synthetic
+    ``account_balance_file`` row) in the transaction of the record file that makes one due (the reference's
+    ``parser.record.historicalBalance.enabled``)."""
+    import_balance_snapshot_min_frequency_seconds: Annotated[int, Range(900, 604_800)] = 900
+    """Consensus seconds from one snapshot to the next (15 minutes to 7 days, as the reference allows)."""
+    import_balance_snapshot_initial_delay_seconds: Annotated[int, Range(120)] = 120
+    """With no snapshot yet, snapshots count from the first record file's end plus this (at least 2 minutes)."""
+    import_balance_snapshot_token_balances: bool = True
+    """Snapshots include ``token_balance`` rows."""
+    import_balance_files: bool = False
+    """``ledgermirror import`` into an empty database starts from the network's signed account balance file
+    (``accountBalances/``, CSV v1/v2 or protobuf) nearest at or before the start, verified, as the reference's
+    balance downloader (off by default there too); ``--balance-files`` for one run."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN", "FATAL", "NOTSET"] = "INFO"
     """A level name of Python's ``logging`` (any case)."""
     log_format: Literal["auto", "json", "text"] = "auto"

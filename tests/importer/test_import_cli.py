@@ -67,6 +67,11 @@ def test_usage_errors_exit_2(database: Prepared, tmp_path: Path) -> None:
         ("--source", "ftp://example/x", "--once"),
         ("--source", str(tmp_path / "missing"), "--once"),
         ("--source", str(RECORDS), "--start-date", "yesterday", "--once"),
+        ("--source", str(RECORDS), "--balance-files", "--stream", "blocks", "--once"),
+        (  # --balance-files and --initial-balances exclude each other
+            *("--source", str(RECORDS), "--address-book", str(SIGNING_BOOK), "--balance-files", "--once"),
+            *("--initial-balances", str(SIGNING_BOOK)),
+        ),
     ):
         done = subprocess.run(
             _command(*arguments), env=_environment(database), capture_output=True, timeout=120, check=False

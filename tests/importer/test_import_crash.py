@@ -1,5 +1,7 @@
 """An import stopped at random points (the task cancelled and its connection dropped, as a crash looks to the
-database) and restarted ends with exactly the tables of an uninterrupted run."""
+database) and restarted ends with exactly the tables of an uninterrupted run. The stream spans 40 minutes of
+consensus time, so the run writes balance snapshots (a full one, then a deduplicated one): no restart leaves half
+a snapshot or adds a second one."""
 
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ pytestmark = pytest.mark.usefixtures("ledger")
 FILES = 200
 ITEMS_PER_FILE = 4
 START = 1_710_000_000 * 1_000_000_000
+SPACING = 12_000_000_000
+"""Record files 12 s apart: 200 of them span 40 minutes, two balance snapshots."""
 INTERRUPTIONS = 20
 KILLS = 3
 _TABLES = (
@@ -35,7 +39,10 @@ _TABLES = (
 )
 _COLUMNS = "select column_name from information_schema.columns where table_name = $1 order by 1"
 _DIGEST = "select md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from (select {} from \"{}\") r"
-_WALL_CLOCK_COLUMNS = {"record_file": ("load_start", "load_end")}
+_WALL_CLOCK_COLUMNS = {
+    "record_file": ("load_start", "load_end"),
+    "account_balance_file": ("load_start", "load_end"),
+}
 
 
 def _write_stream(root: Path) -> Path:
@@ -43,7 +50,7 @@ def _write_stream(root: Path) -> Path:
     (root / "book.bin").write_bytes(stream_writer.address_book(keys))
     running = signed_streams.GENESIS_HASH
     for number in range(FILES):
-        first = START + number * 2_000_000_000
+        first = START + number * SPACING
         items = [
             signed_streams.file_update(first + index, 1000 + (number + index) % 7, f"{number}.{index}".encode())
             for index in range(ITEMS_PER_FILE)
@@ -146,7 +153,9 @@ def test_interrupted_imports_end_with_the_tables_of_one_run(
     expected, resumed, progress = asyncio.run(scenario())
     assert 0 < progress < FILES  # the interrupted runs committed part of the stream
     assert resumed == expected
-    assert table_counts(url)["record_file"] == FILES
+    counts = table_counts(url)
+    assert counts["record_file"] == FILES
+    assert counts["account_balance_file"] == 2
 
 
 def test_killed_importer_processes_resume_to_the_same_tables(
@@ -175,6 +184,7 @@ def test_killed_importer_processes_resume_to_the_same_tables(
             kills += 1
         process.wait(timeout=30)
     assert kills >= 1
+    assert table_counts(url).get("account_balance_file", 0) <= 2
     done = subprocess.run(command, env=environment, capture_output=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr.decode()
     assert asyncio.run(_digest(url)) == expected

@@ -61,6 +61,11 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "import_synthetic_log_evm_lookup": ("false", False),
         "pagination_probe": ("0", False),
         "fee_estimate_described_form": ("1", True),
+        "import_balance_snapshot_enabled": ("false", False),
+        "import_balance_snapshot_min_frequency_seconds": ("1800", 1800),
+        "import_balance_snapshot_initial_delay_seconds": ("300", 300),
+        "import_balance_snapshot_token_balances": ("no", False),
+        "import_balance_files": ("true", True),
         "users": (
             json.dumps([{"username": "a", "password_hash": HASH}]),
             (ApiUser("a", HASH, None), ApiUser("b", HASH, 7)),  # and the file's, after the variable's
@@ -165,6 +170,20 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "LEDGERMIRROR_STATUS_CACHE_SECONDS",
             "-5",
             "LEDGERMIRROR_STATUS_CACHE_SECONDS must be at least 0, not '-5'",
+        ),
+    ],
+    "int in 900..604800": [
+        (
+            "LEDGERMIRROR_IMPORT_BALANCE_SNAPSHOT_MIN_FREQUENCY_SECONDS",
+            "60",
+            "LEDGERMIRROR_IMPORT_BALANCE_SNAPSHOT_MIN_FREQUENCY_SECONDS must be from 900 to 604800, not '60'",
+        ),
+    ],
+    "int at least 120": [
+        (
+            "LEDGERMIRROR_IMPORT_BALANCE_SNAPSHOT_INITIAL_DELAY_SECONDS",
+            "119",
+            "LEDGERMIRROR_IMPORT_BALANCE_SNAPSHOT_INITIAL_DELAY_SECONDS must be at least 120, not '119'",
         ),
     ],
     "float at least 1": [

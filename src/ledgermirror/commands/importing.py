@@ -13,8 +13,6 @@ def run(args: argparse.Namespace, settings: Settings, log_format: str) -> int:
     """``ledgermirror import`` (``cli.COMMANDS``)."""
     prepared = prepare(settings)
     try:
-        return import_run.run(
-            args, prepared.owner_url, synthetic_log_evm_lookup=settings.import_synthetic_log_evm_lookup
-        )
+        return import_run.run(args, prepared.owner_url, settings)
     finally:
         prepared.stop()

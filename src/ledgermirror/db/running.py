@@ -115,37 +115,6 @@ async def clear_proxy_endpoint_sentinels(conn: asyncpg.Connection, node_ids: Seq
         await conn.execute(_CLEAR_PROXY_SENTINELS, list(node_ids))
 
 
-_SEED_ENTITY_BALANCES = """
-insert into entity (id, num, realm, shard, balance, balance_timestamp, deleted, timestamp_range, type)
-select d.id, d.num, d.realm, d.shard, d.balance, $6, false, int8range(0, null), 'ACCOUNT'
-from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])
-  as d(id, num, realm, shard, balance)
-on conflict (id) do update set balance = excluded.balance, balance_timestamp = excluded.balance_timestamp
-"""
-
-
-async def seed_entity_balances(
-    conn: asyncpg.Connection, balances: Sequence[tuple[int, int, int, int, int]], consensus_timestamp: int
-) -> int:
-    """An initial balance snapshot: (id, num, realm, shard, balance) per account. Missing accounts are created
-    with only their id parts, the balance, ``deleted = false``, range ``[0, ∞)`` and type ACCOUNT (the
-    reference's ``InitializeEntityBalanceMigration`` leaves the type to its default); existing ones take the
-    balance. Returns the rows written."""
-    if not balances:
-        return 0
-    ids, nums, realms, shards, amounts = zip(*balances, strict=True)
-    status = await conn.execute(
-        _SEED_ENTITY_BALANCES,
-        list(ids),
-        list(nums),
-        list(realms),
-        list(shards),
-        list(amounts),
-        consensus_timestamp,
-    )
-    return _count(status)
-
-
 _CONTRACT_TYPE = "update entity set type = 'CONTRACT' where id = any($1::bigint[]) and type <> 'CONTRACT'"
 _CONTRACT_TYPE_HISTORY = (
     "update entity_history set type = 'CONTRACT' where id = any($1::bigint[]) and type <> 'CONTRACT'"

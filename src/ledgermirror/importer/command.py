@@ -52,6 +52,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="FILE",
         help="an AllAccountBalances snapshot (*_Balances.pb[.gz]) giving an empty database its genesis balances",
     )
+    command.add_argument(
+        "--balance-files",
+        action="store_true",
+        help="empty database: start from the signed account balance file (accountBalances/) nearest at or before "
+        "the start, with its HBAR and token balances (LEDGERMIRROR_IMPORT_BALANCE_FILES)",
+    )
     command.add_argument("--once", action="store_true", help="import what is there, then exit")
     command.add_argument(
         "--network",

@@ -11,7 +11,8 @@ items) while catching up. Per unit, in stream order:
    state past it;
 3. the batch is written (:func:`write_files`: the batch, then the ``record_file`` rows) at the end of the
    transaction, or before the next unit is verified when a unit changes the node set (0.0.101/0.0.102, node
-   stakes), since the next unit is checked against it;
+   stakes), since the next unit is checked against it, or when the unit makes a balance snapshot due (written
+   right after it, in its transaction: ``importer/balance_snapshots.py``);
 4. :meth:`Driver.commit_group` commits: the import's only commit point.
 
 The state the next unit is checked against (:class:`Position`, and the kind's own) is copied for each
@@ -33,12 +34,13 @@ import asyncpg
 from ledgermirror.db import address_books, import_state, write
 from ledgermirror.db.commit_notify import notify_commit
 from ledgermirror.importer.address_book import AddressBook, read_address_book
+from ledgermirror.importer.balance_snapshots import BalanceSnapshots
 from ledgermirror.importer.block_verify import BlockLink
 from ledgermirror.importer.errata import rows_with_errata
 from ledgermirror.importer.errors import ImporterError, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
-from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balances
+from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balances, settle_seeded
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.batch_writer import write_batch
 from ledgermirror.importer.handlers.item import ItemError
@@ -168,13 +170,16 @@ async def write_files(
         group.tables.update(saved)
         rows += sum(saved.values())
         position.pending_book = None
-    if position.pending_balances is not None:
-        seeded = await seed_balances(conn, position.pending_balances)
-        group.tables["entity"] += seeded
-        rows += seeded
-        position.pending_balances = None
+    seeded = position.pending_balances
+    if seeded is not None:  # before the unit's rows, whose transfers add to it
+        seeded_rows = await seed_balances(conn, seeded)
+        group.tables.update(seeded_rows)
+        rows += sum(seeded_rows.values())
     counts = await write_batch(conn, batch)
     counts.update(await write.copy_rows(conn, "record_file", record_rows))
+    if seeded is not None:
+        await settle_seeded(conn, seeded)
+        position.pending_balances = None
     group.tables.update(counts)
     rows += sum(counts.values())
     if batch.address_book_changed or counts.get("address_book"):
@@ -217,6 +222,7 @@ class Driver(Generic[S]):
         self.state = state
         self.stats = ImportStats()
         self.reached_end = False
+        self.snapshots = BalanceSnapshots(options.balance_snapshots)
 
     async def wait(self, seconds: float) -> None:
         """Wait ``seconds``, or until stopped."""
@@ -244,9 +250,11 @@ class Driver(Generic[S]):
         group = ImportStats()
         started = time.perf_counter()
         async with self.conn.transaction():
+            await self.snapshots.begin(self.conn)
             refused = await self._write_group(units, state, group)
             await units.before_commit(state, group)
             await notify_commit(self.conn, group.last_consensus_end)  # delivered when the transaction commits
+        self.snapshots.committed()
         self._committed(group, time.perf_counter() - started)
         return group, refused
 
@@ -283,10 +291,15 @@ class Driver(Generic[S]):
             group.items += record.count
             group.last_name, group.last_consensus_end = record.name, record.consensus_end
             group.write_seconds += time.perf_counter() - built
-            if batch.address_book_changed or has_node_stakes(batch):
+            snapshot_due = self.snapshots.due(record.consensus_end)
+            if batch.address_book_changed or has_node_stakes(batch) or snapshot_due:
                 group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
                 batch = batch_of(options)
                 record_rows = []
+            if snapshot_due:  # the balances after this file, in its transaction
+                snapshot_rows = await self.snapshots.take(self.conn, record.consensus_end)
+                group.tables.update(snapshot_rows)
+                group.rows += sum(snapshot_rows.values())
         group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
         return refused
 

@@ -13,6 +13,7 @@ import sys
 import asyncpg
 
 from ledgermirror.db import import_state
+from ledgermirror.importer.balance_snapshots import SnapshotRules
 from ledgermirror.importer.block_node import open_block_node_source
 from ledgermirror.importer.cutover import run_stream
 from ledgermirror.importer.errors import ImporterError, StreamFileError
@@ -20,6 +21,7 @@ from ledgermirror.importer.options import DEFAULT_FILES_PER_TRANSACTION, ImportO
 from ledgermirror.importer.progress import Progress, progress_for
 from ledgermirror.importer.sources import SourceError, open_store
 from ledgermirror.metrics.importer import ImporterMetrics, MetricsProgress, serve
+from ledgermirror.settings import Settings
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
@@ -27,7 +29,20 @@ EXIT_SOURCE = 4
 EXIT_PORT = 5
 
 
-def options_of(args: argparse.Namespace, *, synthetic_log_evm_lookup: bool = True) -> ImportOptions:
+def snapshot_rules(settings: Settings) -> SnapshotRules | None:
+    """The balance snapshot settings (``LEDGERMIRROR_IMPORT_BALANCE_SNAPSHOT_*``); None when disabled."""
+    if not settings.import_balance_snapshot_enabled:
+        return None
+    return SnapshotRules(
+        min_frequency_ns=settings.import_balance_snapshot_min_frequency_seconds * 1_000_000_000,
+        initial_delay_ns=settings.import_balance_snapshot_initial_delay_seconds * 1_000_000_000,
+        token_balances=settings.import_balance_snapshot_token_balances,
+        shard=settings.shard,
+        realm=settings.realm,
+    )
+
+
+def options_of(args: argparse.Namespace, settings: Settings | None = None) -> ImportOptions:
     try:
         start = parse_date(args.start_date) if args.start_date else None
         end = parse_date(args.end_date) if args.end_date else None
@@ -45,18 +60,25 @@ def options_of(args: argparse.Namespace, *, synthetic_log_evm_lookup: bool = Tru
         files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
         require_verified_proofs=args.require_verified_proofs,
         network=args.network,
-        synthetic_log_evm_lookup=synthetic_log_evm_lookup,
+        synthetic_log_evm_lookup=settings.import_synthetic_log_evm_lookup if settings is not None else True,
+        balance_snapshots=snapshot_rules(settings or Settings()),
+        balance_files=bool(getattr(args, "balance_files", False))
+        or (settings is not None and settings.import_balance_files),
     )
 
 
-def run(args: argparse.Namespace, owner_url: str, *, synthetic_log_evm_lookup: bool = True) -> int:
+def run(args: argparse.Namespace, owner_url: str, settings: Settings | None = None) -> int:
     if args.status:
         return asyncio.run(_status(owner_url))
     if not args.source:
         print("ledgermirror: import needs --source (or --status)", file=sys.stderr)
         return EXIT_USAGE
     try:
-        options = options_of(args, synthetic_log_evm_lookup=synthetic_log_evm_lookup)
+        options = options_of(args, settings)
+        if options.balance_files and (args.stream == "blocks" or args.source.startswith("grpc://")):
+            raise ImporterError(
+                "--balance-files starts a record stream import (balance files lie beside record files)"
+            )
         if args.source.startswith("grpc://"):
             open_block_node_source(args.source)  # a bad block node address too
         else:

@@ -6,6 +6,10 @@ import calendar
 from dataclasses import dataclass
 from pathlib import Path
 
+from ledgermirror.importer.balance_snapshots import SnapshotRules
+
+DEFAULT_SNAPSHOT_RULES = SnapshotRules()
+
 DEFAULT_FILES_PER_TRANSACTION = 50
 
 
@@ -35,6 +39,11 @@ class ImportOptions:
     """Synthetic ``Transfer`` logs get their parties' EVM addresses and a real bloom at the end of each file
     (``LEDGERMIRROR_IMPORT_SYNTHETIC_LOG_EVM_LOOKUP``, the reference's
     ``persist.syntheticContractLogEvmAddressLookup``)."""
+    balance_snapshots: SnapshotRules | None = DEFAULT_SNAPSHOT_RULES
+    """Balance snapshots while importing (``importer/balance_snapshots.py``); None: none."""
+    balance_files: bool = False
+    """An empty database starts from the network's verified account balance file nearest at or before the start
+    (``importer/balance_files.py``)."""
     require_verified_proofs: bool = False
     """Blocks: refuse a block whose proof cannot be verified here (TSS, state proofs) instead of accepting it
     as chain-verified only."""

@@ -36,6 +36,7 @@ import asyncpg
 
 from ledgermirror.db import import_state
 from ledgermirror.db.import_state import LastRecordFile
+from ledgermirror.importer.balance_files import start_from_balance_file
 from ledgermirror.importer.downloader import (
     Candidate,
     FileUnavailable,
@@ -131,6 +132,8 @@ async def run_import(
     async with sole_importer(conn):
         last = await import_state.last_record_file(conn)
         position = await initial_position(conn, options, last)
+        if last is None and options.balance_files:
+            options = dataclasses.replace(options, start=await start_from_balance_file(store, position, options))
         driver = Driver(conn, options, stop or asyncio.Event(), progress or LogProgress(), position)
         if last is not None:
             driver.stats.last_name, driver.stats.last_consensus_end = last.name, last.consensus_end

@@ -44,6 +44,7 @@ from ledgermirror.simulator import (
     system,
     truth,
 )
+from ledgermirror.simulator.balance_files import BalanceFiles
 from ledgermirror.simulator.emitter import Emitter, StreamItem
 from ledgermirror.simulator.ledger_state import TREASURY, Ledger, genesis_balances
 from ledgermirror.simulator.mix import Mix
@@ -116,6 +117,7 @@ def simulate(
     listed: list[dict[str, Any]] = []
     per_file = tps * FILE_SECONDS
     gap = FILE_SECONDS * 1_000_000_000 // per_file
+    balances_out = BalanceFiles(start, folders, node_keys)
     for index in range(file_count):
         file_start = start + index * FILE_SECONDS * 1_000_000_000
         _schedule_system_work(mix, protos, node_keys, index, file_count)
@@ -132,6 +134,8 @@ def simulate(
         data = _record_file(protos, items, running, index, version)
         running = data.end_running_hash
         written += output.write(index, data, items)
+        if fmt == "records":  # the state after the file
+            balances_out.after_file(protos, ledger, items[-1].consensus_timestamp)
         sidecars += data.sidecar is not None
         names.append(data.name)
         listed.append(
@@ -161,6 +165,7 @@ def simulate(
         "tps": tps,
         "address_book": "addressbook.bin",
         "initial_balances": INITIAL_BALANCES,
+        "balance_files": balances_out.names,
         "layout": layout,
         "record_version": record_version,
         "folders": [str(folder.relative_to(out)) for folder in folders],

@@ -25,8 +25,8 @@ from ledgermirror.importer.handlers.batch import Batch
 stream = importlib.import_module("hiero_sdk_python.hapi.streams.account_balance_file_pb2")
 
 
-def seed(url: str, snapshot: BalanceSnapshot) -> int:
-    async def main() -> int:
+def seed(url: str, snapshot: BalanceSnapshot) -> dict[str, int]:
+    async def main() -> dict[str, int]:
         conn = await asyncpg.connect(url)
         try:
             return await seed_balances(conn, snapshot)
@@ -50,7 +50,7 @@ def test_snapshot_then_transfers(ledger: Ledger) -> None:
     )
     snapshot = read_balance_snapshot(gzip.compress(message.SerializeToString()))
     assert snapshot == BalanceSnapshot(T0, ((PAYER, 5_000), (98, 10)))
-    assert seed(ledger.url, snapshot) == 2
+    assert seed(ledger.url, snapshot) == {"entity": 2, "token_account": 0}
     import_items(ledger.url, crypto_transfer([(PAYER, -100), (98, 100)], at=T0 + 1, fee=4))
     rows = fetch(
         ledger.url, "select id, balance, balance_timestamp, type, timestamp_range from entity order by id"
