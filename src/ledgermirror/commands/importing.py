@@ -13,6 +13,7 @@ def run(args: argparse.Namespace, settings: Settings, log_format: str) -> int:
     """``ledgermirror import`` (``cli.COMMANDS``)."""
     prepared = prepare(settings)
     try:
-        return import_run.run(args, prepared.owner_url)
+        embedded = prepared.embedded
+        return import_run.run(args, prepared.owner_url, embedded.ensure_running if embedded is not None else None)
     finally:
         prepared.stop()

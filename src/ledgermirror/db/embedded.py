@@ -67,19 +67,40 @@ class EmbeddedPostgres:
         except cluster.ClusterError as error:
             raise EmbeddedStartError(str(error)) from error
         except (subprocess.SubprocessError, AssertionError, OSError, RuntimeError) as error:
-            cause = cluster.last_server_error(pgdata / "log") or f"{type(error).__name__}: {error}"
-            raise EmbeddedStartError(
-                f"the embedded PostgreSQL in {pgdata} did not start: {cause} (its log: {pgdata / 'log'})"
-            ) from error
+            raise _start_failure(pgdata, error) from error
         conf = pgdata / "postgresql.conf"
         if write_checkpoint_settings(conf) | write_throwaway_settings(conf, throwaway=not self.durable):
             os.kill(self._server.get_pid(), signal.SIGHUP)  # the postmaster re-reads its configuration
         return str(self._server.get_uri())
 
+    def ensure_running(self) -> None:
+        """Start the server again if it is gone (its postmaster killed, or stopped by someone else), repairing
+        what it left as :meth:`start` does; nothing when it runs. Raises :class:`EmbeddedStartError`."""
+        if self._server is None:
+            self.start()
+            return
+        pgdata = self.pgdata.resolve()
+        try:
+            with cluster.folder_lock(pgdata):
+                cluster.clear_stale_lock(pgdata)
+                cluster.wait_until_ready(pgdata, READY_SECONDS)
+                self._server.ensure_postgres_running()
+        except cluster.ClusterError as error:
+            raise EmbeddedStartError(str(error)) from error
+        except (subprocess.SubprocessError, AssertionError, OSError, RuntimeError) as error:
+            raise _start_failure(pgdata, error) from error
+
     def stop(self) -> None:
         if self._server is not None:
             self._server.cleanup()
             self._server = None
+
+
+def _start_failure(pgdata: Path, error: BaseException) -> EmbeddedStartError:
+    cause = cluster.last_server_error(pgdata / "log") or f"{type(error).__name__}: {error}"
+    return EmbeddedStartError(
+        f"the embedded PostgreSQL in {pgdata} did not start: {cause} (its log: {pgdata / 'log'})"
+    )
 
 
 def _system_user(pgdata: Path) -> str | None:

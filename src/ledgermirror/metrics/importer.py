@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from ledgermirror.importer.progress import ImportStats, Progress
 
 STAGES = ("download", "signatures", "verify", "write")
+DATABASE_FAULT_CAUSES = ("unavailable", "disk_full")
+"""The causes ``importer/outage.py`` names (this module imports nothing of the importer)."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -78,6 +80,22 @@ class ImporterMetrics:
             "Now minus the consensus end of the newest imported file (computed at scrape time)",
             registry=self.registry,
         )
+        self.database_faults = PromCounter(
+            "ledgermirror_importer_database_faults",
+            "Imports ended by the database: unavailable (restarting, unreachable) or disk_full; each retried "
+            "while following",
+            ["cause"],
+            registry=self.registry,
+        )
+        self.waiting_for_database = Gauge(
+            "ledgermirror_importer_waiting_for_database",
+            "1 while the importer waits to try again after a fault of the database, by cause",
+            ["cause"],
+            registry=self.registry,
+        )
+        for cause in DATABASE_FAULT_CAUSES:
+            self.database_faults.labels(cause)
+            self.waiting_for_database.labels(cause).set(0)
         self._newest: float | None = None
         self.lag.set_function(self._lag)
         for stage in STAGES:
@@ -122,6 +140,13 @@ class ImporterMetrics:
         if stats.last_consensus_end is not None:
             self._newest = stats.last_consensus_end / 1e9
             self.last_consensus.set(self._newest)
+
+    def database_fault(self, cause: str | None) -> None:
+        """The importer starts waiting after a fault of the database (``cause``), or stops waiting (None)."""
+        for known in DATABASE_FAULT_CAUSES:
+            self.waiting_for_database.labels(known).set(1 if known == cause else 0)
+        if cause is not None:
+            self.database_faults.labels(cause).inc()
 
     def refused(self, error: Exception) -> None:
         """A refused file counts under its check; a source that failed (listing, download) as a source error."""
