@@ -41,17 +41,23 @@ def database_fault(error: BaseException, *, connection_lost: bool) -> DatabaseFa
     if isinstance(error, asyncpg.DiskFullError):
         return DatabaseFault(
             DISK_FULL,
-            f"the database's disk is full ({error}); nothing of the open transaction was written: free space on "
-            "the database's disk (the data folder, or the server's) and the import continues where it stopped",
+            f"the database's disk is full ({_first_line(error)}); nothing of the open transaction was written: "
+            "free space on the database's disk (the data folder, or the server's) and the import continues where "
+            "it stopped",
         )
     if isinstance(error, _ALWAYS_THE_DATABASE) or (isinstance(error, CONNECTION_FAILURES) and connection_lost):
-        detail = str(error) or type(error).__name__
+        detail = _first_line(error) or type(error).__name__
         return DatabaseFault(
             UNAVAILABLE,
             f"the database is unavailable ({detail}); nothing of the open transaction was written: the import "
             "continues where it stopped once the database answers",
         )
     return None
+
+
+def _first_line(error: BaseException) -> str:
+    """The error's message without the hint and detail lines asyncpg adds."""
+    return str(error).strip().partition("\n")[0]
 
 
 def next_wait(seconds: float, ceiling: float) -> float:
