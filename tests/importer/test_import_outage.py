@@ -12,10 +12,13 @@ import sys
 import time
 from pathlib import Path
 
+import asyncpg
 import pytest
 from tests.importer.test_import_crash import FILES, _count, _digest, _import, _write_stream
 from tests.support import Ledger, start_server, stop_server
 
+from ledgermirror.importer.outage import DISK_FULL, UNAVAILABLE, database_fault
+from ledgermirror.metrics.importer import DATABASE_FAULT_CAUSES
 from ledgermirror.runtime import Prepared
 
 pytestmark = pytest.mark.usefixtures("ledger")
@@ -113,3 +116,32 @@ def test_once_stops_with_the_database_status_and_a_restart_ends_the_same(
     )
     assert again.returncode == 0, again.stderr
     assert asyncio.run(_digest(url)) == expected
+
+
+@pytest.mark.parametrize(
+    ("error", "connection_lost", "cause"),
+    [
+        (asyncpg.DiskFullError('could not extend file "base/5/1": No space left on device'), False, "disk_full"),
+        (asyncpg.AdminShutdownError("terminating connection due to administrator command"), True, "unavailable"),
+        (asyncpg.CannotConnectNowError("the database system is starting up"), True, "unavailable"),
+        (
+            asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation"),
+            True,
+            "unavailable",
+        ),
+        (ConnectionResetError(104, "Connection reset by peer"), True, "unavailable"),
+        (ConnectionResetError(104, "Connection reset by peer"), False, None),  # the source's, not the database's
+        (TimeoutError(), False, None),
+        (asyncpg.UniqueViolationError("duplicate key value"), False, None),  # a bug, never retried
+        (ValueError("bad"), True, None),
+    ],
+)
+def test_which_failures_are_the_databases(error: BaseException, connection_lost: bool, cause: str | None) -> None:
+    fault = database_fault(error, connection_lost=connection_lost)
+    assert (fault.cause if fault is not None else None) == cause
+    if fault is not None:
+        assert "\n" not in fault.message
+
+
+def test_fault_causes_are_the_metrics_labels() -> None:
+    assert {DISK_FULL, UNAVAILABLE} == set(DATABASE_FAULT_CAUSES)
