@@ -21,6 +21,8 @@ import psutil
 import pytest
 from tests.cli.test_cli import COMMAND
 
+from ledgermirror.db.cluster import last_server_error
+
 Marker = Callable[[Path], bool]
 
 
@@ -202,3 +204,32 @@ def test_a_torn_lock_file_is_stale(data_dir: Path, text: str) -> None:
     _crash(data_dir)
     (_pgdata(data_dir) / "postmaster.pid").write_text(text)
     _started(data_dir)
+
+
+@pytest.mark.parametrize(
+    ("lines", "cause"),
+    [
+        (
+            [
+                "LOG:  startup process (PID 5) was terminated by signal 9: Killed",
+                "LOG:  aborting startup due to startup process failure",
+                "FATAL:  the database system is starting up",
+            ],
+            "aborting startup due to startup process failure",
+        ),
+        (
+            [
+                'PANIC:  could not write to file "pg_wal/xlogtemp.9": No space left on device',
+                "FATAL:  the database system is in recovery mode",
+            ],
+            'could not write to file "pg_wal/xlogtemp.9": No space left on device',
+        ),
+        (["LOG:  database system is ready to accept connections"], None),
+    ],
+)
+def test_why_a_server_did_not_start_is_its_log_s_cause(
+    tmp_path: Path, lines: list[str], cause: str | None
+) -> None:
+    log = tmp_path / "log"
+    log.write_text("".join(f"2026-11-27 22:08:13.314 UTC [15551] {line}\n" for line in lines))
+    assert last_server_error(log) == cause

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import asyncpg
@@ -37,7 +37,11 @@ PATHS = ("/api/v1/transactions?limit=5", "/api/v1/blocks?limit=2&order=desc", "/
 
 
 def _publish_plan(staging: Path, published: Path, steps: int) -> list[list[tuple[Path, Path]]]:
-    """The stream's files in ``steps`` batches in stream order (each file renamed into place: never half there)."""
+    """The stream's files in ``steps`` batches in stream order (each file renamed into place: never half there);
+    the node folders are made at once."""
+    for folder in staging.rglob("*"):
+        if folder.is_dir():
+            (published / folder.relative_to(staging)).mkdir(parents=True, exist_ok=True)
     moves = []
     for source in sorted(staging.rglob("*"), key=lambda path: (path.name, str(path))):
         if source.is_file():
@@ -129,10 +133,10 @@ def _connects(url: str) -> bool:
     return True
 
 
-def _until(condition: object, seconds: float, what: str) -> None:
+def _until(condition: Callable[[], bool], seconds: float, what: str, context: Callable[[], str] = str) -> None:
     deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}\n{context()}"
         time.sleep(0.1)
 
 
@@ -150,7 +154,8 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
 class _Chaos:
     """The processes under test: the importer (started again when killed), the embedded server it runs, the API."""
 
-    def __init__(self, environment: dict[str, str], importer_command: list[str], pgdata: Path) -> None:
+    def __init__(self, environment: dict[str, str], importer_command: list[str], pgdata: Path, log: Path) -> None:
+        self.log = log
         self.environment = environment
         self.importer_command = importer_command
         self.pgdata = pgdata
@@ -159,9 +164,13 @@ class _Chaos:
         self.kills: Counter[str] = Counter()
 
     def _start_importer(self) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            self.importer_command, env=self.environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+        with self.log.open("a") as log:  # every importer's log, for a failure's message
+            return subprocess.Popen(
+                self.importer_command, env=self.environment, stdout=subprocess.DEVNULL, stderr=log
+            )
+
+    def log_tail(self) -> str:
+        return "\n".join(self.log.read_text().splitlines()[-40:])
 
     def keep_importer(self) -> None:
         """What a supervisor does: start the importer again when it is gone."""
@@ -225,19 +234,20 @@ def _migrated(environment: dict[str, str]) -> None:
     assert migrated.returncode == 0, migrated.stderr
 
 
+def _stream(database: Prepared, staging: Path) -> tuple[Path, dict[str, str]]:
+    """The stream, and the digest of its uninterrupted import (on the suite's database)."""
+    staging.mkdir()
+    root = _write_stream(staging)
+    assert asyncio.run(_import(database.owner_url, root))
+    return root, asyncio.run(_digest(database.owner_url))
+
+
 @pytest.mark.usefixtures("ledger")
 def test_chaos_ends_with_the_tables_of_an_uninterrupted_import(
     database: Prepared, ledger: Ledger, tmp_path: Path, data_dir: Path
 ) -> None:
-    staging = tmp_path / "staging"
-    staging.mkdir()
-    root = _write_stream(staging)
-    assert asyncio.run(_import(database.owner_url, root))  # the uninterrupted run, on the suite's database
-    expected = asyncio.run(_digest(database.owner_url))
+    root, expected = _stream(database, tmp_path / "staging")
     published = tmp_path / "published"
-    for folder in (root / "streams").rglob("*"):
-        if folder.is_dir():
-            (published / folder.relative_to(root / "streams")).mkdir(parents=True, exist_ok=True)
     plan = _publish_plan(root / "streams", published, 12)
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "LEDGERMIRROR_DATA_DIR": str(data_dir)}
     environment.pop("LEDGERMIRROR_DB_URL", None)
@@ -245,9 +255,8 @@ def test_chaos_ends_with_the_tables_of_an_uninterrupted_import(
     pgdata = (data_dir / "pgdata").resolve()
     url = f"postgresql://postgres:@/postgres?host={pgdata}"
     command = [sys.executable, "-m", "ledgermirror", "import", "--source", str(published)]
-    chaos = _Chaos(
-        environment, [*command, "--address-book", str(root / "book.bin"), "--files-per-transaction", "3"], pgdata
-    )
+    command += ["--address-book", str(root / "book.bin"), "--files-per-transaction", "3"]
+    chaos = _Chaos(environment, command, pgdata, tmp_path / "importer.log")
     _until(lambda: _connects(url), 60, "the importer's embedded server")
     base = f"http://127.0.0.1:{free_port()}"
     server = chaos.serve(int(base.rpartition(":")[2]), url)
@@ -267,7 +276,17 @@ def test_chaos_ends_with_the_tables_of_an_uninterrupted_import(
         for batch in batches:
             _publish(batch)
         chaos.keep_importer()
-        _until(lambda: _connects(url) and asyncio.run(_count(url)) == FILES, 90, "the importer to catch up")
+
+        def caught_up() -> bool:
+            chaos.keep_importer()  # an importer may end (exit 3) on a server the kills left: a supervisor goes on
+            return _connects(url) and asyncio.run(_count(url)) == FILES
+
+        _until(
+            caught_up,
+            90,
+            "the importer to catch up",
+            lambda: f"kills: {chaos.kills}\nthe importers' log:\n{chaos.log_tail()}",
+        )
         with httpx.Client(base_url=base, trust_env=False, timeout=10) as client:
             _until(lambda: client.get(PATHS[0]).status_code == 200, 30, "the API to recover")
         digest = asyncio.run(_digest(url))

@@ -253,14 +253,28 @@ def _running(pid: int) -> bool:
         return False
 
 
+_PROBE_ANSWERS = (
+    "the database system is starting up",
+    "the database system is in recovery mode",
+    "the database system is shutting down",
+    "the database system is not yet accepting connections",
+    "the database system is not accepting connections",
+)
+"""What the server tells a connection while it starts or stops (pg_ctl's own probes get these): not a cause."""
+_POSTMASTER_CAUSES = ("aborting startup", "startup process")
+"""The postmaster's own lines (level LOG) when its startup process failed."""
+
+
 def last_server_error(log: Path) -> str | None:
-    """The server log's last FATAL or PANIC line (why a start failed), if any."""
+    """Why the server stopped or would not start: the log's last FATAL or PANIC line (or the postmaster's own
+    line when its startup process failed), leaving out the answers to connections while it starts."""
     try:
         lines = log.read_text(errors="replace").splitlines()
     except OSError:
         return None
     for line in reversed(lines[-200:]):
-        for level in ("FATAL:", "PANIC:"):
-            if level in line:
-                return line.partition(level)[2].strip()
+        level, _, text = line.partition("] ")[2].partition(":  ")
+        cause = level in ("FATAL", "PANIC") or (level == "LOG" and text.startswith(_POSTMASTER_CAUSES))
+        if cause and not text.startswith(_PROBE_ANSWERS):
+            return text.strip()
     return None
