@@ -1,20 +1,24 @@
 """The database's disk filling up during an import: a cluster on a small filesystem made for the test (a tmpfs
 mounted with ``size=``) nearly filled by a ballast file. ``--once`` stops with exit status 3 and one line
-naming the full disk, having written whole transactions only; following, the importer says so (log, metric)
-and waits, and once the ballast is removed it continues to the tables of an uninterrupted import."""
+naming the full disk, having written whole transactions only; following, the importer says so (log, metric,
+readiness on its metrics port) and waits, and once the ballast is removed it continues to the tables of an
+uninterrupted import."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
@@ -96,6 +100,16 @@ def _metric(port: int, line_start: str) -> float | None:
     return None
 
 
+def _readiness(port: int) -> tuple[int, dict[str, Any]]:
+    """The importer's readiness on its metrics port: status and body."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health/readiness", timeout=5) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, json.loads(error.read())
+
+
 @pytest.mark.usefixtures("ledger")
 def test_full_disk_stops_the_import_whole_and_freed_space_lets_it_finish(
     database: Prepared, ledger: Ledger, tmp_path: Path, small_disk: Path, cluster_on_small_disk: Prepared
@@ -139,11 +153,15 @@ def test_full_disk_stops_the_import_whole_and_freed_space_lets_it_finish(
             time.sleep(0.1)
         assert _metric(port, waiting) == 1
         assert (_metric(port, 'ledgermirror_importer_database_faults_total{cause="disk_full"}') or 0) >= 1
+        status, body = _readiness(port)
+        assert status == 503 and body["status"] == "DOWN" and body["cause"] == "disk_full"
+        assert body["message"].startswith("the database's disk is full (could not extend file ")
         ballast.unlink()  # the operator frees space: the importer continues by itself
         deadline = time.monotonic() + 120
         while asyncio.run(_count(url)) < FILES and time.monotonic() < deadline and following.poll() is None:
             time.sleep(0.1)
         assert asyncio.run(_count(url)) == FILES
+        assert _readiness(port) == (200, {"status": "UP"})
     finally:
         following.send_signal(signal.SIGINT)
         _, stderr = following.communicate(timeout=60)

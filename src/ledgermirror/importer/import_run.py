@@ -167,7 +167,7 @@ class _Attempts:
                 return EXIT_DATABASE
             _log.error("%s; trying again in %.0f s", fault.message, wait, extra={"cause": fault.cause})
             if self.metrics is not None:
-                self.metrics.database_fault(fault.cause)
+                self.metrics.database_fault(fault.cause, fault.message)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), wait)
             if self.metrics is not None:
