@@ -10,7 +10,7 @@ from pathlib import Path
 
 import asyncpg
 
-from ledgermirror.db.embedded import EmbeddedPostgres, mask_password, with_user
+from ledgermirror.db.embedded import EmbeddedPostgres, EmbeddedStartError, mask_password, with_user
 from ledgermirror.db.migrate import migrate
 from ledgermirror.db.roles import ensure_api_role
 from ledgermirror.exits import DatabaseUnreachable
@@ -47,7 +47,10 @@ def prepare(
         owner_url = settings.db_url
     else:
         embedded = EmbeddedPostgres(data_dir or settings.data_dir, durable=durable)
-        owner_url = embedded.start()
+        try:
+            owner_url = embedded.start()
+        except EmbeddedStartError as error:
+            raise DatabaseUnreachable(str(error)) from error
     should_migrate = embedded is not None if run_migrations is None else run_migrations
     try:
         role_ready = asyncio.run(_setup(owner_url, settings.api_role, migrate_schema=should_migrate))

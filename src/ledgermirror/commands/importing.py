@@ -13,6 +13,8 @@ def run(args: argparse.Namespace, settings: Settings, log_format: str) -> int:
     """``ledgermirror import`` (``cli.COMMANDS``)."""
     prepared = prepare(settings)
     try:
-        return import_run.run(args, prepared.owner_url, settings)
+        embedded = prepared.embedded
+        restart = embedded.ensure_running if embedded is not None else None
+        return import_run.run(args, prepared.owner_url, settings, restart)
     finally:
         prepared.stop()

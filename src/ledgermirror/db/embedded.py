@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import stat
+import subprocess
 import warnings
 from pathlib import Path
 from typing import Any
@@ -16,9 +18,22 @@ from urllib.parse import quote, urlsplit
 
 with warnings.catch_warnings():  # importing pgserver probes its runtime folder, and warns without XDG_RUNTIME_DIR
     warnings.simplefilter("ignore")
+    from pgserver._commands import POSTGRES_BIN_PATH
     from pgserver.postgres_server import get_server
+    from pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions, ensure_user_exists
+
+from ledgermirror.db import cluster
 
 _log = logging.getLogger(__name__)
+
+SYSTEM_USER = "pgserver"
+"""The system user pgserver runs the server as when started by root (PostgreSQL refuses to run as root)."""
+READY_SECONDS = 120.0
+"""How long a start waits for a server of the folder that is starting (crash recovery) or stopping."""
+
+
+class EmbeddedStartError(RuntimeError):
+    """The embedded server could not be started; the message is one line saying why and what to do."""
 
 
 class EmbeddedPostgres:
@@ -33,19 +48,75 @@ class EmbeddedPostgres:
         self._server: Any = None
 
     def start(self) -> str:
-        """Start (or join) the server and return the owner connection URL."""
+        """Start (or join) the server and return the owner connection URL. What a crash or a kill left in the
+        folder is repaired first (:mod:`.cluster`); a start that still fails raises :class:`EmbeddedStartError`."""
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
-        _log.info("starting embedded PostgreSQL", extra={"pgdata": str(self.pgdata), "durable": self.durable})
-        self._server = get_server(self.pgdata, cleanup_mode="stop")
-        conf = self.pgdata / "postgresql.conf"
+        pgdata = self.pgdata.resolve()
+        _log.info("starting embedded PostgreSQL", extra={"pgdata": str(pgdata), "durable": self.durable})
+        try:
+            with cluster.folder_lock(pgdata):
+                cluster.discard_unfinished(pgdata)
+                if not cluster.is_initialised(pgdata):
+                    cluster.initialise(
+                        pgdata, POSTGRES_BIN_PATH / "initdb", _system_user(pgdata), sync=self.durable
+                    )
+                cluster.clear_stale_lock(pgdata)
+                cluster.wait_until_ready(pgdata, READY_SECONDS)
+                cluster.prune_pid_list(pgdata)
+                self._server = get_server(pgdata, cleanup_mode="stop")
+        except cluster.ClusterError as error:
+            raise EmbeddedStartError(str(error)) from error
+        except (subprocess.SubprocessError, AssertionError, OSError, RuntimeError) as error:
+            raise _start_failure(pgdata, error) from error
+        conf = pgdata / "postgresql.conf"
         if write_checkpoint_settings(conf) | write_throwaway_settings(conf, throwaway=not self.durable):
             os.kill(self._server.get_pid(), signal.SIGHUP)  # the postmaster re-reads its configuration
         return str(self._server.get_uri())
+
+    def ensure_running(self) -> None:
+        """Start the server again if it is gone (its postmaster killed, or stopped by someone else), repairing
+        what it left as :meth:`start` does; nothing when it runs. Raises :class:`EmbeddedStartError`."""
+        if self._server is None:
+            self.start()
+            return
+        pgdata = self.pgdata.resolve()
+        try:
+            with cluster.folder_lock(pgdata):
+                cluster.clear_stale_lock(pgdata)
+                cluster.wait_until_ready(pgdata, READY_SECONDS)
+                self._server.ensure_postgres_running()
+        except cluster.ClusterError as error:
+            raise EmbeddedStartError(str(error)) from error
+        except (subprocess.SubprocessError, AssertionError, OSError, RuntimeError) as error:
+            raise _start_failure(pgdata, error) from error
 
     def stop(self) -> None:
         if self._server is not None:
             self._server.cleanup()
             self._server = None
+
+
+def _start_failure(pgdata: Path, error: BaseException) -> EmbeddedStartError:
+    cause = cluster.last_server_error(pgdata / "log") or f"{type(error).__name__}: {error}"
+    return EmbeddedStartError(
+        f"the embedded PostgreSQL in {pgdata} did not start: {cause} (its log: {pgdata / 'log'})"
+    )
+
+
+def _system_user(pgdata: Path) -> str | None:
+    """The system user to run ``initdb`` as: pgserver's own when running as root (made ready as pgserver
+    makes it: the user, and the folders it must traverse and read), else None (this process's user)."""
+    if os.geteuid() != 0:
+        return None
+    ensure_user_exists(SYSTEM_USER)
+    readable = stat.S_IRGRP | stat.S_IROTH
+    traversable = readable | stat.S_IXGRP | stat.S_IXOTH
+    pgdata.parent.chmod(pgdata.parent.stat().st_mode | traversable)  # where initdb's folder is made
+    ensure_prefix_permissions(pgdata.parent)
+    ensure_prefix_permissions(POSTGRES_BIN_PATH)
+    ensure_folder_permissions(POSTGRES_BIN_PATH, traversable)
+    ensure_folder_permissions(POSTGRES_BIN_PATH.parent / "lib", readable)
+    return SYSTEM_USER
 
 
 CHECKPOINT_SETTINGS = {"max_wal_size": "4GB", "checkpoint_timeout": "15min"}

@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import json
+import logging
 import signal
 import sys
+from collections.abc import Callable
 
 import asyncpg
 
 from ledgermirror.db import import_state
+from ledgermirror.db.errors import CONNECTION_FAILURES
 from ledgermirror.importer.balance_snapshots import SnapshotRules
 from ledgermirror.importer.block_node import open_block_node_source
 from ledgermirror.importer.cutover import run_stream
 from ledgermirror.importer.errors import ImporterError, StreamFileError
 from ledgermirror.importer.options import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date
+from ledgermirror.importer.outage import DISK_FULL, DatabaseFault, database_fault, next_wait
 from ledgermirror.importer.progress import Progress, progress_for
 from ledgermirror.importer.sources import SourceError, open_store
 from ledgermirror.metrics.importer import ImporterMetrics, MetricsProgress, serve
@@ -25,8 +30,15 @@ from ledgermirror.settings import Settings
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
+EXIT_DATABASE = 3
 EXIT_SOURCE = 4
 EXIT_PORT = 5
+
+_log = logging.getLogger("ledgermirror.importer")
+
+Restart = Callable[[], None]
+"""Starts the embedded server again if it is gone (the command's own server); raises ``RuntimeError`` when it
+cannot."""
 
 
 def snapshot_rules(settings: Settings) -> SnapshotRules | None:
@@ -67,9 +79,17 @@ def options_of(args: argparse.Namespace, settings: Settings | None = None) -> Im
     )
 
 
-def run(args: argparse.Namespace, owner_url: str, settings: Settings | None = None) -> int:
+def run(
+    args: argparse.Namespace, owner_url: str, settings: Settings | None = None, restart: Restart | None = None
+) -> int:
+    """Run the command on the database of ``owner_url``; ``restart`` brings the embedded server back after an
+    outage (None for a configured database: its operator restarts it)."""
     if args.status:
-        return asyncio.run(_status(owner_url))
+        try:
+            return asyncio.run(_status(owner_url))
+        except CONNECTION_FAILURES as error:
+            print(f"ledgermirror: the database is unavailable ({error})", file=sys.stderr)
+            return EXIT_DATABASE
     if not args.source:
         print("ledgermirror: import needs --source (or --status)", file=sys.stderr)
         return EXIT_USAGE
@@ -91,6 +111,7 @@ def run(args: argparse.Namespace, owner_url: str, settings: Settings | None = No
         return EXIT_USAGE
     progress = progress_for(sys.stderr)
     stop_metrics = None
+    metrics: ImporterMetrics | None = None
     if args.metrics_port is not None:
         metrics = ImporterMetrics()
         try:
@@ -103,7 +124,8 @@ def run(args: argparse.Namespace, owner_url: str, settings: Settings | None = No
             return EXIT_PORT
         progress = MetricsProgress(progress, metrics)
     try:
-        return asyncio.run(_run(owner_url, args.source, args.stream, options, progress))
+        attempt = _Attempts(owner_url, args.source, args.stream, options, progress, metrics, restart)
+        return asyncio.run(attempt.run())
     finally:
         if stop_metrics is not None:
             stop_metrics()
@@ -128,25 +150,102 @@ async def _status(owner_url: str) -> int:
     return 0
 
 
-async def _run(owner_url: str, source: str, stream: str, options: ImportOptions, progress: Progress) -> int:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    conn = await asyncpg.connect(owner_url)
-    try:
-        await run_stream(conn, source, options, stream, stop=stop, progress=progress)
-    except ImporterError as error:
-        print(f"ledgermirror: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except SourceError as error:
-        print(f"ledgermirror: {error}", file=sys.stderr)
-        return EXIT_SOURCE
-    except StreamFileError as error:
-        print(f"ledgermirror: refused: {error}", file=sys.stderr)
-        return EXIT_REFUSED
-    finally:
-        await conn.close()
+class _Attempts:
+    """The import, attempted again after each fault of the database (:mod:`.outage`) while following."""
+
+    def __init__(  # noqa: PLR0917 (the command's parts, each named where it is made)
+        self,
+        owner_url: str,
+        source: str,
+        stream: str,
+        options: ImportOptions,
+        progress: Progress,
+        metrics: ImporterMetrics | None,
+        restart: Restart | None,
+    ) -> None:
+        self.owner_url = owner_url
+        self.source = source
+        self.stream = stream
+        self.options = options
+        self.progress = progress
+        self.metrics = metrics
+        self.restart = restart
+        self.stop = asyncio.Event()
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(signum)
-    return 0
+            loop.add_signal_handler(signum, self.stop.set)
+        try:
+            return await self._attempts()
+        finally:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signum)
+
+    async def _attempts(self) -> int:
+        wait = self.options.poll_seconds
+        while True:
+            fault = await self._attempt()
+            if isinstance(fault, int):
+                return fault
+            if self.options.once:
+                print(f"ledgermirror: {fault.message}", file=sys.stderr)
+                return EXIT_DATABASE
+            _log.error("%s; trying again in %.0f s", fault.message, wait, extra={"cause": fault.cause})
+            if self.metrics is not None:
+                self.metrics.database_fault(fault.cause, fault.message)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), wait)
+            if self.metrics is not None:
+                self.metrics.database_fault(None)
+            if self.stop.is_set():
+                return 0
+            wait = next_wait(wait, self.options.max_poll_seconds)
+            if self.restart is not None and fault.cause != DISK_FULL:
+                await self._restart()
+
+    async def _restart(self) -> None:
+        assert self.restart is not None
+        try:
+            await asyncio.to_thread(self.restart)
+        except RuntimeError as error:
+            _log.error("the embedded PostgreSQL did not start again: %s", error)
+
+    async def _attempt(self) -> int | DatabaseFault:
+        """One connection's import: the exit status, or the database's fault that ended it."""
+        try:
+            conn = await asyncpg.connect(self.owner_url, timeout=10)
+        except CONNECTION_FAILURES as error:
+            fault = database_fault(error, connection_lost=True)
+            assert fault is not None
+            return fault
+        try:
+            await run_stream(conn, self.source, self.options, self.stream, stop=self.stop, progress=self.progress)
+        except ImporterError as error:
+            print(f"ledgermirror: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        except SourceError as error:
+            print(f"ledgermirror: {error}", file=sys.stderr)
+            return EXIT_SOURCE
+        except StreamFileError as error:
+            print(f"ledgermirror: refused: {error}", file=sys.stderr)
+            return EXIT_REFUSED
+        except Exception as error:
+            fault = database_fault(error, connection_lost=conn.is_closed())
+            if fault is None:
+                raise
+            return fault
+        finally:
+            await _close(conn)
+        return 0
+
+
+async def _close(conn: asyncpg.Connection) -> None:
+    """Close ``conn`` politely when it still works, else drop it."""
+    try:
+        if not conn.is_closed():
+            await conn.close(timeout=5)
+    except Exception as error:
+        if not isinstance(error, (*CONNECTION_FAILURES, asyncpg.PostgresError)):
+            raise
+        conn.terminate()

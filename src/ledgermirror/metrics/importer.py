@@ -3,24 +3,34 @@
 :class:`MetricsProgress` wraps the importer's :class:`~ledgermirror.importer.progress.Progress`: at each commit
 it adds what the cumulative :class:`~ledgermirror.importer.progress.ImportStats` gained since the last one
 (files, transactions, rows by table, seconds by stage, node signatures), so the pipelines need no other hook.
-A refused file counts under the check that refused it. The stream lag is computed at scrape time.
+A refused file counts under the check that refused it. The stream lag is computed at scrape time. The same
+port answers ``/health/readiness``: 503 naming the cause while the importer waits after a fault of the
+database (unavailable, disk full), else 200.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import socket
+import threading
 import time
 from collections import Counter
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from socketserver import ThreadingMixIn
+from typing import TYPE_CHECKING, Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
-from prometheus_client import CollectorRegistry, Gauge, start_http_server
+import orjson
+from prometheus_client import CollectorRegistry, Gauge, make_wsgi_app
 from prometheus_client import Counter as PromCounter
 
 if TYPE_CHECKING:
     from ledgermirror.importer.progress import ImportStats, Progress
 
 STAGES = ("download", "signatures", "verify", "write")
+DATABASE_FAULT_CAUSES = ("unavailable", "disk_full")
+"""The causes ``importer/outage.py`` names (this module imports nothing of the importer)."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -78,7 +88,24 @@ class ImporterMetrics:
             "Now minus the consensus end of the newest imported file (computed at scrape time)",
             registry=self.registry,
         )
+        self.database_faults = PromCounter(
+            "ledgermirror_importer_database_faults",
+            "Imports ended by the database: unavailable (restarting, unreachable) or disk_full; each retried "
+            "while following",
+            ["cause"],
+            registry=self.registry,
+        )
+        self.waiting_for_database = Gauge(
+            "ledgermirror_importer_waiting_for_database",
+            "1 while the importer waits to try again after a fault of the database, by cause",
+            ["cause"],
+            registry=self.registry,
+        )
+        for cause in DATABASE_FAULT_CAUSES:
+            self.database_faults.labels(cause)
+            self.waiting_for_database.labels(cause).set(0)
         self._newest: float | None = None
+        self._fault: tuple[str, str] | None = None
         self.lag.set_function(self._lag)
         for stage in STAGES:
             self.stage_seconds.labels(stage)
@@ -123,6 +150,22 @@ class ImporterMetrics:
             self._newest = stats.last_consensus_end / 1e9
             self.last_consensus.set(self._newest)
 
+    def database_fault(self, cause: str | None, message: str = "") -> None:
+        """The importer starts waiting after a fault of the database (``cause``, told in ``message``), or stops
+        waiting (None)."""
+        self._fault = None if cause is None else (cause, message)
+        for known in DATABASE_FAULT_CAUSES:
+            self.waiting_for_database.labels(known).set(1 if known == cause else 0)
+        if cause is not None:
+            self.database_faults.labels(cause).inc()
+
+    def readiness(self) -> tuple[str, bytes]:
+        """The readiness answer: ``503`` with the cause while waiting after a fault of the database, else 200."""
+        if self._fault is None:
+            return "200 OK", orjson.dumps({"status": "UP"})
+        cause, message = self._fault
+        return "503 Service Unavailable", orjson.dumps({"status": "DOWN", "cause": cause, "message": message})
+
     def refused(self, error: Exception) -> None:
         """A refused file counts under its check; a source that failed (listing, download) as a source error."""
         check = getattr(error, "check", None)
@@ -155,10 +198,40 @@ class MetricsProgress:
         self.inner.finished(stats)
 
 
+class _Server(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # no access log on stderr
+        return None
+
+
+def _app(metrics: ImporterMetrics) -> WSGIApplication:
+    exposition: WSGIApplication = make_wsgi_app(metrics.registry)
+
+    def app(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") == "/health/readiness":
+            status, body = metrics.readiness()
+            start_response(status, [("Content-Type", "application/json"), ("Cache-Control", "no-store")])
+            return [body]
+        return exposition(environ, start_response)
+
+    return app
+
+
 def serve(metrics: ImporterMetrics, host: str, port: int) -> Callable[[], None]:
-    """Serve ``/metrics`` (any path, as ``prometheus_client``'s server does) on a daemon thread; returns the
-    function that stops it and closes its socket. Raises ``OSError`` when the port cannot be listened on."""
-    server, thread = start_http_server(port, addr=host, registry=metrics.registry)
+    """Serve ``/health/readiness`` (503 naming the cause while the importer waits after a fault of the
+    database) and ``/metrics`` (any other path, as ``prometheus_client``'s server does) on a daemon thread;
+    returns the function that stops it and closes its socket. Raises ``OSError`` when the port cannot be
+    listened on."""
+    server = make_server(host, port, _app(metrics), _Server6 if ":" in host else _Server, _QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
 
     def stop() -> None:
         server.shutdown()
