@@ -35,7 +35,7 @@ _TABLES = (
 )
 _COLUMNS = "select column_name from information_schema.columns where table_name = $1 order by 1"
 _DIGEST = "select md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from (select {} from \"{}\") r"
-_WALL_CLOCK_COLUMNS = {"record_file": ("load_start", "load_end")}
+_WALL_CLOCK_COLUMNS = {"record_file": ("load_start", "load_end"), "signature_evidence": ("imported_at",)}
 
 
 def _write_stream(root: Path) -> Path:

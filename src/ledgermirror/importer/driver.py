@@ -32,6 +32,7 @@ import asyncpg
 from ledgermirror.db import address_books, import_state, write
 from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.errors import ImporterError, StreamFileError, StreamParseError
+from ledgermirror.importer.evidence import EvidenceRows
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balances
@@ -43,7 +44,7 @@ from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats, Progress
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.sidecar_file import SidecarFile
-from ledgermirror.importer.verify import ChainLink
+from ledgermirror.importer.verify import ChainLink, Consensus
 
 _log = logging.getLogger("ledgermirror.importer")
 
@@ -75,6 +76,10 @@ class Unit(Protocol):
 
     @property
     def sidecars(self) -> Sequence[SidecarFile]: ...
+
+    @property
+    def consensus(self) -> Consensus | None:
+        """The nodes' signatures, when the unit carries them (the signature evidence)."""
 
 
 S = TypeVar("S")
@@ -203,6 +208,7 @@ class Driver(Generic[S]):
         self.state = state
         self.stats = ImportStats()
         self.reached_end = False
+        self.evidence = EvidenceRows()
 
     async def wait(self, seconds: float) -> None:
         """Wait ``seconds``, or until stopped."""
@@ -229,9 +235,11 @@ class Driver(Generic[S]):
         transaction goes before the end of the ``async with``, what follows each commit after it."""
         group = ImportStats()
         started = time.perf_counter()
+        self.evidence = EvidenceRows()
         async with self.conn.transaction():
             refused = await self._write_group(units, state, group)
             await units.before_commit(state, group)
+            group.rows += await self.evidence.write(self.conn)
         self._committed(group, time.perf_counter() - started)
         return group, refused
 
@@ -262,6 +270,7 @@ class Driver(Generic[S]):
             except ItemError as error:  # a verified unit whose transaction we cannot read: the group rolls back
                 raise StreamParseError(units.name_of(unit), str(error)) from error
             await units.accept(unit, state, record_rows, load_start)
+            self.evidence.add(record, unit.consensus, units.position(state).book)
             group.files += 1
             group.items += record.count
             group.last_name, group.last_consensus_end = record.name, record.consensus_end
