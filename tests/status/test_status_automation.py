@@ -310,3 +310,84 @@ def test_nodes_follow_address_book_changes(served: Status, ledger: Any) -> None:
     )
     served.run(lambda conn: automation.evaluate(conn, now))
     assert _by_name(served)["Node 1 (0.0.4)"]["id"] == retired
+
+
+def test_automatic_incidents_open_follow_and_resolve_and_leave_peoples_alone(
+    served: Status, scenario: Network
+) -> None:
+    url = served.owner_url
+    token = served.new_key()
+    theirs = served.write("POST", "incidents", {"name": "Ours", "body": "People at work."}, token)["id"]
+    scenario.import_up_to(url, len(scenario.names) - 1)
+    end = scenario.instant(len(scenario.names) - 1)
+    automation = Automation(RULES, incidents=True)
+
+    def evaluate(at: int) -> Evaluation:
+        served.clock.now = from_ns(at)
+        return served.run(lambda conn: automation.evaluate(conn, served.clock.now))
+
+    evaluate(end + 5 * 1_000_000_000)
+    unresolved = {item["name"]: item for item in served.get("incidents/unresolved.json")["incidents"]}
+    assert set(unresolved) == {"Ours", "Node 1 (0.0.4): major outage", "Node 2 (0.0.5): partial outage"}
+    silent = unresolved["Node 1 (0.0.4): major outage"]
+    assert silent["impact"] == "critical"
+    assert silent["incident_updates"][0]["body"] == (
+        "Opened by automated detection: node 0.0.4: missed 14 of the last 30 files (14 in a row)."
+    )
+    # the stream stalls: the importer's incident opens; the operator allows a longer lag: resolved
+    evaluate(end + 400 * 1_000_000_000)
+    unresolved = {item["name"]: item for item in served.get("incidents/unresolved.json")["incidents"]}
+    importer = unresolved["Record stream importer: major outage"]["components"][0]["id"]
+    served.write(
+        "PATCH", f"components/{importer}", {"rules": {"lag_degraded_seconds": 1000, "stall_seconds": 2000}}, token
+    )
+    evaluate(end + 500 * 1_000_000_000)
+    incidents = {item["name"]: item for item in served.get("incidents.json")["incidents"]}
+    stalled = incidents["Record stream importer: major outage"]
+    assert stalled["status"] == "resolved"
+    assert [update["status"] for update in stalled["incident_updates"]] == ["resolved", "investigating"]
+    assert incidents["Ours"]["status"] == "investigating"
+    assert [update["body"] for update in incidents["Ours"]["incident_updates"]] == ["People at work."]
+    sources = served.run(lambda conn: conn.fetchval("select source from status.incident where id = $1", theirs))
+    assert sources == "manual"
+
+
+def test_freeze_transactions_schedule_and_cancel_maintenances(served: Status, ledger: Any) -> None:
+    automation = Automation(RULES, maintenance_minutes=45)
+    now = dt.datetime(2026, 1, 1, 12, tzinfo=dt.UTC)
+    start = int((now + dt.timedelta(hours=2)).timestamp()) * 1_000_000_000
+    announced = int(now.timestamp()) * 1_000_000_000
+    ledger.execute(
+        "insert into address_book (start_consensus_timestamp, file_id, node_count, file_data) values "
+        "(100, 102, 1, ''::bytea)"
+    )
+    ledger.execute(
+        "insert into address_book_entry (consensus_timestamp, node_id, node_account_id) values (100, 0, 3)"
+    )
+    ledger.execute(
+        "insert into network_freeze (consensus_timestamp, start_time, type, file_hash, payer_account_id) values "
+        f"({announced - 10}, {announced + 10}, 2, ''::bytea, 58), ({announced}, {start}, 3, ''::bytea, 58)"
+    )
+    served.clock.now = now
+    served.run(lambda conn: automation.evaluate(conn, now))
+    served.run(lambda conn: automation.evaluate(conn, now))  # once only
+    upcoming = served.get("scheduled-maintenances/upcoming.json")["scheduled_maintenances"]
+    assert [(item["name"], item["status"]) for item in upcoming] == [("Network upgrade", "scheduled")]
+    maintenance = upcoming[0]
+    assert maintenance["scheduled_for"] == "2026-01-01T14:00:00.000Z"
+    assert maintenance["scheduled_until"] == "2026-01-01T14:45:00.000Z"
+    assert {item["name"] for item in maintenance["components"]} >= {"Node 0 (0.0.3)"}
+    assert "FREEZE_UPGRADE" in maintenance["incident_updates"][0]["body"]
+    # aborted an hour later: cancelled (completed, with an update saying so), never scheduled again
+    ledger.execute(
+        "insert into network_freeze (consensus_timestamp, start_time, type, file_hash, payer_account_id) values "
+        f"({announced + 3_600_000_000_000}, {announced + 3_600_000_000_000}, 4, ''::bytea, 58)"
+    )
+    later = now + dt.timedelta(hours=1)
+    served.clock.now = later
+    served.run(lambda conn: automation.evaluate(conn, later))
+    served.run(lambda conn: automation.evaluate(conn, later))
+    assert served.get("scheduled-maintenances/upcoming.json")["scheduled_maintenances"] == []
+    everything = served.get("scheduled-maintenances.json")["scheduled_maintenances"]
+    assert [(item["name"], item["status"]) for item in everything] == [("Network upgrade", "completed")]
+    assert "FREEZE_ABORT" in everything[0]["incident_updates"][0]["body"]

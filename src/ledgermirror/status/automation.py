@@ -15,6 +15,10 @@ by a transaction-level advisory lock):
    operator's override (a management ``PATCH`` of ``status`` on an automatic component makes it manual; setting
    ``status_source`` back to ``auto:...`` hands it back).
 
+3. **automatic incidents** (opt-in, :mod:`.auto_incidents`) for the changes of step 2;
+4. **maintenances from the ledger** (:mod:`.freezes`): freeze transactions scheduling a freeze or an upgrade,
+   and their aborts.
+
 Every automatic change goes into ``component_status_history`` (with the reason and evidence, so the uptime bars
 show it) and the audit log (actor ``auto:evaluator``).
 """
@@ -30,7 +34,7 @@ from typing import Any
 import orjson
 
 from ledgermirror.db import evidence
-from ledgermirror.status import audit, defaults
+from ledgermirror.status import audit, auto_incidents, defaults, freezes
 from ledgermirror.status.components_ops import INSERT_SQL
 from ledgermirror.status.db import Conn, execute, fetch, fetchrow
 from ledgermirror.status.rules import (
@@ -246,9 +250,20 @@ async def _ensure(conn: Conn, now: dt.datetime, ref: str, name: str, *, source: 
 class Automation:
     """The evaluator's configuration; :meth:`evaluate` runs it once."""
 
-    def __init__(self, rules: Rules, services: Sequence[Service] = ()) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        services: Sequence[Service] = (),
+        *,
+        incidents: bool = False,
+        maintenance_minutes: int = 60,
+    ) -> None:
         self.rules = rules
         self.services = tuple(services)
+        self.incidents = incidents
+        """Open, update and resolve incidents for rule changes (:mod:`.auto_incidents`)."""
+        self.maintenance_minutes = maintenance_minutes
+        """The expected length of a maintenance announced by a freeze (:mod:`.freezes`)."""
 
     async def evaluate(self, conn: Conn, now: dt.datetime) -> Evaluation:
         """One evaluation (its own transaction): the status changes made, and whether it wrote anything."""
@@ -276,6 +291,9 @@ class Automation:
                 change = await _apply(conn, row, verdict, now)
                 if change is not None:
                     changes.append(change)
+                    if self.incidents:
+                        await auto_incidents.follow(conn, change, now, ACTOR)
+            await freezes.follow(conn, now, self.maintenance_minutes, ACTOR)
             wrote = bool(await conn.fetchval(WROTE_SQL))
         return Evaluation(changes, wrote)
 

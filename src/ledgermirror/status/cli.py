@@ -155,7 +155,12 @@ def automation_of(status_settings: StatusSettings) -> Automation:
         services.append(
             Service("mirror:grpc-api", "Mirror Node gRPC API", 2, functools.partial(grpc_ready, grpc_target))
         )
-    return Automation(status_settings.rules, services)
+    return Automation(
+        status_settings.rules,
+        services,
+        incidents=status_settings.auto_incidents,
+        maintenance_minutes=status_settings.maintenance_minutes,
+    )
 
 
 def _serve(
