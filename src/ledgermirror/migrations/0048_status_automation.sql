@@ -1,5 +1,6 @@
 -- 0048_status_automation: what the status service's evaluator needs beside 0020 (ours).
 --
+-- component.deleted_at: deleted through the Statuspage v1 API (hidden for good; its history is kept).
 -- component.hidden: kept out of the public page and JSON (an operator's choice, or a node that left the address
 -- book: retired_at says when); component.auto_name: the name the evaluator last gave (an operator's rename,
 -- name <> auto_name, is kept); component.rules: per-component overrides of the evaluator's thresholds;
@@ -10,6 +11,7 @@
 
 ALTER TABLE status.component ADD COLUMN IF NOT EXISTS hidden boolean NOT NULL DEFAULT false;
 ALTER TABLE status.component ADD COLUMN IF NOT EXISTS retired_at timestamptz;
+ALTER TABLE status.component ADD COLUMN IF NOT EXISTS deleted_at timestamptz;
 ALTER TABLE status.component ADD COLUMN IF NOT EXISTS auto_name text;
 ALTER TABLE status.component ADD COLUMN IF NOT EXISTS rules jsonb NOT NULL DEFAULT '{}'::jsonb;
 ALTER TABLE status.component ADD COLUMN IF NOT EXISTS auto_reason text;

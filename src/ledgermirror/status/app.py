@@ -18,7 +18,7 @@ from ledgermirror.db.connections import MAX_IDLE_SECONDS
 from ledgermirror.db.errors import CONNECTION_FAILURES
 from ledgermirror.metrics import exposition
 from ledgermirror.metrics.http import HttpMetricsMiddleware
-from ledgermirror.status import http, manage, page, public
+from ledgermirror.status import http, manage, page, public, v1
 from ledgermirror.status.automation import Automation
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.http import body_cache
@@ -75,7 +75,13 @@ def create_status_app(
         return Response(b"", status_code=499)
 
     app = Starlette(
-        routes=[*public.ROUTES, *page.ROUTES, *manage.ROUTES, exposition.route(state.metrics.registry)],
+        routes=[
+            *public.ROUTES,
+            *page.ROUTES,
+            *manage.ROUTES,
+            *v1.ROUTES,
+            exposition.route(state.metrics.registry),
+        ],
         lifespan=lifespan,
         middleware=[Middleware(HttpMetricsMiddleware, metrics=state.metrics.http)],
         exception_handlers={
