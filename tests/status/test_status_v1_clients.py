@@ -3,8 +3,9 @@ service on 127.0.0.1: every call it makes for components, groups, incidents, upd
 of the facts document), each read back through the v2 JSON.
 
 The client pins ``requests==2.29.0`` and ``urllib3==1.26.16`` (hiero-sdk-python needs requests >= 2.31), so it
-is not in the ``test`` extra: install it as ``scripts/test`` does (``pip install --no-deps atlassian-statuspage==1.0.2 lambda_thread_pool==0.0.2
-six python-dateutil``; it works with current requests/urllib3); without it these tests are skipped.
+is not in the ``test`` extra: ``scripts/test`` installs it without its pins (``pip install --no-deps
+atlassian-statuspage==1.0.2 lambda_thread_pool==0.0.2 six python-dateutil``; it works with current
+requests/urllib3). Without it these tests are skipped.
 """
 
 from __future__ import annotations
