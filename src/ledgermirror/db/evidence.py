@@ -85,3 +85,40 @@ async def newest_file(conn: asyncpg.Connection[Any]) -> tuple[int, int] | None:
     if row is None:
         return None
     return int(row["consensus_end"]), int(row["load_end"]) * 1_000_000
+
+
+_SIGNING_SQL = """
+select (e.consensus_end - {since}) / {bucket} as slot, x.node,
+       count(*) filter (where x.kind = 'valid') as valid,
+       count(*) filter (where x.kind = 'failed') as failed,
+       count(*) filter (where x.kind = 'missing') as missing
+from signature_evidence e
+cross join lateral (
+    select unnest(e.valid_nodes) as node, 'valid' as kind
+    union all select unnest(e.failed_nodes), 'failed'
+    union all select unnest(e.missing_nodes), 'missing'
+) x
+where e.consensus_end >= {since}
+group by slot, x.node
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Signing:
+    """One node's signatures over one time slot: files signed validly, with a failing signature, without one."""
+
+    slot: int
+    node_id: int
+    valid: int
+    failed: int
+    missing: int
+
+
+async def signing(conn: asyncpg.Connection[Any], since: int, bucket: int) -> list[Signing]:
+    """Per node and per ``bucket`` nanoseconds from ``since`` (by consensus end), its signing counts."""
+    statement = template(_SIGNING_SQL, since=since, bucket=bucket)
+    rows = await conn.fetch(statement.text, *statement.args)
+    return [
+        Signing(int(row["slot"]), int(row["node"]), int(row["valid"]), int(row["failed"]), int(row["missing"]))
+        for row in rows
+    ]
