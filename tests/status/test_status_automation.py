@@ -100,6 +100,8 @@ def test_a_misbehaving_network_drives_the_components(served: Status, scenario: N
     assert [(change.name, change.new) for change in changed] == [("Node 1 (0.0.4)", "degraded_performance")]
     assert changed[0].reason == "node 0.0.4: missed 4 of the last 20 files (4 in a row)"
     assert _by_name(served)["Node 1 (0.0.4)"]["status"] == "degraded_performance"
+    page = served.client.get("/").text
+    assert "Automatic status: node 0.0.4: missed 4 of the last 20 files (4 in a row)" in page
 
     # to the end: node 1 missed 14 in a row (major outage), node 2's last signatures fail (partial outage)
     assert scenario.import_up_to(url, len(scenario.names) - 1) == len(scenario.names) - SILENT_FROM - 4
@@ -378,6 +380,9 @@ def test_freeze_transactions_schedule_and_cancel_maintenances(served: Status, le
     assert maintenance["scheduled_until"] == "2026-01-01T14:45:00.000Z"
     assert {item["name"] for item in maintenance["components"]} >= {"Node 0 (0.0.3)"}
     assert "FREEZE_UPGRADE" in maintenance["incident_updates"][0]["body"]
+    page = served.client.get("/").text
+    assert "Upcoming maintenance" in page and "Network upgrade" in page
+    assert "Network upgrade" in served.client.get("/history.atom").text
     # aborted an hour later: cancelled (completed, with an update saying so), never scheduled again
     ledger.execute(
         "insert into network_freeze (consensus_timestamp, start_time, type, file_hash, payer_account_id) values "
@@ -391,3 +396,6 @@ def test_freeze_transactions_schedule_and_cancel_maintenances(served: Status, le
     everything = served.get("scheduled-maintenances.json")["scheduled_maintenances"]
     assert [(item["name"], item["status"]) for item in everything] == [("Network upgrade", "completed")]
     assert "FREEZE_ABORT" in everything[0]["incident_updates"][0]["body"]
+    page = served.client.get("/").text
+    assert "No maintenance scheduled." in page
+    assert "FREEZE_ABORT" in served.client.get("/history.rss").text
