@@ -3,8 +3,8 @@ words and the evidence as data.
 
 * A consensus node (:func:`node_verdict`), over its newest ``window`` files (those whose book held the node):
   ``major_outage`` after ``missed_major`` consecutive files without its signature, ``partial_outage`` when its
-  signature on the newest file failed verification, ``degraded_performance`` after ``missed_degraded``
-  consecutive missed files, else ``operational``.
+  newest signature (on the newest file that has one) failed verification, ``degraded_performance`` after
+  ``missed_degraded`` consecutive missed files, else ``operational``.
 * The importer (:func:`importer_verdict`), by the lag (the clock minus the newest consensus end):
   ``major_outage`` from ``stall_seconds`` (the stream, or the importer, stopped), ``degraded_performance`` from
   ``lag_degraded_seconds``, else ``operational``; ``degraded_performance`` before any file (nothing to measure
@@ -90,7 +90,8 @@ def node_verdict(node_id: int, account: str, newest_first: Sequence[Evidence], r
     missed_words = f"node {account}: missed {missed} of the last {_files(len(rows))}"
     if consecutive >= rules.missed_major:
         return Verdict("major_outage", f"{missed_words} ({consecutive} in a row)", evidence)
-    if node_id in newest.failed_nodes:
+    present = next((row for row in rows if node_id not in row.missing_nodes), None)
+    if present is not None and node_id in present.failed_nodes:
         return Verdict(
             "partial_outage",
             f"node {account}: signature failed verification on {failed} of the last {_files(len(rows))}",
