@@ -89,6 +89,7 @@ class Evaluation:
 
 
 WROTE_SQL = "select txid_current_if_assigned() is not null"
+LOCK_SQL = "select pg_advisory_xact_lock({key})"
 NODES_SQL = """
 select id, source_ref, name, auto_name, hidden, retired_at, status_source from status.component
 where source_ref like 'node:%' and not is_group
@@ -270,7 +271,7 @@ class Automation:
         readiness = {service.ref: (service.name, await _probe(service)) for service in self.services}
         changes: list[Change] = []
         async with conn.transaction():
-            await conn.execute("select pg_advisory_xact_lock($1)", _LOCK_KEY)
+            await execute(conn, LOCK_SQL, key=_LOCK_KEY)
             accounts = await sync_nodes(conn, now)
             await _ensure(conn, now, IMPORTER_REF, "Record stream importer", source=IMPORTER_SOURCE, position=2)
             for service in self.services:

@@ -27,7 +27,7 @@ where e.consensus_timestamp = (
     order by start_consensus_timestamp desc limit 1)
 order by e.node_id
 """
-AUTO_NAME_SQL = "update status.component set auto_name = name where id = $1"
+AUTO_NAME_SQL = "update status.component set auto_name = name where id = {id}"
 EXISTING_SQL = "select source_ref, id from status.component where source_ref is not null"
 NEW_STORE_SQL = "select not exists (select from status.component) and not exists (select from status.incident)"
 
@@ -93,7 +93,8 @@ async def ensure_defaults(
                 now=now,
             )
             await conn.execute(insert.text, *insert.args)
-            await conn.execute(AUTO_NAME_SQL, component_id)
+            named = template(AUTO_NAME_SQL, id=component_id)
+            await conn.execute(named.text, *named.args)
             if not group:
                 history = template(
                     HISTORY_SQL,
