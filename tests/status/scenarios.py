@@ -4,6 +4,7 @@ key), imported piece by piece with the real importer."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,12 @@ SILENT_FROM = 16
 WRONG_KEY_NODE = 2
 """Signs with a key that is not its own from file :data:`WRONG_FROM` on (account 0.0.5)."""
 WRONG_FROM = 26
+
+
+def freezes(root: Path) -> list[dict[str, object]]:
+    """The freeze transactions of the network (``truth.json``)."""
+    found: list[dict[str, object]] = json.loads((root / "truth.json").read_text())["freezes"]
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +54,9 @@ def _folder(root: Path, node_id: int) -> Path:
 
 
 def misbehaving_network(root: Path) -> Network:
-    """A 4-node network of :data:`FILES` files: node 1 stops signing, node 2 later signs with a wrong key."""
-    simulate(root, nodes=4, seconds=2 * FILES, tps=3, seed=5)
+    """A 4-node network of :data:`FILES` files: node 1 stops signing, node 2 later signs with a wrong key; an
+    upgrade is scheduled on the ledger (FREEZE_UPGRADE, an hour ahead) and aborted (FREEZE_ABORT) mid-run."""
+    simulate(root, nodes=4, seconds=2 * FILES, tps=3, seed=5, upgrade_freezes=True)
     names = tuple(sorted(path.name for path in _folder(root, 0).glob("*.rcd.gz")))
     assert len(names) == FILES
     wrong_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)

@@ -21,7 +21,7 @@ import asyncpg
 import pytest
 from starlette.testclient import TestClient
 from tests.status.harness import SetClock, Status
-from tests.status.scenarios import SILENT_FROM, WRONG_FROM, Network, misbehaving_network
+from tests.status.scenarios import SILENT_FROM, WRONG_FROM, Network, freezes, misbehaving_network
 
 from ledgermirror.runtime import Prepared
 from ledgermirror.status import components_ops
@@ -399,3 +399,29 @@ def test_freeze_transactions_schedule_and_cancel_maintenances(served: Status, le
     page = served.client.get("/").text
     assert "No maintenance scheduled." in page
     assert "FREEZE_ABORT" in served.client.get("/history.rss").text
+
+
+def test_an_upgrade_scheduled_then_aborted_on_the_simulated_ledger(served: Status, scenario: Network) -> None:
+    upgrade, abort = freezes(scenario.root)
+    assert (upgrade["type"], abort["type"]) == (3, 4)  # FREEZE_UPGRADE, then FREEZE_ABORT
+    announced, aborted = int(str(upgrade["consensus_timestamp"])), int(str(abort["consensus_timestamp"]))
+    holding = max(index for index in range(len(scenario.names)) if scenario.instant(index) <= announced)
+    assert scenario.instant(holding + 1) <= aborted  # the abort is in the next file (seed 5)
+    scenario.import_up_to(served.owner_url, holding)
+    _evaluate(served, scenario.instant(holding) + 2 * 1_000_000_000)
+    upcoming = served.get("scheduled-maintenances/upcoming.json")["scheduled_maintenances"]
+    assert [item["name"] for item in upcoming] == ["Network upgrade"]
+    start = from_ns(int(str(upgrade["start_time"])))
+    assert (
+        upcoming[0]["scheduled_for"] == start.strftime("%Y-%m-%dT%H:%M:%S.") + f"{start.microsecond // 1000:03d}Z"
+    )
+    assert "Network upgrade" in served.client.get("/").text
+    # the next file carries the abort: cancelled at the evaluation after it
+    scenario.import_up_to(served.owner_url, holding + 1)
+    _evaluate(served, scenario.instant(holding + 1) + 2 * 1_000_000_000)
+    assert served.get("scheduled-maintenances/upcoming.json")["scheduled_maintenances"] == []
+    cancelled = served.get("scheduled-maintenances.json")["scheduled_maintenances"][0]
+    assert cancelled["status"] == "completed"
+    assert cancelled["incident_updates"][0]["body"].startswith("Cancelled on the ledger by a FREEZE_ABORT")
+    assert "FREEZE_ABORT" in served.client.get("/history.atom").text
+    assert "No maintenance scheduled." in served.client.get("/").text
