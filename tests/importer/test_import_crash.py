@@ -42,6 +42,7 @@ _DIGEST = "select md5(coalesce(string_agg(r::text, '|' order by r::text), '')) f
 _WALL_CLOCK_COLUMNS = {
     "record_file": ("load_start", "load_end"),
     "account_balance_file": ("load_start", "load_end"),
+    "signature_evidence": ("imported_at",),
 }
 
 

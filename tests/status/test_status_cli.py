@@ -92,12 +92,15 @@ def test_defaults(status: Status, ledger: Ledger, capsys: pytest.CaptureFixture[
     names = [row["name"] for row in rows]
     assert names == [
         "Mirror Node REST API", "Node 0 (0.0.3)", "Record stream importer", "Node 1 (0.0.4)",
-        "Consensus network", "Node 2 (0.0.5)",
+        "Consensus nodes", "Node 2 (0.0.5)",
     ]  # fmt: skip
     network = next(row for row in rows if row["group"])
     assert len(network["components"]) == 3
-    sources = status.run(lambda conn: conn.fetch("select distinct status_source from status.component"))
-    assert [row["status_source"] for row in sources] == ["manual"]
+    sources = status.run(
+        lambda conn: conn.fetch("select distinct status_source from status.component order by status_source")
+    )
+    # the nodes and the importer are the evaluator's; the REST API and the group stay manual
+    assert [row["status_source"] for row in sources] == ["auto:importer", "auto:node", "manual"]
 
 
 def test_migration_is_idempotent(status: Status) -> None:

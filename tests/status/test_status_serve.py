@@ -71,7 +71,7 @@ class Served:
 
 
 @contextlib.contextmanager
-def status_serve(database: Prepared, *args: str) -> Iterator[Served]:
+def status_serve(database: Prepared, *args: str, env_extra: dict[str, str] | None = None) -> Iterator[Served]:
     port = free_port()
     env = {key: value for key, value in local_only_env().items() if not key.startswith("LEDGERMIRROR_")}
     env.update(
@@ -79,6 +79,7 @@ def status_serve(database: Prepared, *args: str) -> Iterator[Served]:
         LEDGERMIRROR_API_DB_URL=database.api_url,
         PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT)]),
         PYTHONUNBUFFERED="1",
+        **(env_extra or {}),
     )
     command = [sys.executable, "-m", "ledgermirror", "status", "serve", "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(
@@ -128,9 +129,23 @@ def test_a_new_store_starts_with_the_default_components(clean: Prepared) -> None
 
 def test_an_existing_store_is_never_touched(clean: Prepared) -> None:
     ours = write(clean, lambda conn: components_ops.create_component(conn, {"name": "Ours"}, START, "tests"))
-    with status_serve(clean) as served:
+    with status_serve(clean, env_extra={"LEDGERMIRROR_STATUS_AUTOMATION": "false"}) as served:
         components = served.get("/api/v2/components.json")["components"]
     assert [(item["id"], item["name"]) for item in components] == [(ours, "Ours")]
+
+
+def test_the_evaluator_adds_the_networks_components_beside_an_operators(clean: Prepared) -> None:
+    ours = write(clean, lambda conn: components_ops.create_component(conn, {"name": "Ours"}, START, "tests"))
+    with status_serve(clean) as served:
+        deadline = time.monotonic() + 20
+        while True:
+            components = served.get("/api/v2/components.json")["components"]
+            names = {item["name"]: item for item in components}
+            if "Record stream importer" in names or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    assert "Record stream importer" in names
+    assert names["Ours"]["id"] == ours and names["Ours"]["status"] == "operational"
 
 
 def test_first_start_leaves_a_store_with_only_incidents_alone(clean: Prepared) -> None:

@@ -98,6 +98,17 @@ EVERY_STATUS_VARIABLE: dict[str, tuple[str, object]] = {
     "wire": ("subset", "subset"),
     "pool_max_size": ("2", 2),
     "max_body_bytes": ("1024", 1024),
+    "automation": ("false", False),
+    "evaluate_seconds": ("5", 5),
+    "window": ("40", 40),
+    "missed_degraded": ("2", 2),
+    "missed_major": ("8", 8),
+    "lag_degraded_seconds": ("30", 30),
+    "stall_seconds": ("120", 120),
+    "rest_readiness_url": ("http://127.0.0.1:5551/health/readiness", "http://127.0.0.1:5551/health/readiness"),
+    "grpc_target": ("127.0.0.1:5600", "127.0.0.1:5600"),
+    "auto_incidents": ("true", True),
+    "maintenance_minutes": ("90", 90),
 }
 
 

@@ -38,6 +38,7 @@ from ledgermirror.importer.balance_snapshots import BalanceSnapshots
 from ledgermirror.importer.block_verify import BlockLink
 from ledgermirror.importer.errata import rows_with_errata
 from ledgermirror.importer.errors import ImporterError, StreamFileError, StreamParseError
+from ledgermirror.importer.evidence import EvidenceRows
 from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balances, settle_seeded
@@ -48,7 +49,7 @@ from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats, Progress
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.sidecar_file import SidecarFile
-from ledgermirror.importer.verify import ChainLink
+from ledgermirror.importer.verify import ChainLink, Consensus
 
 _log = logging.getLogger("ledgermirror.importer")
 
@@ -80,6 +81,10 @@ class Unit(Protocol):
 
     @property
     def sidecars(self) -> Sequence[SidecarFile]: ...
+
+    @property
+    def consensus(self) -> Consensus | None:
+        """The nodes' signatures, when the unit carries them (the signature evidence)."""
 
 
 S = TypeVar("S")
@@ -223,6 +228,7 @@ class Driver(Generic[S]):
         self.stats = ImportStats()
         self.reached_end = False
         self.snapshots = BalanceSnapshots(options.balance_snapshots)
+        self.evidence = EvidenceRows()
 
     async def wait(self, seconds: float) -> None:
         """Wait ``seconds``, or until stopped."""
@@ -249,10 +255,12 @@ class Driver(Generic[S]):
         transaction goes before the end of the ``async with``, what follows each commit after it."""
         group = ImportStats()
         started = time.perf_counter()
+        self.evidence = EvidenceRows()
         async with self.conn.transaction():
             await self.snapshots.begin(self.conn)
             refused = await self._write_group(units, state, group)
             await units.before_commit(state, group)
+            group.rows += await self.evidence.write(self.conn)
             await notify_commit(self.conn, group.last_consensus_end)  # delivered when the transaction commits
         self.snapshots.committed()
         self._committed(group, time.perf_counter() - started)
@@ -287,6 +295,7 @@ class Driver(Generic[S]):
             except ItemError as error:  # a verified unit whose transaction we cannot read: the group rolls back
                 raise StreamParseError(units.name_of(unit), str(error)) from error
             await units.accept(unit, state, record_rows, load_start)
+            self.evidence.add(record, unit.consensus, units.position(state).book)
             group.files += 1
             group.items += record.count
             group.last_name, group.last_consensus_end = record.name, record.consensus_end

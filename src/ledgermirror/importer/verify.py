@@ -75,6 +75,10 @@ class Consensus:
     required_stake: int
     rejected: tuple[StreamFileError, ...]
     """Signatures that were dropped: unparsable, unknown node, or not verifying."""
+    verified_nodes: tuple[int, ...] = ()
+    """Book nodes whose signatures verified (whatever hashes they signed)."""
+    failed_nodes: tuple[int, ...] = ()
+    """Book nodes whose signature file was present but unreadable or not verifying."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,11 +161,13 @@ def reach_consensus(
         raise ConsensusNotReached(file_name, "Invalid total staking weight. Consensus not reached")
     required = weights.required(ratio)
     rejected: list[StreamFileError] = []
+    failed: list[int] = []
     groups: dict[tuple[bytes, bytes | None], list[int]] = {}
     for node_id, signature in sorted(signatures.items()):
         node = book.node(node_id)
         if isinstance(signature, StreamFileError):
             rejected.append(signature)
+            failed.append(node_id)
             continue
         if node is None:
             rejected.append(SignatureRejected(signature.name, node_id, "node is not in the address book"))
@@ -170,6 +176,7 @@ def reach_consensus(
             verify_node_signature(signature, node)
         except SignatureRejected as error:
             rejected.append(error)
+            failed.append(node_id)
             continue
         groups.setdefault((signature.file_hash, signature.metadata_hash), []).append(node_id)
     ranked = sorted(
@@ -188,7 +195,8 @@ def reach_consensus(
             f"Consensus not reached for file {file_name} with {largest}/{total} stake"
             + (f" ({reasons})" if reasons else ""),
         )
-    return Consensus(file_name, agreed, total, required, tuple(rejected))
+    verified = tuple(sorted(node for nodes in groups.values() for node in nodes))
+    return Consensus(file_name, agreed, total, required, tuple(rejected), verified, tuple(failed))
 
 
 def verify_record_file(

@@ -17,6 +17,7 @@ from ledgermirror.simulator.system import ADDRESS_BOOK_ADMIN, SYSTEM_ADMIN
 
 UPGRADE_FILE = 150
 PREPARE_UPGRADE = 2
+FREEZE_UPGRADE = 3
 FREEZE_ABORT = 4
 
 
@@ -65,16 +66,16 @@ def update_or_delete_node(em: Emitter) -> bool:
 
 
 def freeze(em: Emitter) -> bool:
-    """An upgrade prepared from file 0.0.150 (PREPARE_UPGRADE with the file's hash), or the last one
-    aborted (FREEZE_ABORT)."""
+    """An upgrade prepared from file 0.0.150 (PREPARE_UPGRADE with the file's hash; FREEZE_UPGRADE an hour
+    ahead when ``ledger.upgrade_freezes``), or the last one aborted (FREEZE_ABORT)."""
     ledger = em.ledger
     body = em.hapi.bodies["freeze"].FreezeTransactionBody()
-    prepared = bool(ledger.freezes) and ledger.freezes[-1]["type"] == PREPARE_UPGRADE
+    prepared = bool(ledger.freezes) and ledger.freezes[-1]["type"] in (PREPARE_UPGRADE, FREEZE_UPGRADE)
     if prepared:
         body.freeze_type = FREEZE_ABORT
         set_timestamp(body.start_time, em.now)
     else:
-        body.freeze_type = PREPARE_UPGRADE
+        body.freeze_type = FREEZE_UPGRADE if ledger.upgrade_freezes else PREPARE_UPGRADE
         body.update_file.fileNum = UPGRADE_FILE
         body.file_hash = hashlib.sha384(em.rng.randbytes(64)).digest()
         set_timestamp(body.start_time, em.now + 3_600_000_000_000)

@@ -255,6 +255,9 @@ class Ledger:
     user_files: dict[int, UserFile] = field(default_factory=dict)
     freezes: list[dict[str, object]] = field(default_factory=list)
     """Freeze transactions as ``truth.json`` lists them."""
+    upgrade_freezes: bool = False
+    """Freezes schedule upgrades (``FREEZE_UPGRADE`` with a start time) instead of preparing them
+    (``PREPARE_UPGRADE``); each is aborted by the next freeze either way."""
     hooks: dict[tuple[int, int], Hook] = field(default_factory=dict)
     hook_list: list[Hook] = field(default_factory=list)
     batches: int = 0

@@ -88,11 +88,13 @@ def simulate(
     layout: str = ACCOUNT_LAYOUT,
     fmt: str = "records",
     record_version: str = "6",
+    upgrade_freezes: bool = False,
 ) -> Summary:
     """Write ``seconds // 2`` record files (at least one) of about ``2 * tps`` transactions each, in the
     ``recordstreams/record0.0.N/`` layout or (``layout="node-id"``) HIP-679's ``<network>/0/<node>/record/``.
     ``record_version`` is 6, 5 or 2 for every file, or ``mixed``: the first third v2, the next v5, the rest
-    v6, as the network's history went (contract kinds, which need sidecars, only run in v6 files)."""
+    v6, as the network's history went (contract kinds, which need sidecars, only run in v6 files).
+    ``upgrade_freezes``: the freezes schedule upgrades (FREEZE_UPGRADE) rather than prepare them."""
     _check(nodes, seconds, tps, layout, fmt, record_version)
     began = time.perf_counter()
     node_keys = [keys.node_private_key(seed, node_id) for node_id in range(nodes)]
@@ -101,7 +103,7 @@ def simulate(
     node_accounts = [system.FIRST_NODE_ACCOUNT + node_id for node_id in range(nodes)]
     rng = random.Random(int.from_bytes(hashlib.sha256(f"ledgermirror-simulator:mix:{seed}".encode()).digest()))
     genesis = genesis_balances(node_accounts)
-    ledger = Ledger(balances=dict(genesis))
+    ledger = Ledger(balances=dict(genesis), upgrade_freezes=upgrade_freezes)
     em = Emitter(protos, ledger, rng, node_accounts)
     book = system.address_book(protos, [key.public_key() for key in node_keys])
     folders = _prepare(out, node_accounts, node_keys, book, layout)

@@ -18,10 +18,12 @@ from ledgermirror.db.connections import MAX_IDLE_SECONDS
 from ledgermirror.db.errors import CONNECTION_FAILURES
 from ledgermirror.metrics import exposition
 from ledgermirror.metrics.http import HttpMetricsMiddleware
-from ledgermirror.status import http, manage, page, public
+from ledgermirror.status import http, manage, page, public, v1
+from ledgermirror.status.automation import Automation
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.http import body_cache
 from ledgermirror.status.state import StatusState
+from ledgermirror.status.watcher import Watcher
 
 _log = logging.getLogger(__name__)
 
@@ -33,9 +35,11 @@ def create_status_app(
     clock: Clock | None = None,
     *,
     max_idle_seconds: float = MAX_IDLE_SECONDS,
+    automation: Automation | None = None,
 ) -> Starlette:
     """``read_url``: the read-only role (public endpoints). ``write_url``: the owner (management; None = off).
-    ``max_idle_seconds``: how long a free database connection is kept (``Settings.db_max_idle_seconds``)."""
+    ``max_idle_seconds``: how long a free database connection is kept (``Settings.db_max_idle_seconds``).
+    ``automation``: the evaluator, run on the owner connection while the app runs (needs ``write_url``)."""
     clock = clock or SystemClock()
     state = StatusState(
         settings,
@@ -49,9 +53,14 @@ def create_status_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await state.open()
+        if automation is not None and write_url is not None:
+            state.watcher = Watcher(automation, write_url, clock, settings.evaluate_seconds, state.cache)
+            state.watcher.start()
         try:
             yield
         finally:
+            if state.watcher is not None:
+                await state.watcher.stop()
             await state.close()
 
     async def not_found(request: Request, exc: Exception) -> Response:
@@ -66,7 +75,13 @@ def create_status_app(
         return Response(b"", status_code=499)
 
     app = Starlette(
-        routes=[*public.ROUTES, *page.ROUTES, *manage.ROUTES, exposition.route(state.metrics.registry)],
+        routes=[
+            *public.ROUTES,
+            *page.ROUTES,
+            *manage.ROUTES,
+            *v1.ROUTES,
+            exposition.route(state.metrics.registry),
+        ],
         lifespan=lifespan,
         middleware=[Middleware(HttpMetricsMiddleware, metrics=state.metrics.http)],
         exception_handlers={

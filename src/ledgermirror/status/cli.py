@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import functools
 import getpass
 import sys
 from collections.abc import Awaitable, Callable
@@ -27,9 +28,11 @@ from ledgermirror.settings import Settings, SettingsError
 from ledgermirror.status import audit, components_ops, defaults, incidents_ops, keys, maintenances_ops
 from ledgermirror.status.app import create_status_app
 from ledgermirror.status.arguments import OPTIONS
+from ledgermirror.status.automation import Automation, Service
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.db import Conn, grant_read_access
 from ledgermirror.status.errors import ManageError
+from ledgermirror.status.probes import grpc_ready, http_ready
 from ledgermirror.status.wire import from_ns
 
 Action = Callable[..., Awaitable[Any]]
@@ -140,6 +143,26 @@ async def execute(conn: Conn, args: argparse.Namespace, settings: Settings, cloc
     return 0
 
 
+def automation_of(status_settings: StatusSettings) -> Automation:
+    """The evaluator as the settings configure it (thresholds, readiness probes)."""
+    services: list[Service] = []
+    rest_url, grpc_target = status_settings.rest_readiness_url, status_settings.grpc_target
+    if rest_url is not None:
+        services.append(
+            Service("mirror:rest-api", "Mirror Node REST API", 1, functools.partial(http_ready, rest_url))
+        )
+    if grpc_target is not None:
+        services.append(
+            Service("mirror:grpc-api", "Mirror Node gRPC API", 2, functools.partial(grpc_ready, grpc_target))
+        )
+    return Automation(
+        status_settings.rules,
+        services,
+        incidents=status_settings.auto_incidents,
+        maintenance_minutes=status_settings.maintenance_minutes,
+    )
+
+
 def _serve(
     args: argparse.Namespace, settings: Settings, status_settings: StatusSettings, prepared: Prepared
 ) -> int:
@@ -159,7 +182,11 @@ def _serve(
         print(f"ledgermirror status: new store, created {len(created)} default components", file=sys.stderr)
     check_reachable(prepared.api_url)
     app = create_status_app(
-        status_settings, prepared.api_url, prepared.owner_url, max_idle_seconds=settings.db_max_idle_seconds
+        status_settings,
+        prepared.api_url,
+        prepared.owner_url,
+        max_idle_seconds=settings.db_max_idle_seconds,
+        automation=automation_of(status_settings) if status_settings.automation else None,
     )
     exit_cleanly_on_sigterm()
     base = status_settings.listen_url

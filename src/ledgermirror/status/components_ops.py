@@ -25,6 +25,8 @@ COMPONENT_FIELDS: dict[str, fields.Check] = {
     "showcase": fields.boolean,
     "only_show_if_degraded": fields.boolean,
     "start_date": fields.start_date,
+    "hidden": fields.boolean,
+    "rules": fields.rules,
 }
 GROUP_FIELDS: dict[str, fields.Check] = {
     "name": fields.text,
@@ -38,7 +40,9 @@ _TABLE = "status.component"
 _COLUMNS = frozenset(COMPONENT_FIELDS) - {"status"}
 """Writable columns (a fixed allow-list: user input only ever selects among these names)."""
 
-ROW_SQL = "select id, name, is_group, group_id, status from status.component where id = {id} for update"
+ROW_SQL = """
+select id, name, is_group, group_id, status, status_source from status.component where id = {id} for update
+"""
 HISTORY_SQL = """
 insert into status.component_status_history (component_id, old_status, new_status, changed_at, incident_id)
 values ({component_id}, {old_status}, {new_status}, {changed_at}, {incident_id})
@@ -108,6 +112,7 @@ async def create_component(conn: Conn, data: Any, now: dt.datetime, actor: str) 
             now=now,
         )
         await _execute(conn, insert)
+        await _set_columns(conn, component_id, {k: v for k, v in values.items() if k in ("hidden", "rules")}, now)
         await _history(conn, component_id, None, status, now, incident_id=None)
         await audit.record(
             conn, now, actor, "component.create", "component", target_id=component_id, details=values
@@ -118,7 +123,9 @@ async def create_component(conn: Conn, data: Any, now: dt.datetime, actor: str) 
 async def update_component(conn: Conn, component_id: str, data: Any, now: dt.datetime, actor: str) -> None:
     values = fields.parse(data, COMPONENT_FIELDS)
     async with conn.transaction():
-        await _row(conn, component_id, group=False)
+        row = await _row(conn, component_id, group=False)
+        if "status" in values and "status_source" not in values and str(row["status_source"]).startswith("auto:"):
+            values["status_source"] = "manual"  # the operator's override: the evaluator leaves it alone
         if "group_id" in values:
             await _check_group(conn, values["group_id"])
         await _set_columns(conn, component_id, values, now)

@@ -1,13 +1,15 @@
 """Default components: the mirror's REST API and importer, and one per consensus node of the current address
 book grouped as the consensus network. Idempotent: rows are keyed by ``source_ref`` and made only once.
 
-All start with ``status_source = 'manual'``; an automatic evaluator (not built yet) would switch them to
-``auto:<source>`` and keep ``source_ref`` as what it watches (``node:<id>``, ``mirror:rest-api``, ...).
+The nodes and the importer start automatic (``auto:node``, ``auto:importer``: the evaluator of
+:mod:`.automation` sets their status), the REST API manual until a readiness probe is configured
+(``auto:readiness``); ``source_ref`` says what each watches (``node:<id>``, ``mirror:importer``, ...).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 
 from ledgermirror.db.sql import template
 from ledgermirror.ledger.entity_id import EntityId, encode_entity_id
@@ -25,18 +27,38 @@ where e.consensus_timestamp = (
     order by start_consensus_timestamp desc limit 1)
 order by e.node_id
 """
+AUTO_NAME_SQL = "update status.component set auto_name = name where id = {id}"
 EXISTING_SQL = "select source_ref, id from status.component where source_ref is not null"
 NEW_STORE_SQL = "select not exists (select from status.component) and not exists (select from status.incident)"
 
 
-async def current_nodes(conn: Conn, shard: int, realm: int) -> list[tuple[int, str]]:
-    """``(node_id, node account)`` of the newest address book (file 0.0.102, else 0.0.101)."""
+@dataclass(frozen=True, slots=True)
+class BookNode:
+    node_id: int
+    account: str
+    description: str | None
+
+
+async def book_nodes(conn: Conn, shard: int = 0, realm: int = 0) -> list[BookNode]:
+    """The nodes of the newest address book (file 0.0.102, else 0.0.101)."""
     for num in (NODE_DETAILS_FILE, ADDRESS_BOOK_FILE):
         book = template(BOOK_SQL, file_id=encode_entity_id(shard, realm, num))
         rows = await conn.fetch(book.text, *book.args)
         if rows:
-            return [(int(row["node_id"]), str(EntityId.decode(int(row["node_account_id"])))) for row in rows]
+            return [
+                BookNode(
+                    int(row["node_id"]),
+                    str(EntityId.decode(int(row["node_account_id"]))),
+                    row["description"] or None,
+                )
+                for row in rows
+            ]
     return []
+
+
+async def current_nodes(conn: Conn, shard: int, realm: int) -> list[tuple[int, str]]:
+    """``(node_id, node account)`` of the newest address book (file 0.0.102, else 0.0.101)."""
+    return [(node.node_id, node.account) for node in await book_nodes(conn, shard, realm)]
 
 
 async def ensure_defaults(
@@ -63,7 +85,7 @@ async def ensure_defaults(
                 group_id=group_id,
                 position=position,
                 status="operational",
-                status_source="manual",
+                status_source=str(extra.get("source", "manual")),
                 source_ref=ref,
                 showcase=True,
                 only_show_if_degraded=bool(extra.get("only_show_if_degraded", False)),
@@ -71,6 +93,8 @@ async def ensure_defaults(
                 now=now,
             )
             await conn.execute(insert.text, *insert.args)
+            named = template(AUTO_NAME_SQL, id=component_id)
+            await conn.execute(named.text, *named.args)
             if not group:
                 history = template(
                     HISTORY_SQL,
@@ -86,10 +110,17 @@ async def ensure_defaults(
             return component_id
 
         await make("mirror:rest-api", "Mirror Node REST API", group=False, group_id=None, position=1)
-        await make("mirror:importer", "Record stream importer", group=False, group_id=None, position=2)
+        await make(
+            "mirror:importer",
+            "Record stream importer",
+            group=False,
+            group_id=None,
+            position=2,
+            source="auto:importer",
+        )
         nodes = await current_nodes(conn, shard, realm)
         if nodes:
-            network = await make("network", "Consensus network", group=True, group_id=None, position=3)
+            network = await make("network", "Consensus nodes", group=True, group_id=None, position=3)
             for index, (node_id, account) in enumerate(nodes, start=1):
                 await make(
                     f"node:{node_id}",
@@ -99,6 +130,7 @@ async def ensure_defaults(
                     position=index,
                     description=f"Consensus node {node_id}, account {account}",
                     only_show_if_degraded=True,
+                    source="auto:node",
                 )
         if created:
             await audit.record(

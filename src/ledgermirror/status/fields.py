@@ -7,9 +7,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 from ledgermirror.pg_text import storable
 from ledgermirror.status.errors import InvalidInput
 from ledgermirror.status.model import SETTABLE_COMPONENT_STATUSES
+from ledgermirror.status.rules import RULE_NAMES
 from ledgermirror.status.wire import is_id, parse_timestamp
 
 Check = Callable[[str, Any], Any]
@@ -56,6 +59,19 @@ def ident_list(name: str, value: Any) -> list[str]:
     if not isinstance(value, list):
         raise InvalidInput(f"{name} must be a list of ids")
     return list(dict.fromkeys(ident(name, item) for item in value))
+
+
+def rules(name: str, value: Any) -> str:
+    """A component's evaluator thresholds (:class:`~ledgermirror.status.rules.Rules` names, positive
+    integers), as the JSON text stored."""
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{name} must be an object")
+    for key, number in value.items():
+        if key not in RULE_NAMES:
+            raise InvalidInput(f"{name}: unknown rule {key!r} (known: {', '.join(RULE_NAMES)})")
+        if type(number) is not int or not 1 <= number <= 1_000_000:
+            raise InvalidInput(f"{name}.{key} must be a whole number from 1 to 1000000")
+    return orjson.dumps(value).decode()
 
 
 def one_of(*allowed: str) -> Check:

@@ -12,11 +12,14 @@ wrap (``overflow-wrap: anywhere``) instead of widening the page.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ledgermirror.db.evidence import Signing
 from ledgermirror.status import maintenance, uptime
 from ledgermirror.status.model import OPERATIONAL, UNRESOLVED_INCIDENT_STATES
 from ledgermirror.status.render import View
@@ -69,6 +72,11 @@ article h3{margin-top:.25rem}.meta{color:#4a4a4a;font-size:.9rem;margin:0}
 ol.timeline{list-style:none;padding:0}ol.timeline li{margin:.5rem 0}
 .desc{color:#4a4a4a;font-size:.9rem;margin:.1rem 0;white-space:pre-line}
 a{color:#0b57a4}footer{margin:2rem 0;font-size:.9rem;color:#4a4a4a}
+.auto{color:#4a4a4a;font-size:.9rem;margin:.1rem 0;font-style:italic}
+.scroll{overflow-x:auto}table.signing{border-collapse:collapse;font-size:.85rem}
+table.signing th,table.signing td{border:1px solid #d0d0d0;padding:.2rem .4rem;text-align:left}
+.sg-ok{background:#e3f1e6;color:#1a1a1a}.sg-some{background:#fbf1cf;color:#1a1a1a}
+.sg-bad{background:#f8dcd8;color:#1a1a1a}.sg-none{color:#4a4a4a}
 .vh{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 """
 
@@ -138,11 +146,30 @@ def _status(value: str) -> str:
     return f'<span class="st st-{escape(value)}">{escape(COMPONENT_WORDS.get(value, value))}</span>'
 
 
-def _component(item: Mapping[str, Any], days: Mapping[str, Sequence[uptime.Day]]) -> str:
+@dataclass(frozen=True, slots=True)
+class SigningView:
+    """The consensus nodes' signing per hour: ``nodes`` (name, node id) in page order, ``slots`` the start of
+    each hour (oldest first), ``counts`` by (node id, slot index)."""
+
+    nodes: list[tuple[str, int]]
+    slots: list[dt.datetime]
+    counts: Mapping[tuple[int, int], Signing]
+
+
+EMPTY_SIGNING = SigningView([], [], {})
+
+
+def _component(
+    item: Mapping[str, Any], days: Mapping[str, Sequence[uptime.Day]], automatic: Mapping[str, str | None]
+) -> str:
     name = str(item["name"])
     parts = [f'<li class="component"><div class="row">{user(name)}{_status(item["status"])}</div>']
     if item["description"]:
         parts.append(f'<p class="desc" dir="auto">{escape(item["description"])}</p>')
+    if item["id"] in automatic:
+        reason = automatic[item["id"]]
+        words = f"Automatic status: {reason}" if reason else "Automatic status: no problem found in the evidence"
+        parts.append(f'<p class="auto" dir="auto">{escape(words)}</p>')
     if item["showcase"]:
         parts.append(bars(name, days.get(item["id"], [])))
     parts.append("</li>")
@@ -153,7 +180,10 @@ def _visible(item: Mapping[str, Any]) -> bool:
     return not (item["only_show_if_degraded"] and item["status"] == OPERATIONAL)
 
 
-def components_section(view: View, days: Mapping[str, Sequence[uptime.Day]]) -> str:
+def components_section(
+    view: View, days: Mapping[str, Sequence[uptime.Day]], automatic: Mapping[str, str | None] | None = None
+) -> str:
+    automatic = automatic or {}
     by_id = {item["id"]: item for item in view.components}
     parts = ['<section aria-labelledby="h-components"><h2 id="h-components">Components</h2><ul class="plain">']
     shown = 0
@@ -162,18 +192,52 @@ def components_section(view: View, days: Mapping[str, Sequence[uptime.Day]]) -> 
             continue
         shown += 1
         if not item["group"]:
-            parts.append(_component(item, days))
+            parts.append(_component(item, days, automatic))
             continue
         kids = [by_id[kid] for kid in item["components"] if kid in by_id and _visible(by_id[kid])]
         parts.append(
             f'<li class="group"><h3>{user(item["name"])}{_status(item["status"])}</h3>'
-            f'<ul class="plain">{"".join(_component(kid, days) for kid in kids)}</ul></li>'
+            f'<ul class="plain">{"".join(_component(kid, days, automatic) for kid in kids)}</ul></li>'
         )
     parts.append("</ul>")
     if not shown:
         parts.append("<p>No components are listed yet.</p>")
     parts.append("</section>")
     return "".join(parts)
+
+
+def _signing_cell(count: Signing | None) -> str:
+    if count is None:
+        return '<td class="sg-none">no files</td>'
+    total = count.valid + count.failed + count.missing
+    words = f"{count.valid}/{total}"
+    if count.failed:
+        words += f", {count.failed} failed"
+    kind = "ok" if count.valid == total else "bad" if count.failed or count.valid == 0 else "some"
+    title = f"{count.valid} of {total} files signed, {count.failed} failing, {count.missing} missing"
+    return f'<td class="sg-{kind}" title="{escape(title)}">{escape(words)}</td>'
+
+
+def signing_section(signing: SigningView, zone: str) -> str:
+    """A table of the nodes' valid signatures per hour (files signed / files), failures named."""
+    if not signing.nodes:
+        return ""
+    hours = "".join(f'<th scope="col">{escape(uptime_hour(start, zone))}</th>' for start in signing.slots)
+    rows = []
+    for name, node_id in signing.nodes:
+        cells = "".join(_signing_cell(signing.counts.get((node_id, index))) for index in range(len(signing.slots)))
+        rows.append(f'<tr><th scope="row">{user(name)}</th>{cells}</tr>')
+    return (
+        '<section aria-labelledby="h-signing"><h2 id="h-signing">Consensus node signatures</h2>'
+        f'<div class="scroll"><table class="signing"><caption>Files each node signed validly, per hour, over the '
+        f"last {len(signing.slots)} hours (from the signature files the mirror verified)</caption>"
+        f'<thead><tr><th scope="col">Node</th>{hours}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+        "</section>"
+    )
+
+
+def uptime_hour(start: dt.datetime, zone: str) -> str:
+    return start.astimezone(ZoneInfo(zone)).strftime("%H:%M")
 
 
 def _timeline(item: Mapping[str, Any], zone: str) -> str:
@@ -210,8 +274,16 @@ def _list_section(anchor: str, title: str, items: Sequence[Mapping[str, Any]], z
     return f'<section aria-labelledby="h-{anchor}"><h2 id="h-{anchor}">{escape(title)}</h2>{body}</section>'
 
 
-def render_page(view: View, days: Mapping[str, Sequence[uptime.Day]], feed_base: str = "") -> str:
-    """The whole page as text. ``days``: component id -> its uptime days (groups need none)."""
+def render_page(
+    view: View,
+    days: Mapping[str, Sequence[uptime.Day]],
+    feed_base: str = "",
+    *,
+    automatic: Mapping[str, str | None] | None = None,
+    signing: SigningView = EMPTY_SIGNING,
+) -> str:
+    """The whole page as text. ``days``: component id -> its uptime days (groups need none); ``automatic``:
+    component id -> the reason of its automatic status; ``signing``: the nodes' signing per hour."""
     zone = view.page["time_zone"]
     name = str(view.page["name"])
     indicator = view.status["indicator"]
@@ -227,7 +299,8 @@ def render_page(view: View, days: Mapping[str, Sequence[uptime.Day]], feed_base:
         _list_section("incidents", "Active incidents", unresolved, zone, "No active incidents."),
         _list_section("active", "Maintenance in progress", active, zone, "No maintenance in progress."),
         _list_section("upcoming", "Upcoming maintenance", upcoming, zone, "No maintenance scheduled."),
-        components_section(view, days),
+        components_section(view, days, automatic),
+        signing_section(signing, zone),
         _list_section("past", "Past incidents", past, zone, "No incidents reported."),
     ]
     return (

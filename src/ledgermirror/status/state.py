@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ledgermirror.clock import Clock
 from ledgermirror.db.connections import MAX_IDLE_SECONDS, ConnectionSet
@@ -10,6 +11,9 @@ from ledgermirror.metrics.status import StatusMetrics
 from ledgermirror.status.config import StatusSettings
 from ledgermirror.status.db import status_connections
 from ledgermirror.ttl_cache import TtlCache
+
+if TYPE_CHECKING:
+    from ledgermirror.status.watcher import Watcher
 
 
 @dataclass(slots=True)
@@ -22,6 +26,8 @@ class StatusState:
     metrics: StatusMetrics = field(default_factory=StatusMetrics)
     max_idle_seconds: float = MAX_IDLE_SECONDS
     """How long a free database connection is kept (``Settings.db_max_idle_seconds``)."""
+    watcher: Watcher | None = None
+    """The evaluator's loop, while automation runs."""
     _read: ConnectionSet | None = field(default=None)
     _write: ConnectionSet | None = field(default=None)
 

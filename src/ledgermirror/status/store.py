@@ -17,8 +17,9 @@ PAGE_SQL = "select id, created_at from status.page"
 
 COMPONENTS_SQL = """
 select id, name, description, is_group, group_id, position, status, showcase, only_show_if_degraded,
-       start_date, created_at, updated_at
+       start_date, created_at, updated_at, status_source, source_ref, auto_reason
 from status.component
+where not hidden
 """
 
 _INCIDENT_COLUMNS = """id, kind, name, status, impact, shortlink, created_at, updated_at, started_at,

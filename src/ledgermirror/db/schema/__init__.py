@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ledgermirror.db.schema.balances import ACCOUNT_BALANCE, ACCOUNT_BALANCE_FILE, TOKEN_BALANCE
-from ledgermirror.db.schema.blocks import IMPORT_STATUS, RECORD_FILE, SIDECAR_FILE
+from ledgermirror.db.schema.blocks import IMPORT_STATUS, RECORD_FILE, SIDECAR_FILE, SIGNATURE_EVIDENCE
 from ledgermirror.db.schema.contracts import (
     CONTRACT_ACTION,
     CONTRACT_LOG,
@@ -134,6 +134,7 @@ __all__ = [
     "REGISTERED_NODE",
     "SCHEDULE",
     "SIDECAR_FILE",
+    "SIGNATURE_EVIDENCE",
     "STAKING_REWARD_TRANSFER",
     "TABLES",
     "TOKEN",
@@ -164,7 +165,7 @@ BASE_TABLES: tuple[Table, ...] = (
     ASSESSED_CUSTOM_FEE, CONTRACT, NETWORK_FREEZE, PRNG, HOOK, HOOK_STORAGE, HOOK_STORAGE_CHANGE, TOPIC,
     TOPIC_MESSAGE, TOPIC_MESSAGE_LOOKUP, SCHEDULE, TRANSACTION_SIGNATURE, CONTRACT_RESULT, CONTRACT_LOG,
     CONTRACT_ACTION, CONTRACT_STATE, CONTRACT_STATE_CHANGE, ETHEREUM_TRANSACTION, CONTRACT_TRANSACTION,
-    CONTRACT_TRANSACTION_HASH, SIDECAR_FILE, LEDGER, IMPORT_STATUS,
+    CONTRACT_TRANSACTION_HASH, SIDECAR_FILE, LEDGER, IMPORT_STATUS, SIGNATURE_EVIDENCE,
 )  # fmt: skip
 """Every declared table, in migration order (history twins are derived, see :data:`TABLES`)."""
 

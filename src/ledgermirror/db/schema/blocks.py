@@ -73,3 +73,19 @@ IMPORT_STATUS = Table(
 )
 """Ours (migration 0040): the stream the importer last took a block or file from and how its proof was verified
 (blocks accepted on the hash chain only are counted)."""
+
+
+SIGNATURE_EVIDENCE = Table(
+    "signature_evidence",
+    (
+        not_null("consensus_end", "bigint"),
+        not_null("name", "character varying(250)"),
+        not_null("imported_at", "bigint"),
+        not_null("valid_nodes", "integer[]"),
+        not_null("failed_nodes", "integer[]"),
+        not_null("missing_nodes", "integer[]"),
+    ),
+    key=("consensus_end",),
+)
+"""Ours (migration 0047): per record file or block, the book nodes whose signatures were valid, present but
+failing, or missing (the status service's evidence)."""
