@@ -23,7 +23,7 @@ from tests.importer.blocks_support import import_stream
 from tests.importer.importing import fetch
 
 from ledgermirror.importer import errata
-from ledgermirror.importer.address_book import read_address_book
+from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.progress import ImportStats
 from ledgermirror.runtime import Prepared
@@ -204,6 +204,19 @@ def test_packaged_data() -> None:
 )
 def test_balance_file_time_offset(stamp: int, offset: int) -> None:
     assert errata.balance_file_time_offset(stamp) == offset
+
+
+# ErrataMigrationTest.onEndWithOffset for a balance file the import starts from (--balance-files): the offset
+# on mainnet only
+@pytest.mark.parametrize(
+    ("network", "stamp", "offset"),
+    [("mainnet", BAD_TIMESTAMP1, -1), ("mainnet", BAD_TIMESTAMP_FIXED_OFFSET, 53), ("testnet", BAD_TIMESTAMP1, 0)],
+)
+def test_a_started_from_balance_file_takes_its_offset_on_mainnet_only(
+    network: str, stamp: int, offset: int
+) -> None:
+    book = AddressBook(nodes=(), entry_count=0)
+    assert errata.balance_file_offset_on(book, network, stamp) == offset
 
 
 def test_a_bad_errata_file_is_refused() -> None:

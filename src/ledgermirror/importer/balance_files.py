@@ -17,12 +17,14 @@ file's rows, plus its transfers after the balance timestamp (``handlers/balances
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 
 from ledgermirror.importer.address_book import AddressBook
 from ledgermirror.importer.balance_file import BalanceFile, file_hash_of, read_balance_file
 from ledgermirror.importer.driver import Position
+from ledgermirror.importer.errata import balance_file_offset_on
 from ledgermirror.importer.errors import FileHashMismatch, ImporterError, StreamFileError, StreamParseError
 from ledgermirror.importer.handlers.balances import snapshot_of_file
 from ledgermirror.importer.options import ImportOptions
@@ -167,7 +169,8 @@ async def start_from_balance_file(store: Store, position: Position, options: Imp
     shard = options.balance_snapshots.shard if options.balance_snapshots is not None else 0
     found = await nearest_balance_file(store, folders, position.book, position.stakes, target, shard=shard)
     holding = await record_file_holding(store, folders, found.consensus_timestamp)
-    position.pending_balances = snapshot_of_file(found)
+    offset = balance_file_offset_on(position.book, options.network, found.consensus_timestamp)
+    position.pending_balances = dataclasses.replace(snapshot_of_file(found), time_offset=offset)
     start = options.start
     if holding is not None:
         position.cursor = stem_of(holding)

@@ -145,6 +145,11 @@ def is_mainnet(book: AddressBook, network: str | None = None) -> bool:
     )
 
 
+def balance_file_offset_on(book: AddressBook, network: str | None, consensus_timestamp: int) -> int:
+    """The ``time_offset`` of a balance file at that time on this ledger: mainnet's errata, else 0."""
+    return balance_file_time_offset(consensus_timestamp) if is_mainnet(book, network) else 0
+
+
 def missing_between(after: int, until: int, skip: frozenset[int] = frozenset()) -> list[MissingTransaction]:
     """The missing transactions after ``after`` up to ``until`` (inclusive), except those at the ``skip``
     times."""

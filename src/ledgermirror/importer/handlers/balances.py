@@ -36,6 +36,8 @@ class BalanceSnapshot:
     """(encoded account id, encoded token id, balance)"""
     file: BalanceFile | None = None
     """The network's balance file it was read from: its rows and ``account_balance_file`` row are written too."""
+    time_offset: int = 0
+    """The balance file's ``time_offset`` (mainnet's errata: ``errata.balance_file_offset_on``)."""
 
 
 def read_balance_snapshot(data: bytes) -> BalanceSnapshot:
@@ -94,6 +96,7 @@ async def seed_balances(conn: asyncpg.Connection, snapshot: BalanceSnapshot) -> 
             load_end=time.time_ns() // 1_000_000,
             synthetic=False,
             file_hash=file.file_hash.hex(),
+            time_offset=snapshot.time_offset,
         )
         counts["account_balance_file"] = 1
     return counts
