@@ -88,6 +88,9 @@ class Settings:
     real bloom (the reference's ``persist.syntheticContractLogEvmAddressLookup``)."""
     pagination_probe: bool = True
     """Fetch ``limit + 1`` rows so a page that ends the data carries no ``next`` link."""
+    schedule_signature_plain_base64: bool = False
+    """``signatures[]`` of ``/api/v1/schedules`` in plain base64; by default as the reference writes them
+    (PostgreSQL's ``encode(..., 'base64')``: a newline after every 76 characters)."""
     fee_estimate_described_form: bool = False
     """``POST /api/v1/network/fees`` in the seed's described form (amounts before the high-volume multiplier,
     the multiplier in thousandths, ``notes``) instead of the reference's."""

@@ -4,13 +4,15 @@ transaction id with nonce, 206 for a missing call result, call data from a file,
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.api.resources.transactions.transaction import INVALID_ID
+from ledgermirror.settings import Settings
 
 SECOND = 1_000_000_000
 T = 1_700_000_000 * SECOND
@@ -188,3 +190,22 @@ def test_unknown_create2_address(client: TestClient) -> None:
     assert response.status_code == 404
     message = "No contract with the given evm address 0x5555555555555555555555555555555555555555 has been found."
     assert response.json()["_status"]["messages"] == [{"message": message}]
+
+
+@pytest.mark.parametrize("delegation", [True, False])
+def test_authorization_list_follows_the_delegation_setting(
+    client: TestClient, ledger: Ledger, api_settings: Settings, delegation: bool
+) -> None:
+    """The reference's ``response.enableDelegationAddress``: with it, an Ethereum transaction's list (``[]`` when
+    NULL) ends the object; without it (the reference service's default) there is no ``authorization_list`` key."""
+    ledger.load(setup(type=4))
+    reconfigure(client, dataclasses.replace(api_settings, enable_delegation_address=delegation))
+    for url in (BY_TIMESTAMP, BY_HASH, "/api/v1/contracts/results"):
+        response = client.get(url)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        item = body["results"][0] if "results" in body else body
+        if delegation:
+            assert list(item)[-1] == "authorization_list" and item["authorization_list"] == []
+        else:
+            assert "authorization_list" not in item

@@ -3,12 +3,14 @@ cache rule of final schedules and bad input."""
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 from tests.api.test_system_files import reference_schema_errors
+from tests.importer.handlers.items import fetch
 from tests.support import Ledger, reconfigure
 
 from ledgermirror.settings import Settings
@@ -215,3 +217,60 @@ def test_bad_input(client: TestClient, url: str, expected: list[str]) -> None:
     response = client.get(url)
     assert response.status_code == 400, response.text
     assert messages(response) == expected
+
+
+SIGNATURE_LENGTHS = (0, 1, 56, 57, 58, 64, 114, 200)
+"""Around PostgreSQL's 57-byte base64 line: a 64-byte signature (ED25519, ECDSA) spans two lines."""
+
+
+def _long_signatures(ledger: Ledger) -> list[bytes]:
+    """Schedule 0.0.2000 signed with signatures and prefixes of every length above."""
+    signatures = [bytes((7 + i) % 256 for i in range(n)) for n in SIGNATURE_LENGTHS]
+    ledger.load(
+        {
+            "entities": [{"num": 2000, "type": "SCHEDULE"}],
+            "schedules": [schedule(2000)],
+            "transactionsignatures": [
+                {
+                    "consensus_timestamp": str(T0 + 1 + index),
+                    "public_key_prefix": list(signature[::-1]),
+                    "entity_id": "0.0.2000",
+                    "signature": list(signature),
+                    "type": 3,
+                }
+                for index, signature in enumerate(signatures)
+            ],
+        }
+    )
+    return signatures
+
+
+def test_signatures_are_base64_as_postgresql_encodes_them(client: TestClient, ledger: Ledger) -> None:
+    """The reference renders both fields with ``encode(..., 'base64')`` in its query: the expected text is what
+    the database itself writes for the same bytes."""
+    _long_signatures(ledger)
+    encoded_by_postgresql = fetch(
+        ledger.url,
+        "select encode(public_key_prefix, 'base64') as prefix, encode(signature, 'base64') as signature"
+        " from transaction_signature order by consensus_timestamp",
+    )
+    expected = [(row["prefix"], row["signature"]) for row in encoded_by_postgresql]
+    assert sum("\n" in signature for _, signature in expected) == 5  # 57, 58, 64, 114 and 200 bytes
+    one = client.get(f"{URL}/0.0.2000").json()
+    listed = client.get(URL).json()["schedules"][0]
+    for body in (one, listed):
+        assert [(s["public_key_prefix"], s["signature"]) for s in body["signatures"]] == expected
+    by_length = dict(zip(SIGNATURE_LENGTHS, [s["signature"] for s in one["signatures"]], strict=True))
+    assert by_length[64].count("\n") == 1 and by_length[64].index("\n") == 76
+    assert by_length[57].endswith("\n") and by_length[56].count("\n") == 0
+
+
+def test_plain_base64_signatures_setting(client: TestClient, ledger: Ledger, api_settings: Settings) -> None:
+    signatures = _long_signatures(ledger)
+    reconfigure(client, dataclasses.replace(api_settings, schedule_signature_plain_base64=True))
+    expected = [
+        (base64.b64encode(signature[::-1]).decode(), base64.b64encode(signature).decode())
+        for signature in signatures
+    ]
+    for body in (client.get(f"{URL}/0.0.2000").json(), client.get(URL).json()["schedules"][0]):
+        assert [(s["public_key_prefix"], s["signature"]) for s in body["signatures"]] == expected

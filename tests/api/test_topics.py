@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests.api.test_system_files import reference_schema_errors
+from tests.importer.handlers.items import T0, basic, body, fetch, import_items, module, record_item
 from tests.support import Ledger
 
 ED25519 = "7" * 64
@@ -105,3 +106,32 @@ def test_bad_topic_id(client: TestClient, path: str) -> None:
     response = client.get(f"/api/v1/topics/{path}")
     assert response.status_code == 400
     assert response.json() == {"_status": {"messages": [{"message": "Invalid parameter: topicId"}]}}
+
+
+def test_imported_topic_without_fees(client: TestClient, ledger: Ledger) -> None:
+    """A ConsensusCreateTopic without custom fees, through the importer (which writes ``fixed_fees = []``, as the
+    reference's does): ``custom_fees`` is ``{created_timestamp, fixed_fees: []}``, as the reference's
+    ``TopicMapperTest.mapEmptyAndNulls`` expects of an empty list."""
+    create = module("consensus_create_topic_pb2").ConsensusCreateTopicTransactionBody(memo="no fees")
+    item = record_item(
+        body("consensusCreateTopic", create), at=T0, receipt={"topicID": basic.TopicID(topicNum=3000)}
+    )
+    import_items(ledger.url, item)
+    assert [row["fixed_fees"] for row in fetch(ledger.url, "select fixed_fees::text from custom_fee")] == ["[]"]
+    response = client.get("/api/v1/topics/0.0.3000")
+    assert response.status_code == 200, response.text
+    topic = response.json()
+    created = f"{T0 // 1_000_000_000}.{T0 % 1_000_000_000:09d}"
+    assert topic["custom_fees"] == {"created_timestamp": created, "fixed_fees": []}
+    assert (topic["memo"], topic["topic_id"], topic["created_timestamp"]) == ("no fees", "0.0.3000", created)
+    assert topic["fee_exempt_key_list"] == [] and topic["fee_schedule_key"] is None
+    assert reference_schema_errors("/api/v1/topics/{topicId}", topic) == []
+
+
+@pytest.mark.parametrize("stored", ["'[]'::jsonb", "null"])
+def test_empty_or_null_fixed_fees(client: TestClient, ledger: Ledger, stored: str) -> None:
+    """``TopicMapperTest.mapEmptyAndNulls``: an empty list and NULL both render ``fixed_fees: []``."""
+    _setup(ledger)
+    ledger.execute(f"update custom_fee set fixed_fees = {stored}")
+    custom_fees = client.get("/api/v1/topics/0.0.7").json()["custom_fees"]
+    assert custom_fees == {"created_timestamp": "1234567890.000000001", "fixed_fees": []}

@@ -60,6 +60,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "topic_message_lookup": ("yes", True),
         "import_synthetic_log_evm_lookup": ("false", False),
         "pagination_probe": ("0", False),
+        "schedule_signature_plain_base64": ("true", True),
         "fee_estimate_described_form": ("1", True),
         "import_balance_snapshot_enabled": ("false", False),
         "import_balance_snapshot_min_frequency_seconds": ("1800", 1800),
@@ -307,7 +308,7 @@ def test_the_readme_documents_exactly_the_variables_of_both_services() -> None:
     readme = (ROOT / "README.md").read_text()
     table = readme[readme.index("## Configuration") :]
     table = table[: table.index("\n## ", 1)]
-    documented = set(re.findall(r"`(LEDGERMIRROR_[A-Z_]+)`", table))
+    documented = set(re.findall(r"`(LEDGERMIRROR_[A-Z0-9_]+)`", table))
     fields = {"LEDGERMIRROR_" + item.name.upper() for item in dataclasses.fields(Settings)} | {
         "LEDGERMIRROR_STATUS_" + item.name.upper() for item in dataclasses.fields(StatusSettings)
     }

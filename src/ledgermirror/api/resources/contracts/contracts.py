@@ -2,9 +2,9 @@
 
 Every ``CONTRACT`` entity of the current table, deleted ones included, with its ``contract`` row's file, ordered
 by id (descending by default) and paged on ``contract.id``. ``contract.id`` takes an entity id with any operator,
-or an EVM address with ``eq`` only (a long-zero address names its num; any other is looked up among live
-contracts, ``404`` with the reference's text when none has it). Equalities are one ``id = any(...)`` condition,
-every other value its own condition.
+or an EVM address written without ``0x`` with ``eq`` only (a long-zero address names its num; any other is looked
+up among live contracts, ``404`` with the reference's text when none has it). Equalities are one ``id = any(...)``
+condition, every other value its own condition.
 """
 
 from __future__ import annotations
@@ -35,6 +35,10 @@ from ledgermirror.ledger.entity_id import EntityId, format_encoded
 
 
 def _contract_id(text: str, ctx: ParseContext) -> EntityId | contract_ref.ContractAddress:
+    """An entity id, or an EVM address written without ``0x`` (the reference's ``contract.id`` takes only
+    ``[shard.][realm.]<40 hex digits>``; ``0x<address>`` is ``400 Invalid parameter: contract.id`` there)."""
+    if text.startswith("0x"):
+        raise InvalidValue(text)
     try:
         return contract_ref.parse_contract(text, shard=ctx.shard, realm=ctx.realm)
     except BadRequest:
@@ -49,11 +53,11 @@ def _written_as_address(item: Filter[Any]) -> bool:
 CONTRACT_ID = ParamSpec[EntityId | contract_ref.ContractAddress](
     "contract.id",
     _contract_id,
-    "The contract's id with an optional operator, or its EVM address (eq only); repeat for several "
+    "The contract's id with an optional operator, or its EVM address without 0x (eq only); repeat for several "
     "(equalities are any of them, every other value its own condition).",
     schema={
         "type": "string",
-        "pattern": rf"^(((eq|gt|gte|lt|lte|ne):)?{schemas.ENTITY_ID_VALUE}|(eq:)?{schemas.EVM_ADDRESS_VALUE})$",
+        "pattern": rf"^(((eq|gt|gte|lt|lte|ne):)?{schemas.ENTITY_ID_VALUE}|(eq:)?[0-9a-fA-F]{{40}})$",
     },
     example="0.0.1001",
     pattern_has_ops=True,
@@ -119,7 +123,8 @@ LIST = ListSpec[Request, Ids](
     max_age=10,
     summary="List contracts",
     description="Contract entities (deleted ones included) by id, descending by default, filtered by contract.id "
-    "(an id with any operator, or an EVM address with eq), with pagination on contract.id through links.next.",
+    "(an id with any operator, or an EVM address without 0x with eq), with pagination on contract.id through "
+    "links.next.",
     item_schema=contract_render.CONTRACT_SCHEMA,
     tag="contracts",
 )

@@ -2,9 +2,11 @@
 
 A schedule is its ``schedule`` row, the memo, key and deleted flag of its entity (a schedule without an
 entity row has no ``deleted`` or ``memo`` key, as in the reference) and its signatures from
-``transaction_signature`` in consensus order. The list is ordered by schedule id, ascending by default, and
-pages on ``schedule.id``. One schedule is cached for an hour once it can no longer change (executed, deleted
-or expired), else for a second.
+``transaction_signature`` in consensus order. A signature's ``public_key_prefix`` and ``signature`` are base64 as
+the reference writes them (PostgreSQL's ``encode(..., 'base64')``: a newline after every 76 characters, so a
+64-byte signature has one), or plain base64 with ``schedule_signature_plain_base64``. The list is ordered by
+schedule id, ascending by default, and pages on ``schedule.id``. One schedule is cached for an hour once it
+can no longer change (executed, deleted or expired), else for a second.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from starlette.requests import Request
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import BadRequest, NotFound
-from ledgermirror.api.listing import ListSpec, no_context, query_first
+from ledgermirror.api.listing import ListSpec, query_first
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.common import LIMIT, ORDER
 from ledgermirror.api.querystring.grammar import Op, Order
@@ -117,18 +119,33 @@ SCHEDULE_SCHEMA: dict[str, Any] = {
 }
 
 
+PG_BASE64_LINE_BYTES = 57
+"""PostgreSQL's ``encode(..., 'base64')`` ends a line after every 76 characters: 57 bytes of input."""
+
+
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def _signatures(row: Any) -> list[dict[str, Any]]:
+def pg_base64(data: bytes) -> str:
+    """``encode(data, 'base64')`` as PostgreSQL writes it: a newline after every full line of 76 characters,
+    also after the last one when the input fills it exactly."""
+    whole = len(data) - len(data) % PG_BASE64_LINE_BYTES
+    lines = [
+        _b64(data[start : start + PG_BASE64_LINE_BYTES]) + "\n" for start in range(0, whole, PG_BASE64_LINE_BYTES)
+    ]
+    return "".join(lines) + _b64(data[whole:])
+
+
+def _signatures(row: Any, plain: bool) -> list[dict[str, Any]]:
     if row["timestamps"] is None:
         return []
+    encode = _b64 if plain else pg_base64
     return [
         {
             "consensus_timestamp": format_ns(timestamp),
-            "public_key_prefix": _b64(prefix),
-            "signature": _b64(signature),
+            "public_key_prefix": encode(prefix),
+            "signature": encode(signature),
             "type": SIGNATURE_TYPES.get(kind, "UNKNOWN"),
         }
         for timestamp, prefix, signature, kind in zip(
@@ -137,7 +154,7 @@ def _signatures(row: Any) -> list[dict[str, Any]]:
     ]
 
 
-def render(row: Any) -> dict[str, Any]:
+def render(row: Any, *, plain_signatures: bool = False) -> dict[str, Any]:
     has_entity = row["entity_id"] is not None
     body: dict[str, Any] = {"admin_key": render_key(row["key"])}
     if has_entity:
@@ -153,7 +170,7 @@ def render(row: Any) -> dict[str, Any]:
     return body | {
         "payer_account_id": format_encoded(row["payer_account_id"]),
         "schedule_id": format_encoded(row["schedule_id"]),
-        "signatures": _signatures(row),
+        "signatures": _signatures(row, plain_signatures),
         "transaction_body": _b64(row["transaction_body"]),
         "wait_for_expiry": row["wait_for_expiry"],
     }
@@ -169,7 +186,16 @@ def is_final(row: Any, now_ns: int) -> bool:
     return bool(now_ns >= expiration + EXPIRY_GRACE_NS)
 
 
-def plan(context: None, query: ParsedQuery, limit: int, order: Order) -> Select:
+async def _prepare(located: Request, query: ParsedQuery, ctx: AppContext) -> bool:
+    """Whether signatures are written in plain base64 (the setting)."""
+    return ctx.settings.schedule_signature_plain_base64
+
+
+def _render(plain: bool, row: Any) -> dict[str, Any]:
+    return render(row, plain_signatures=plain)
+
+
+def plan(plain: bool, query: ParsedQuery, limit: int, order: Order) -> Select:
     select = Select(_SELECT)
     for item in query.filters(ACCOUNT_ID):
         select.compare(_CREATOR, item.op, item.value.encoded)
@@ -178,20 +204,20 @@ def plan(context: None, query: ParsedQuery, limit: int, order: Order) -> Select:
     return select.order_by([_SCHEDULE_ID], order).limit(limit)
 
 
-def _anchors(context: None, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
+def _anchors(plain: bool, query: ParsedQuery, row: Any, ctx: AppContext) -> list[Anchor]:
     schedule_id = row["schedule_id"]
     return [Anchor(SCHEDULE_ID.name, format_encoded(schedule_id) or "", number=schedule_id)]
 
 
-LIST = ListSpec[Request, None](
+LIST = ListSpec[Request, bool](
     path="/api/v1/schedules",
     items="schedules",
     params=PARAMS,
     default_order=Order.ASC,
     locate=query_first,
-    prepare=no_context,
+    prepare=_prepare,
     plan=plan,
-    render=render,
+    render_with=_render,
     anchors=_anchors,
     max_age=10,
     summary="List schedules",
@@ -216,7 +242,10 @@ async def get_schedule(request: Request, ctx: AppContext) -> Page:
     if len(rows) != 1:
         raise NotFound()
     row = rows[0]
-    return Page(render(row), max_age=FINAL_MAX_AGE if is_final(row, ctx.clock.now_ns()) else None)
+    plain = ctx.settings.schedule_signature_plain_base64
+    return Page(
+        render(row, plain_signatures=plain), max_age=FINAL_MAX_AGE if is_final(row, ctx.clock.now_ns()) else None
+    )
 
 
 ONE_ENDPOINT = Endpoint(
