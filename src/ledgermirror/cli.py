@@ -168,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _server_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     command.add_argument("--port", type=_port, default=None, help="port to listen on (default 5551)")
+    command.add_argument("--grpc-port", type=_grpc_port, default=None, help="gRPC API port (default 5600; 0: off)")
 
 
 def _positive(text: str) -> int:
@@ -184,6 +185,10 @@ def _port(text: str) -> int:
     return value
 
 
+def _grpc_port(text: str) -> int:
+    return 0 if text == "0" else _port(text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -197,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         host=args.host if getattr(args, "host", None) else settings.host,
         port=args.port if getattr(args, "port", None) else settings.port,
         workers=args.workers if getattr(args, "workers", None) else settings.workers,
+        grpc_port=settings.grpc_port if getattr(args, "grpc_port", None) is None else args.grpc_port,
     )
     run: Command = importlib.import_module(COMMANDS[args.command]).run
     try:

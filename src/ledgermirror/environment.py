@@ -65,6 +65,8 @@ def _number(value: float | None) -> str:
 
 
 Port = Annotated[int, Range(1, 65535)]
+PortOrOff = Annotated[int, Range(0, 65535)]
+"""A port, or 0 for a server that is off."""
 Positive = Annotated[int, Range(1)]
 NonNegative = Annotated[int, Range(0)]
 

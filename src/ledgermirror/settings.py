@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 import platformdirs
 
-from ledgermirror.environment import NonNegative, Port, Positive, Range, SettingsError, load
+from ledgermirror.environment import NonNegative, Port, PortOrOff, Positive, Range, SettingsError, load
 from ledgermirror.users import ApiUser, UsersError, users_from_file, users_from_text
 
 __all__ = ["PREFIX", "Settings", "SettingsError", "default_data_dir"]
@@ -92,6 +92,9 @@ class Settings:
     topic_message_lookup: bool = False
     """Narrow topic message queries through ``topic_message_lookup`` (the reference's
     ``query.topicMessageLookup``; ``ne`` on ``sequencenumber``/``timestamp`` is then refused)."""
+    import_synthetic_log_evm_lookup: bool = True
+    """``ledgermirror import``: synthetic ``Transfer`` logs of HTS tokens get their parties' EVM addresses and a
+    real bloom (the reference's ``persist.syntheticContractLogEvmAddressLookup``)."""
     pagination_probe: bool = True
     """Fetch ``limit + 1`` rows so a page that ends the data carries no ``next`` link."""
     fee_estimate_described_form: bool = False
@@ -102,6 +105,32 @@ class Settings:
     "password_hash", "limit"}`` (``ledgermirror hash-password`` writes the hash). Never read from the database."""
     users_file: Path | None = None
     """A JSON file holding more users in the form of ``users`` (read once, at start)."""
+    grpc_port: PortOrOff = 5600
+    """The gRPC API (``subscribeTopic``, ``getNodes``; docs/grpc.md) of ``serve`` and ``demo``, on ``host``;
+    0 turns it off."""
+    grpc_max_subscriptions: Positive = 20000
+    """Topic subscriptions at once, in total (more are refused ``RESOURCE_EXHAUSTED``)."""
+    grpc_max_subscriptions_per_client: Positive = 5000
+    """Topic subscriptions at once from one client address."""
+    grpc_max_subscription_seconds: NonNegative = 0
+    """A subscription's longest life, then ``UNAVAILABLE`` (the SDKs resubscribe where they were); 0: none."""
+    grpc_idle_subscription_seconds: NonNegative = 0
+    """Longest a subscription may go without a message, then ``UNAVAILABLE``; 0: none."""
+    grpc_keep_alive_seconds: Positive = 300
+    """Server pings after this much silence on a connection (clients may ping every 10 s)."""
+    grpc_max_streams_per_connection: Positive = 100
+    """Calls at once on one connection (HTTP/2 streams; the reference allows 5)."""
+    grpc_poll_interval_ms: Positive = 1000
+    """Live topic reads without a commit notification at least this often (missed notifications, another
+    importer)."""
+    grpc_end_time_interval_ms: Positive = 30000
+    """A subscription with an end time ends at the latest this long after it."""
+    grpc_subscriber_buffer: Positive = 16384
+    """Live messages a subscriber may fall behind before its stream ends ``DEADLINE_EXCEEDED``."""
+    grpc_db_connections: Positive = 8
+    """PostgreSQL connections of the gRPC server (plus one that listens for commits)."""
+    grpc_check_topic_exists: bool = True
+    """Refuse a subscription to a topic with no ``entity`` row (``NOT_FOUND``), as the reference does."""
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", "WARN", "FATAL", "NOTSET"] = "INFO"
     """A level name of Python's ``logging`` (any case)."""
     log_format: Literal["auto", "json", "text"] = "auto"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import signal
 import subprocess
@@ -49,7 +50,7 @@ def server(small_ledger: Path) -> Iterator[str]:
     env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(small_ledger), "LEDGERMIRROR_RESPONSE_CACHE_ENTRIES": "0"}
     env.pop("LEDGERMIRROR_DB_URL", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "ledgermirror", "serve", "--port", str(port)],
+        [sys.executable, "-m", "ledgermirror", "serve", "--port", str(port), "--grpc-port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -189,3 +190,34 @@ def test_plans_show_the_plan_a_prepared_statement_really_gets(small_ledger: Path
         assert all(generic <= custom for custom, generic in zip(buffers[0::2], buffers[1::2], strict=True))
     finally:
         prepared.stop()
+
+
+def test_grpc_bench_small(tmp_path: Path) -> None:
+    """``bench/grpc`` on a small load: every subscriber gets each message of its topic once."""
+    report = tmp_path / "grpc.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "bench/grpc",
+            "--scenario",
+            "many-topics",
+            "--subscribed",
+            "3",
+            "--topics",
+            "5",
+            "--rate",
+            "50",
+            "--seconds",
+            "2",
+            "--json",
+            str(report),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    (result,) = json.loads(report.read_text())
+    assert result["subscribers"] == result["subscriptions_open"] == 30
+    assert (result["lost"], result["repeated"]) == (0, 0)
+    assert result["messages_delivered"] == 30 * 20  # 2 s at 50/s over 5 topics: 20 for each subscribed topic

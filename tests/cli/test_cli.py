@@ -102,7 +102,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     port = free_port()
     env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen(
-        [*COMMAND, "serve", "--port", str(port), "--workers", "2"],
+        [*COMMAND, "serve", "--port", str(port), "--grpc-port", "0", "--workers", "2"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -132,7 +132,11 @@ def test_demo_serves_the_synthetic_ledger(tmp_path: Path) -> None:
     port = free_port()
     env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen(
-        [*COMMAND, "demo", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*COMMAND, "demo", "--port", str(port), "--grpc-port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -157,7 +161,7 @@ def test_serve_stops_its_embedded_database(tmp_path: Path, stop: signal.Signals)
     port = free_port()
     env = {**os.environ, "LEDGERMIRROR_DATA_DIR": str(tmp_path)}
     process = subprocess.Popen(
-        [*COMMAND, "serve", "--port", str(port)],
+        [*COMMAND, "serve", "--port", str(port), "--grpc-port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -295,7 +299,7 @@ def test_a_second_server_on_the_same_port_is_refused(served: tuple[str, Path], t
     base, _ = served
     port = base.rsplit(":", 1)[1]
     second = subprocess.run(
-        [*COMMAND, "serve", "--port", port, "--workers", "2"],
+        [*COMMAND, "serve", "--port", port, "--grpc-port", "0", "--workers", "2"],
         env={**os.environ, "LEDGERMIRROR_DATA_DIR": str(tmp_path / "second")},
         capture_output=True,
         text=True,

@@ -78,7 +78,7 @@ def test_terminal_gets_text_logs_and_the_url_on_its_own_line(database: Prepared)
     url = f"http://127.0.0.1:{port}/api/v1/docs"
     controller, terminal = pty.openpty()
     process = subprocess.Popen(
-        [*COMMAND, "serve", "--port", str(port)],
+        [*COMMAND, "serve", "--port", str(port), "--grpc-port", "0"],
         env=_serve_env(database),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -102,7 +102,7 @@ def test_terminal_gets_text_logs_and_the_url_on_its_own_line(database: Prepared)
 def test_a_pipe_gets_json_logs_without_colour_codes(database: Prepared) -> None:
     port = free_port()
     process = subprocess.Popen(
-        [*COMMAND, "serve", "--port", str(port)],
+        [*COMMAND, "serve", "--port", str(port), "--grpc-port", "0"],
         env=_serve_env(database),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

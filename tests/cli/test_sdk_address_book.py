@@ -116,7 +116,18 @@ def mirror(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         "LEDGERMIRROR_DATA_DIR": str(tmp_path),
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "ledgermirror", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "ledgermirror",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--grpc-port",
+            "0",
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -61,6 +61,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "bind_timestamp_range": ("TRUE", True),
         "max_transactions_timestamp_range_ns": ("1000", 1000),
         "topic_message_lookup": ("yes", True),
+        "import_synthetic_log_evm_lookup": ("false", False),
         "pagination_probe": ("0", False),
         "fee_estimate_described_form": ("1", True),
         "users": (
@@ -68,6 +69,18 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
             (ApiUser("a", HASH, None), ApiUser("b", HASH, 7)),  # and the file's, after the variable's
         ),
         "users_file": (str(listed), listed),
+        "grpc_port": ("0", 0),
+        "grpc_max_subscriptions": ("10", 10),
+        "grpc_max_subscriptions_per_client": ("3", 3),
+        "grpc_max_subscription_seconds": ("60", 60),
+        "grpc_idle_subscription_seconds": ("30", 30),
+        "grpc_keep_alive_seconds": ("20", 20),
+        "grpc_max_streams_per_connection": ("5", 5),
+        "grpc_poll_interval_ms": ("250", 250),
+        "grpc_end_time_interval_ms": ("1000", 1000),
+        "grpc_subscriber_buffer": ("64", 64),
+        "grpc_db_connections": ("2", 2),
+        "grpc_check_topic_exists": ("false", False),
         "log_level": ("debug", "DEBUG"),
         "log_format": ("Text", "text"),
     }
@@ -135,6 +148,10 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
         ("LEDGERMIRROR_PORT", "web", "LEDGERMIRROR_PORT must be an integer, not 'web'"),
         ("LEDGERMIRROR_PORT", "65536", "LEDGERMIRROR_PORT must be from 1 to 65535, not '65536'"),
         ("LEDGERMIRROR_STATUS_PORT", "0", "LEDGERMIRROR_STATUS_PORT must be from 1 to 65535, not '0'"),
+    ],
+    "int in 0..65535": [
+        ("LEDGERMIRROR_GRPC_PORT", "-1", "LEDGERMIRROR_GRPC_PORT must be from 0 to 65535, not '-1'"),
+        ("LEDGERMIRROR_GRPC_PORT", "70000", "LEDGERMIRROR_GRPC_PORT must be from 0 to 65535, not '70000'"),
     ],
     "int at least 1": [
         ("LEDGERMIRROR_POOL_MAX_SIZE", "0", "LEDGERMIRROR_POOL_MAX_SIZE must be at least 1, not '0'"),

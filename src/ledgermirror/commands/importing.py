@@ -13,6 +13,8 @@ def run(args: argparse.Namespace, settings: Settings, log_format: str) -> int:
     """``ledgermirror import`` (``cli.COMMANDS``)."""
     prepared = prepare(settings)
     try:
-        return import_run.run(args, prepared.owner_url)
+        return import_run.run(
+            args, prepared.owner_url, synthetic_log_evm_lookup=settings.import_synthetic_log_evm_lookup
+        )
     finally:
         prepared.stop()

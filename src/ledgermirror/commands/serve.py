@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ledgermirror import http_server
 from ledgermirror.exits import EXIT_CANNOT_LISTEN
+from ledgermirror.grpc_api import server as grpc_api_server
 from ledgermirror.metrics import exposition
 from ledgermirror.runtime import Prepared, check_reachable, exit_cleanly_on_sigterm, prepare
 from ledgermirror.settings import Settings
@@ -31,14 +32,17 @@ def run(args: argparse.Namespace, settings: Settings, log_format: str) -> int:
 
 
 def can_listen(settings: Settings) -> bool:
-    """Whether the server may listen where the settings say; if not, says why on stderr."""
+    """Whether the servers may listen where the settings say (REST, and gRPC unless off); if not, says why on
+    stderr."""
     problem = listen_problem(settings.host, settings.port)
+    if problem is None and settings.grpc_port:
+        problem = listen_problem(settings.host, settings.grpc_port, "--grpc-port")
     if problem is not None:
         print(f"ledgermirror: {problem}", file=sys.stderr)
     return problem is None
 
 
-def listen_problem(host: str, port: int) -> str | None:
+def listen_problem(host: str, port: int, option: str = "--port") -> str | None:
     """Why a server could not listen on ``host:port`` (bound and released at once, as uvicorn will bind it), or
     None. Checked before anything else starts, so a second server on a busy port says so and stops."""
     try:
@@ -55,7 +59,7 @@ def listen_problem(host: str, port: int) -> str | None:
             if error.errno == errno.EADDRINUSE:
                 return (
                     f"port {port} on {host} is already in use (is another ledgermirror serve or demo running?); "
-                    "stop it or choose another port with --port"
+                    f"stop it or choose another port with {option}"
                 )
             return f"cannot listen on {host}:{port}: {error.strerror}"
     return None
@@ -76,8 +80,21 @@ def serve(settings: Settings, log_format: str, prepared: Prepared | None = None,
     try:
         check_reachable(prepared.api_url)
         base = f"http://{settings.host}:{settings.port}"
-        announce(what or "Ledger Mirror REST API, with its docs at", f"{base}/api/v1/docs", log_format)
-        _run_uvicorn(settings, prepared.api_url)
+        if settings.workers > 1 or settings.grpc_port:
+            _share_metrics_between_workers()
+        try:
+            grpc_server = grpc_api_server.start_process(settings, prepared.api_url) if settings.grpc_port else None
+        except OSError as error:  # taken since the check, or the server failed to start (its log says why)
+            print(f"ledgermirror: {error}", file=sys.stderr)
+            return EXIT_CANNOT_LISTEN
+        try:
+            if grpc_server is not None:
+                announce("Ledger Mirror gRPC API at", f"{settings.host}:{settings.grpc_port}", log_format)
+            announce(what or "Ledger Mirror REST API, with its docs at", f"{base}/api/v1/docs", log_format)
+            _run_uvicorn(settings, prepared.api_url)
+        finally:
+            if grpc_server is not None:
+                grpc_server.stop()
     finally:
         prepared.stop()
     return 0
@@ -97,8 +114,6 @@ def _run_uvicorn(settings: Settings, api_url: str) -> None:
     exit_cleanly_on_sigterm()
     os.environ["LEDGERMIRROR_API_DB_URL"] = api_url
     sys.path.insert(0, str(Path(__file__).parents[2]))  # workers import the app by name (uvicorn's app_dir)
-    if settings.workers > 1:
-        _share_metrics_between_workers()
     config = http_server.bounded_config(
         "ledgermirror.api.asgi:app_from_env",
         settings,

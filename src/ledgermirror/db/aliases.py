@@ -1,4 +1,5 @@
-"""The importer's alias and EVM-address lookup: which live entity holds an alias or an EVM address."""
+"""The importer's alias and EVM-address lookups: which live entity holds an alias or an EVM address, and the
+EVM addresses of given entities."""
 
 from __future__ import annotations
 
@@ -23,3 +24,16 @@ async def entity_ids(conn: asyncpg.Connection, keys: Sequence[bytes]) -> dict[by
             if key is not None and bytes(key) in wanted:
                 found.setdefault(bytes(key), row["id"])
     return found
+
+
+_EVM_ADDRESSES = """
+select id, evm_address from entity where id = any($1::bigint[]) and length(evm_address) > 0
+"""
+
+
+async def evm_addresses(conn: asyncpg.Connection, entity_ids: Sequence[int]) -> dict[int, bytes]:
+    """Entity id -> its non-empty ``evm_address`` (the reference's ``findEvmAddressesByIds``); ids without one
+    are left out."""
+    if not entity_ids:
+        return {}
+    return {row["id"]: bytes(row["evm_address"]) for row in await conn.fetch(_EVM_ADDRESSES, list(entity_ids))}

@@ -144,3 +144,19 @@ async def seed_entity_balances(
         consensus_timestamp,
     )
     return _count(status)
+
+
+_CONTRACT_TYPE = "update entity set type = 'CONTRACT' where id = any($1::bigint[]) and type <> 'CONTRACT'"
+_CONTRACT_TYPE_HISTORY = (
+    "update entity_history set type = 'CONTRACT' where id = any($1::bigint[]) and type <> 'CONTRACT'"
+)
+
+
+async def set_contract_type(conn: asyncpg.Connection, ids: Sequence[int]) -> dict[str, int]:
+    """Entities (and their history) of migration bytecode records become CONTRACTs (the reference's
+    ``SidecarContractMigration.updateContractType``)."""
+    if not ids:
+        return {}
+    changed = _count(await conn.execute(_CONTRACT_TYPE, list(ids)))
+    changed += _count(await conn.execute(_CONTRACT_TYPE_HISTORY, list(ids)))
+    return {"entity": changed} if changed else {}

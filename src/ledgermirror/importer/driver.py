@@ -31,6 +31,7 @@ from typing import Generic, Protocol, TypeVar
 import asyncpg
 
 from ledgermirror.db import address_books, import_state, write
+from ledgermirror.db.commit_notify import notify_commit
 from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.block_verify import BlockLink
 from ledgermirror.importer.errata import rows_with_errata
@@ -115,6 +116,14 @@ class Units(Protocol[S, U]):
 
     async def before_commit(self, state: S, group: ImportStats) -> None:
         """The kind's last writes in the transaction, after its units' rows."""
+
+
+def batch_of(options: ImportOptions) -> Batch:
+    """An empty batch with the options' persistence settings."""
+    return Batch(
+        entity_transactions=options.entity_transactions,
+        synthetic_log_addresses=options.synthetic_log_evm_lookup,
+    )
 
 
 def has_node_stakes(batch: Batch) -> bool:
@@ -237,6 +246,7 @@ class Driver(Generic[S]):
         async with self.conn.transaction():
             refused = await self._write_group(units, state, group)
             await units.before_commit(state, group)
+            await notify_commit(self.conn, group.last_consensus_end)  # delivered when the transaction commits
         self._committed(group, time.perf_counter() - started)
         return group, refused
 
@@ -245,7 +255,7 @@ class Driver(Generic[S]):
         unit's error, if one ends the group. Rows of several units are gathered in one batch and written
         together, before the next unit is verified when a unit changes the node set."""
         options = self.options
-        batch = Batch(entity_transactions=options.entity_transactions)
+        batch = batch_of(options)
         record_rows: RecordRows = []
         refused: StreamFileError | None = None
         while group.files < options.files_per_transaction and group.items < options.items_per_transaction:
@@ -275,7 +285,7 @@ class Driver(Generic[S]):
             group.write_seconds += time.perf_counter() - built
             if batch.address_book_changed or has_node_stakes(batch):
                 group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
-                batch = Batch(entity_transactions=options.entity_transactions)
+                batch = batch_of(options)
                 record_rows = []
         group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
         return refused

@@ -27,7 +27,7 @@ EXIT_SOURCE = 4
 EXIT_PORT = 5
 
 
-def options_of(args: argparse.Namespace) -> ImportOptions:
+def options_of(args: argparse.Namespace, *, synthetic_log_evm_lookup: bool = True) -> ImportOptions:
     try:
         start = parse_date(args.start_date) if args.start_date else None
         end = parse_date(args.end_date) if args.end_date else None
@@ -45,17 +45,18 @@ def options_of(args: argparse.Namespace) -> ImportOptions:
         files_per_transaction=max(1, args.files_per_transaction or DEFAULT_FILES_PER_TRANSACTION),
         require_verified_proofs=args.require_verified_proofs,
         network=args.network,
+        synthetic_log_evm_lookup=synthetic_log_evm_lookup,
     )
 
 
-def run(args: argparse.Namespace, owner_url: str) -> int:
+def run(args: argparse.Namespace, owner_url: str, *, synthetic_log_evm_lookup: bool = True) -> int:
     if args.status:
         return asyncio.run(_status(owner_url))
     if not args.source:
         print("ledgermirror: import needs --source (or --status)", file=sys.stderr)
         return EXIT_USAGE
     try:
-        options = options_of(args)
+        options = options_of(args, synthetic_log_evm_lookup=synthetic_log_evm_lookup)
         if args.source.startswith("grpc://"):
             open_block_node_source(args.source)  # a bad block node address too
         else:

@@ -31,6 +31,10 @@ class ImportOptions:
     poll_seconds: float = 1.0
     max_poll_seconds: float = 30.0
     entity_transactions: bool = False
+    synthetic_log_evm_lookup: bool = True
+    """Synthetic ``Transfer`` logs get their parties' EVM addresses and a real bloom at the end of each file
+    (``LEDGERMIRROR_IMPORT_SYNTHETIC_LOG_EVM_LOOKUP``, the reference's
+    ``persist.syntheticContractLogEvmAddressLookup``)."""
     require_verified_proofs: bool = False
     """Blocks: refuse a block whose proof cannot be verified here (TSS, state proofs) instead of accepting it
     as chain-verified only."""

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry, generate_latest, values
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.requests import Request
@@ -27,10 +27,12 @@ PATH = "/metrics"
 
 def prepare_multiprocess(folder: Path) -> None:
     """Empty ``folder`` and name it for the worker processes about to start (before they import
-    ``prometheus_client``, which picks its value store when first imported)."""
+    ``prometheus_client``, which picks its value store when first imported), and for this process (which may
+    serve the API itself, beside the gRPC server's process)."""
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     os.environ[MULTIPROCESS_ENV] = str(folder)
+    values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]  # this process's own metrics created from now on go there too
 
 
 def render(registry: CollectorRegistry) -> bytes:

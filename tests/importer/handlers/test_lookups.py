@@ -66,9 +66,10 @@ def aliased_create(num: int, *, at: int) -> RecordItem:
     )
 
 
-def test_alias_from_the_same_file_and_from_the_database(ledger: Ledger) -> None:
-    """A CryptoUpdate by alias in the file that created the account (its receipt), then a CryptoDelete by alias
-    with an obtainer given by alias in a later file (``entity.alias``): both name 0.0.1500, not 0.0.0."""
+def test_update_and_delete_by_alias_are_not_resolved(ledger: Ledger) -> None:
+    """The reference's CryptoUpdate and CryptoDelete handlers take their entity with ``EntityId.of(AccountID)``,
+    not the alias lookup: an account given by alias (created in the same file, or stored) is neither updated
+    nor deleted, and the transaction has no entity."""
     update = module("crypto_update_pb2").CryptoUpdateTransactionBody(
         accountIDToUpdate=by_alias(ALIAS), memo=wrappers_pb2.StringValue(value="renamed")
     )
@@ -80,17 +81,31 @@ def test_alias_from_the_same_file_and_from_the_database(ledger: Ledger) -> None:
             record_item(body("cryptoUpdateAccount", update), at=T0 + 2),
         ],
     )
-    assert fetch(ledger.url, "select memo from entity where id = $1", encoded(1500)) == [{"memo": "renamed"}]
+    assert fetch(ledger.url, "select memo from entity where id = $1", encoded(1500)) == [{"memo": ""}]
     delete = module("crypto_delete_pb2").CryptoDeleteTransactionBody(
         deleteAccountID=by_alias(ALIAS), transferAccountID=account(1400)
     )
     import_looked_up(ledger.url, [record_item(body("cryptoDelete", delete), at=T0 + 3)])
-    rows = fetch(ledger.url, "select id, deleted, obtainer_id from entity where deleted order by id")
-    assert rows == [{"id": encoded(1500), "deleted": True, "obtainer_id": encoded(1400)}]
-    assert fetch(ledger.url, "select entity_id from transaction where consensus_timestamp = $1", T0 + 3) == [
-        {"entity_id": encoded(1500)}
-    ]
+    assert fetch(ledger.url, "select id from entity where deleted") == []
+    assert fetch(
+        ledger.url,
+        "select entity_id from transaction where consensus_timestamp in ($1, $2) order by 1",
+        T0 + 2,
+        T0 + 3,
+    ) == [{"entity_id": None}, {"entity_id": None}]
     assert fetch(ledger.url, "select count(*) from entity where id = 0") == [{"count": 0}]
+
+
+def test_delete_obtainer_by_alias_is_resolved(ledger: Ledger) -> None:
+    """The obtainer of a CryptoDelete is looked up (``entityIdService.lookup``): an alias stored in ``entity``
+    names its account."""
+    import_looked_up(ledger.url, [create_account(1400, at=T0), aliased_create(1500, at=T0 + 1)])
+    delete = module("crypto_delete_pb2").CryptoDeleteTransactionBody(
+        deleteAccountID=account(1400), transferAccountID=by_alias(ALIAS)
+    )
+    import_looked_up(ledger.url, [record_item(body("cryptoDelete", delete), at=T0 + 3)])
+    rows = fetch(ledger.url, "select id, deleted, obtainer_id from entity where deleted order by id")
+    assert rows == [{"id": encoded(1400), "deleted": True, "obtainer_id": encoded(1500)}]
 
 
 def _contract_create(at: int) -> RecordItem:

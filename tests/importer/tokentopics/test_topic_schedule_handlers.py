@@ -101,7 +101,8 @@ def test_topic_create_update_delete(url: str) -> None:
             "denominating_token_id": encoded(TOKEN),
         },
     ]
-    assert fetch(url, "select fixed_fees from custom_fee") == [{"fixed_fees": None}]  # the update cleared them
+    # the update cleared them: ConsensusUpdateTopicTransactionHandler.updateCustomFee writes its (empty) list
+    assert fetch(url, "select fixed_fees from custom_fee") == [{"fixed_fees": "[]"}]
 
     delete = module("consensus_delete_topic_pb2").ConsensusDeleteTopicTransactionBody(topicID=topic(TOPIC))
     run(url, item(body("consensusDeleteTopic", delete, at=deleted), at=deleted))

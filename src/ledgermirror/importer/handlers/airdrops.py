@@ -2,7 +2,8 @@
 serial; 0 for a fungible airdrop) with their state PENDING, CLAIMED or CANCELLED.
 
 TokenAirdrop writes the record's new pending airdrops (airdrops that went straight through are only token and
-NFT transfers). Claim and cancel close the pending state into history; the amount is inherited. A claim also
+NFT transfers). Claim and cancel close the pending state into history; the amount is inherited; an airdrop
+whose sender or receiver does not resolve is skipped. A claim also
 associates the receiver with the token unless it is associated already, in this batch or in the database (a
 deferred step, before the item's own transfers are applied). None of them has a main entity.
 """
@@ -67,6 +68,8 @@ def _settle(state: str, body_name: str) -> Handler:
         associations: list[dict[str, Any]] = []
         for pending_id in getattr(item.body, body_name).pending_airdrops:
             key = _airdrop_key(batch, pending_id)
+            if not key["sender_account_id"] or not key["receiver_account_id"]:
+                continue  # a party that does not resolve: skipped (a recoverable error in the reference)
             batch.upsert("token_airdrop", {**key, "state": state, "timestamp_range": stamp})
             context.touch(key["sender_account_id"], key["receiver_account_id"], key["token_id"])
             if state == CLAIMED:

@@ -55,9 +55,12 @@ class Segment:
 class Batch:
     """Rows of one or more record files, in order (see the module text)."""
 
-    def __init__(self, *, entity_transactions: bool = False) -> None:
+    def __init__(self, *, entity_transactions: bool = False, synthetic_log_addresses: bool = True) -> None:
         self.entity_transactions = entity_transactions
         """Write ``entity_transaction`` rows (the reference's ``persist.entityTransactions``, off by default)."""
+        self.synthetic_log_addresses = synthetic_log_addresses
+        """Complete synthetic ``Transfer`` logs with EVM addresses at the end of each file (the reference's
+        ``persist.syntheticContractLogEvmAddressLookup``, on by default; ``lookups.rows_of_file_with_lookups``)."""
         self.segments: list[Segment] = [Segment()]
         self.address_book_changed = False
         """A successful file transaction on 0.0.101 or 0.0.102 is in the batch (the signers may change)."""

@@ -1,11 +1,12 @@
 """The rows every record item writes whatever its type (``EntityRecordItemListener.onItem``, reference §1).
 
-Order per item: the item's handler (its ``entity_id`` and type-specific rows), then the registry's common
-steps, then, always (even on failure), crypto transfers with their balance changes and staking reward
-transfers; on success or FAIL_INVALID: automatic token associations (not for TokenCreate), token transfers,
-NFT transfers (with their synthetic ERC-20/721 ``Transfer`` logs, ``synthetic_logs``) and assessed custom
-fees; then the ``transaction`` row and its ``transaction_hash`` row (every
-type but ConsensusSubmitMessage), and ``entity_transaction`` rows when the batch keeps them.
+Order per item (the reference's ``onItem``): the item's handler (its ``entity_id`` and type-specific rows),
+then, always (even on failure), crypto transfers with their balance changes and staking reward transfers; on
+success or FAIL_INVALID: automatic token associations (not for TokenCreate), token transfers, NFT transfers
+(with their synthetic ERC-20/721 ``Transfer`` logs, ``synthetic_logs``) and assessed custom fees; then the
+registry's common steps (the contract result and its logs: their log indexes follow the synthetic logs', as
+in the reference); then the ``transaction`` row and its ``transaction_hash`` row (every type but
+ConsensusSubmitMessage), and ``entity_transaction`` rows when the batch keeps them.
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ def rows_of_item(item: Item, batch: Batch, file: FileState) -> None:
     handler = HANDLERS.get(item.body_name)
     if handler is not None:
         handler(item, batch, context)
-    for step in COMMON:
-        step(item, batch, context)
     crypto_transfers(item, batch, context)
     staking_rewards(item, batch)
     if item.successful_or_fail_invalid:
@@ -44,6 +43,8 @@ def rows_of_item(item: Item, batch: Batch, file: FileState) -> None:
             automatic_associations(item, batch)
         token_transfers(item, batch, context)
         assessed_custom_fees(item, batch)
+    for step in COMMON:
+        step(item, batch, context)
     _inner_transaction(item, batch, context)
     batch.insert("transaction", context.transaction)
     transaction_hash(item, batch)
@@ -79,18 +80,21 @@ def transaction_row(item: Item) -> dict[str, Any]:
         "nft_transfer": None,
         "max_custom_fees": [fee.SerializeToString() for fee in body.max_custom_fees] or None,
         "batch_key": body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
-        "inner_transactions": [] if item.type == ATOMIC_BATCH else None,
+        "inner_transactions": None,
         "high_volume": body.high_volume,
         "high_volume_pricing_multiplier": record.high_volume_pricing_multiplier,
     }
 
 
 def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
-    """An atomic batch's inner transaction (batch key, nonce 0) is listed on its parent's row."""
+    """An atomic batch's inner transaction (batch key, nonce 0) is listed on its parent's row (NULL until the
+    first one is: the reference's ``addInnerTransaction``)."""
     if item.body.HasField("batch_key") and item.body.transactionID.nonce == 0:
         parent = context.file.atomic_batches.get(item.parent_consensus_timestamp or -1)
         if parent is not None:
-            parent["inner_transactions"].extend((item.payer_account_id, context.transaction["valid_start_ns"]))
+            listed = parent["inner_transactions"] or []
+            listed.extend((item.payer_account_id, context.transaction["valid_start_ns"]))
+            parent["inner_transactions"] = listed
     if item.type == ATOMIC_BATCH:
         context.file.atomic_batches[item.consensus_timestamp] = context.transaction
 
@@ -128,7 +132,9 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
 
 
 def staking_rewards(item: Item, batch: Batch) -> None:
-    """§1.8: paid staking rewards, even on failure; the receiver earns again from the day that ends next."""
+    """§1.8: paid staking rewards, even on failure; the receiver earns again from the day that ends next: its
+    ``stake_period_start`` moves there unless the batch already set it to that day or later (the reference's
+    ``onStakingRewardTransfer``: only a strictly later start is written)."""
     stamp = item.consensus_timestamp
     period_start = ids.epoch_day(stamp) - 1
     for entry in item.record.paid_staking_rewards:
@@ -143,7 +149,8 @@ def staking_rewards(item: Item, batch: Batch) -> None:
             },
         )
         held = batch.latest("entity", account)
-        if held is not None and (held.get("stake_period_start") or -1) > period_start:
+        current = held.get("stake_period_start") if held is not None else None
+        if current is not None and current >= period_start:
             continue
         batch.upsert(
             "entity", {**ids.parts(account), "stake_period_start": period_start, "timestamp_range": stamp}
@@ -243,7 +250,7 @@ def _nft_transfer(
             batch.add_token_balance(receiver, token, 1, stamp)
         if sender:
             batch.add_token_balance(sender, token, -1, stamp)
-        synthetic_logs.nft_transfer(item, batch, context, token, (sender, receiver), serial=serial)
+    synthetic_logs.nft_transfer(item, batch, context, token, (sender, receiver), serial=serial)
     return {
         "is_approval": approval,
         "receiver_account_id": ids.nullable(receiver),

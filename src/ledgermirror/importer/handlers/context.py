@@ -22,11 +22,48 @@ class FileState:
     hook_queues: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     """(owner, hook id) of the hooks a CryptoTransfer calls, by its consensus timestamp, in execution order:
     its hook executions (child calls to 0.0.365) take them in turn."""
-    contract_parents: dict[int, tuple[int, int, bytes]] = field(default_factory=dict)
-    """Items with a contract result by consensus timestamp: (timestamp, index, 32-byte hash) that synthetic
-    logs of their children take."""
+    contract_parents: dict[int, ContractParent] = field(default_factory=dict)
+    """Items with a contract result by consensus timestamp: what synthetic logs of their children take."""
+    previous: list[int] = field(default_factory=list)
+    """Consensus timestamps of the file's items handled so far, in file order (the reference's ``previous``
+    chain, walked back to find a hook execution among a child's earlier siblings)."""
+    items: dict[int, Item] = field(default_factory=dict)
+    """The file's items handled so far by consensus timestamp: a child reads its parent's body and record."""
+    ethereum: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Decoded ``ethereum_transaction`` rows by consensus timestamp (the reference's ``EthereumTransaction``
+    attached to the record item): children read the parent's call data and sender."""
+    synthetic_transfers: list[SyntheticTransfer] = field(default_factory=list)
+    """Synthetic ``Transfer`` logs of the file whose topics and bloom the end of the file completes with EVM
+    addresses (``synthetic_logs.complete_addresses``, the reference's ``SyntheticLogListener``)."""
     atomic_batches: dict[int, dict[str, Any]] = field(default_factory=dict)
     """``transaction`` rows of atomic batches by consensus timestamp (their inner transactions list)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContractParent:
+    """An item with a contract result, as the synthetic logs of its children see it (the reference's
+    ``getContractRelatedParent``)."""
+
+    consensus_timestamp: int
+    index: int
+    transaction_hash: bytes
+    """The Ethereum hash when the item is a decoded EthereumTransaction, else the record hash's first 32 bytes."""
+    contract_id: int
+    """``contractCallResult.contractID`` (read even for a create result: the reference's choice, 0.0.0 then)."""
+    root_contract_id: int
+    """The receipt's ``contractID``."""
+    result_contract_num: int
+    """The num of its own result's ``contractID`` (365: a hook execution)."""
+
+
+@dataclass(slots=True)
+class SyntheticTransfer:
+    """A synthetic ``Transfer`` log row and the ids its address-bearing fields stand for."""
+
+    row: dict[str, Any]
+    contract_id: int
+    sender: int
+    receiver: int
 
 
 class ItemContext:

@@ -5,11 +5,12 @@ Runs for every item (a ``COMMON`` step, after the type's handler has set ``trans
 * its sidecar records (matched to the item by consensus timestamp in ``rows_of_file``) first:
   state changes to ``contract_state_change`` as given (slots and values without leading zeros) and, for each
   written value or migration read, the current value in ``contract_state`` (the slot left-padded to 32 bytes,
-  the value as written: the reference's ``ContractState``), actions to ``contract_action``, bytecode to
-  ``contract.runtime_bytecode`` (``initcode`` too for a create, ``failed_initcode`` of the result for a failed
-  one); the state changes of the hook system contract 0.0.365 in a hook execution (a child ContractCall to
-  0.0.365) go to ``hook_storage_change`` instead, under the next (owner, hook) of the parent CryptoTransfer's
-  hook execution queue (:mod:`.hooks`);
+  the value as written: the reference's ``ContractState``), actions to ``contract_action``, a migration
+  bytecode record to ``contract.runtime_bytecode`` and its entity typed CONTRACT (``SidecarContractMigration``;
+  the others are the ContractCreate handler's, and give a failed create its ``failed_initcode``); the state
+  changes of the hook system contract 0.0.365 in a hook execution (a child ContractCall to 0.0.365) go to
+  ``hook_storage_change`` instead, under the next (owner, hook) of the parent CryptoTransfer's hook execution
+  queue (:mod:`.hooks`);
 * for a ContractCall or ContractCreate whatever the status, and for any item whose record has a function result
   (EthereumTransaction, precompile children): one ``contract_result`` row, its ``contract_transaction_hash``
   row, and one ``contract_log`` row per ``logInfo`` (``index`` runs per record file: :attr:`Batch.log_index`);
@@ -17,9 +18,10 @@ Runs for every item (a ``COMMON`` step, after the type's handler has set ``trans
   it the top-level action's gas used plus the intrinsic gas of the payload (NULL without actions);
 * for an EthereumTransaction: the ``ethereum_transaction`` row from the decoded RLP (written whatever the
   status; none when the payload does not decode), and a default ``contract_result`` for a failure without a
-  function result (not for DUPLICATE_TRANSACTION or WRONG_NONCE);
-* ``contract_transaction``: one row per contract or account involved (the result's contract, the payer, the
-  contracts of its logs and state changes), each listing them all.
+  function result (not for DUPLICATE_TRANSACTION or WRONG_NONCE; ``call_result`` empty), and a second
+  ``transaction_hash`` row keyed by the 32-byte Ethereum hash;
+* ``contract_transaction``: one row per contract or account involved (the result's contract, 0.0.0 when it did
+  not resolve, the payer, the contracts of its logs and state changes), each listing them all.
 """
 
 from __future__ import annotations
@@ -27,13 +29,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import asyncpg
+
+from ledgermirror.db import running
 from ledgermirror.importer.ethereum_data import EthereumDataError, decode_ethereum_data
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.context import ItemContext
+from ledgermirror.importer.handlers.entities import Operation, upsert_entity
 from ledgermirror.importer.handlers.evm import keccak256
 from ledgermirror.importer.handlers.hooks import hook_storage_changes
 from ledgermirror.importer.handlers.item import Item
+from ledgermirror.importer.handlers.synthetic_logs import contract_parent
 from ledgermirror.ledger.transaction_codes import result_number
 
 CONTRACT_CALL = "contractCall"
@@ -52,6 +59,8 @@ TX_DATA_NON_ZERO_COST = 16
 TX_CREATE_EXTRA = 32_000
 CREATE_CALL_TYPE = 2
 """``ContractActionType.CREATE``."""
+CHILD_RECORDS_MINOR = 23
+"""From HAPI 0.23 a contract created by a contract has a child ContractCreate record of its own."""
 HOOK_CONTRACT_NUM = 365
 """The hook system contract: its state changes in a hook execution are the hook's storage."""
 
@@ -79,6 +88,8 @@ class _Sidecars:
 def contract_results(item: Item, batch: Batch, context: ItemContext) -> None:
     sidecars = sidecar_rows(item, batch, context)
     ethereum = _ethereum_row(item, batch) if item.body_name == ETHEREUM else None
+    if ethereum is not None:
+        context.file.ethereum[item.consensus_timestamp] = ethereum
     result = function_result(item.record)
     involved: dict[int, None] = {}
     if item.body_name in (CONTRACT_CALL, CONTRACT_CREATE) or result is not None:
@@ -92,6 +103,7 @@ def contract_results(item: Item, batch: Batch, context: ItemContext) -> None:
                 "gas_used": 0,
                 "gas_limit": ethereum["gas_limit"],
                 "function_parameters": ethereum.get("call_data") or b"",
+                "call_result": b"",
                 "sender_id": item.payer_account_id,
                 "created_contract_ids": [],
             },
@@ -116,8 +128,9 @@ def _insert_result(batch: Batch, row: dict[str, Any]) -> None:
 
 
 def _contract_transactions(item: Item, batch: Batch, involved: dict[int, None]) -> None:
-    """One ``contract_transaction`` row per involved id (0.0.0 left out), each listing every id."""
-    entity_ids = [entity_id for entity_id in involved if entity_id]
+    """One ``contract_transaction`` row per involved id, each listing every id (0.0.0 too, as the reference's
+    ``addContractTransaction``: a call whose contract did not resolve)."""
+    entity_ids = list(involved)
     for entity_id in entity_ids:
         batch.insert(
             "contract_transaction",
@@ -208,18 +221,53 @@ def _result_rows(
             gas_used=result.gasUsed,
             gas_consumed=gas_consumed(item, result.gasUsed, parameters, sidecars),
             function_result=bytes(result.SerializeToString()),
-            created_contract_ids=[batch.contract_of(created) for created in result.createdContractIDs],
+            created_contract_ids=created_contracts(item, batch, result, contract),
         )
     involved: dict[int, None] = {contract: None, item.payer_account_id: None}
     if result is not None:
-        context.file.contract_parents[item.consensus_timestamp] = (
-            item.consensus_timestamp,
-            item.index,
-            common["transaction_hash"],
-        )
+        context.file.contract_parents[item.consensus_timestamp] = contract_parent(item, common["transaction_hash"])
         involved.update(_log_rows(batch, context, result, contract, common))
     _insert_result(batch, row)
     return involved
+
+
+def created_contracts(item: Item, batch: Batch, result: Any, contract: int) -> list[int]:
+    """The result's ``createdContractIDs`` that resolve (``created_contract_ids``). Before HAPI 0.23 a contract
+    created by a contract has no child record: on success each one but the transaction's own contract gets its
+    ``entity`` row here (and, under a ContractCreate, the body's renewal period, admin key, proxy, memo and a
+    ``contract`` row with its file), as the reference's ``processCreatedContractEntity``."""
+    created = [entity_id for entity_id in map(batch.contract_of, result.createdContractIDs) if entity_id]
+    if not item.successful or item.hapi_at_least(CHILD_RECORDS_MINOR):
+        return created
+    body = item.body.contractCreateInstance if item.body_name == CONTRACT_CREATE else None
+    for entity_id in created:
+        if entity_id == contract:
+            continue
+        fields: dict[str, Any] = {}
+        if body is not None:
+            fields = {
+                "auto_renew_period": body.autoRenewPeriod.seconds if body.HasField("autoRenewPeriod") else None,
+                "key": bytes(body.adminKey.SerializeToString()) if body.HasField("adminKey") else None,
+                "proxy_account_id": (
+                    ids.account_id(body.proxyAccountID) if body.HasField("proxyAccountID") else None
+                ),
+                "memo": body.memo,
+            }
+        upsert_entity(
+            item,
+            batch,
+            entity_id,
+            Operation.CREATE,
+            "CONTRACT",
+            balance=0,
+            balance_timestamp=item.consensus_timestamp,
+            max_automatic_token_associations=0,
+            **fields,
+        )
+        if body is not None:
+            file_id = ids.nullable(ids.file_id(body.fileID)) if body.HasField("fileID") else None
+            batch.upsert("contract", {"id": entity_id, "file_id": file_id})
+    return created
 
 
 def _log_rows(
@@ -271,6 +319,16 @@ def _ethereum_row(item: Item, batch: Batch) -> dict[str, Any] | None:
         "hash": bytes(item.record.ethereum_hash) or keccak256(data),
     }
     batch.insert("ethereum_transaction", row)
+    if row["hash"]:  # the reference's ``onEthereumTransaction``: the Ethereum hash also finds the transaction
+        batch.insert(
+            "transaction_hash",
+            {
+                "consensus_timestamp": item.consensus_timestamp,
+                "hash": row["hash"],
+                "hash_suffix": None,
+                "payer_account_id": item.payer_account_id,
+            },
+        )
     return row
 
 
@@ -298,14 +356,44 @@ def sidecar_rows(item: Item, batch: Batch, context: ItemContext) -> _Sidecars:
             code = record.bytecode
             contract = ids.contract_id(code.contract_id)
             if not record.migration:
-                found.initcode = bytes(code.initcode) or found.initcode
+                found.initcode = _payload(item, code)
                 found.creation = True
-            if contract and code.runtime_bytecode:
-                row = {"id": contract, "runtime_bytecode": bytes(code.runtime_bytecode)}
-                if not record.migration and item.body_name == CONTRACT_CREATE and code.initcode:
-                    row["initcode"] = bytes(code.initcode)
-                batch.upsert("contract", row)
+            elif contract:  # the reference's SidecarContractMigration
+                batch.upsert("contract", {"id": contract, "runtime_bytecode": bytes(code.runtime_bytecode)})
+                _migrated_contracts(batch).ids.append(contract)
     return found
+
+
+class _MigratedContracts:
+    """The contracts of a batch's migration bytecode records, typed CONTRACT (``entity`` and
+    ``entity_history``) by one deferred step, deferred at the first such record (they are contracts the
+    database already holds)."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+
+    async def __call__(self, conn: asyncpg.Connection) -> dict[str, int]:
+        return await running.set_contract_type(conn, sorted(set(self.ids)))
+
+
+def _migrated_contracts(batch: Batch) -> _MigratedContracts:
+    for segment in batch.segments:
+        if isinstance(segment.step, _MigratedContracts):
+            return segment.step
+    step = _MigratedContracts()
+    batch.defer(step)
+    return step
+
+
+def _payload(item: Item, code: Any) -> bytes | None:
+    """The reference's ``ContractInitcodeService.get``: for a ContractCreate its body's initcode, else the
+    sidecar's; nothing for other transactions."""
+    if item.body_name != CONTRACT_CREATE:
+        return None
+    body = item.body.contractCreateInstance
+    if body.WhichOneof("initcodeSource") == "initcode":
+        return bytes(body.initcode)
+    return bytes(code.initcode)
 
 
 def is_hook_execution(item: Item, batch: Batch) -> bool:
@@ -326,8 +414,8 @@ def _state_changes(
         if hook_execution and ids.parts(contract)["num"] == HOOK_CONTRACT_NUM:
             hook_storage_changes(item, batch, context, change.storage_changes)
             continue
-        found.involved[contract] = None
         for storage in change.storage_changes:
+            found.involved[contract] = None  # per storage change, as the reference's addContractTransaction
             slot = bytes(storage.slot)
             read = bytes(storage.value_read)
             written = bytes(storage.value_written.value) if storage.HasField("value_written") else None

@@ -9,8 +9,14 @@ Contract results, logs, sidecar records (state changes, actions, ``runtime_bytec
 
 Before HAPI 0.47 the sender's nonce is the RLP nonce + 1 (success, revert or too many child records only).
 
+A created contract's ``contract`` row: ``file_id`` and ``initcode`` of the body, ``runtime_bytecode`` (and
+``initcode`` when the body has none) from its own bytecode sidecar record only, and for a child what it lacks
+from its ContractCreate or EthereumTransaction parent (``updateChildFromParent``). Contracts that contracts
+created before HAPI 0.23 (no child records then) are written from the function result
+(:func:`.contract_results.created_contracts`).
+
 Contracts named by EVM address are looked up (``lookups``: create2 and lazily created addresses; a long-zero
-address directly). Not done here: child creates before HAPI 0.23.
+address directly).
 """
 
 from __future__ import annotations
@@ -87,14 +93,53 @@ def contract_create(item: Item, batch: Batch, context: ItemContext) -> None:
         **staking_fields(item, body, update=False),
     )
     hooks.create_hooks(item, batch, contract, body.hook_creation_details)
-    batch.upsert(
-        "contract",
-        {
-            "id": contract,
-            "file_id": ids.nullable(ids.file_id(body.fileID)) if body.HasField("fileID") else None,
-            "initcode": bytes(body.initcode) if body.WhichOneof("initcodeSource") == "initcode" else None,
-        },
-    )
+    row: dict[str, Any] = {
+        "id": contract,
+        "file_id": ids.nullable(ids.file_id(body.fileID)) if body.HasField("fileID") else None,
+        "initcode": bytes(body.initcode) if body.WhichOneof("initcodeSource") == "initcode" else None,
+    }
+    bytecode = _own_bytecode(item, contract)
+    if bytecode is not None:
+        row["runtime_bytecode"] = bytes(bytecode.runtime_bytecode)
+        if row["initcode"] is None:
+            row["initcode"] = bytes(bytecode.initcode)
+    _child_from_parent(item, context, row)
+    batch.upsert("contract", row)
+
+
+def _own_bytecode(item: Item, contract: int) -> Any:
+    """The first non-migration bytecode sidecar record of the created contract itself (the reference's
+    ``createContract``: runtime bytecode and, without one in the body, initcode come from it only)."""
+    for record in item.sidecar_records:
+        is_bytecode = record.WhichOneof("sidecar_records") == "bytecode" and not record.migration
+        if is_bytecode and ids.contract_id(record.bytecode.contract_id) == contract:
+            return record.bytecode
+    return None
+
+
+def _child_from_parent(item: Item, context: ItemContext, row: dict[str, Any]) -> None:
+    """The reference's ``updateChildFromParent``: a child ContractCreate takes what it lacks from its parent
+    ContractCreate (its ``fileID`` or ``initcode``) or EthereumTransaction (its ``call_data`` file, else the
+    decoded call data as initcode)."""
+    parent_stamp = item.parent_consensus_timestamp
+    parent = context.file.items.get(parent_stamp) if parent_stamp is not None else None
+    if parent is None:
+        return
+    if parent.body_name == "contractCreateInstance":
+        body = parent.body.contractCreateInstance
+        source = body.WhichOneof("initcodeSource")
+        if source == "fileID" and row["file_id"] is None:
+            row["file_id"] = ids.nullable(ids.file_id(body.fileID))
+        elif source == "initcode" and row["initcode"] is None:
+            row["initcode"] = bytes(body.initcode)
+    elif parent.body_name == "ethereumTransaction":
+        body = parent.body.ethereumTransaction
+        if body.HasField("call_data") and row["file_id"] is None:
+            row["file_id"] = ids.nullable(ids.file_id(body.call_data))
+            return
+        ethereum = context.file.ethereum.get(parent.consensus_timestamp)
+        if row["initcode"] is None and ethereum is not None:
+            row["initcode"] = ethereum.get("call_data")
 
 
 def contract_update(item: Item, batch: Batch, context: ItemContext) -> None:

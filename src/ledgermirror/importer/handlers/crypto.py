@@ -78,7 +78,7 @@ def crypto_create(item: Item, batch: Batch, context: ItemContext) -> None:
 
 def crypto_update(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.cryptoUpdateAccount
-    account = batch.account_of(body.accountIDToUpdate)
+    account = ids.account_id(body.accountIDToUpdate)  # not looked up: an alias updates nothing (the reference)
     context.set_transaction(entity_id=ids.nullable(account))
     receiver_sig_required = None
     if body.HasField("receiverSigRequiredWrapper"):
@@ -110,7 +110,7 @@ def crypto_update(item: Item, batch: Batch, context: ItemContext) -> None:
 
 def crypto_delete(item: Item, batch: Batch, context: ItemContext) -> None:
     body = item.body.cryptoDelete
-    account = batch.account_of(body.deleteAccountID)
+    account = ids.account_id(body.deleteAccountID)  # not looked up (the obtainer is), as in the reference
     context.set_transaction(entity_id=ids.nullable(account))
     obtainer = batch.account_of(body.transferAccountID) if body.HasField("transferAccountID") else 0
     upsert_entity(item, batch, account, Operation.DELETE, ACCOUNT, obtainer_id=obtainer or None)

@@ -84,12 +84,13 @@ def fee_lists(custom_fees: Iterable[Any], entity_id: int) -> dict[str, list[dict
 
 
 def topic_fee_lists(fixed_custom_fees: Iterable[Any]) -> dict[str, list[dict[str, Any]] | None]:
-    """The lists of a topic's ``FixedCustomFee`` entries: fixed fees only."""
+    """The lists of a topic's ``FixedCustomFee`` entries: fixed fees only, ``[]`` when there are none (the
+    reference's ``updateCustomFee`` writes its list as it is)."""
     fixed = [
         _fixed(fee.fixed_fee, ids.nullable(ids.account_id(fee.fee_collector_account_id)), False, ids.EMPTY)
         for fee in fixed_custom_fees
     ]
-    return {"fixed_fees": fixed or None, "fractional_fees": None, "royalty_fees": None}
+    return {"fixed_fees": fixed, "fractional_fees": None, "royalty_fees": None}
 
 
 def write_custom_fee(item: Item, batch: Batch, entity_id: int, lists: dict[str, Any]) -> None:

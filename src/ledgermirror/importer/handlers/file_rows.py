@@ -54,11 +54,14 @@ def items_of_file(record_file: RecordFile, sidecars: Sequence[SidecarFile] = ())
 
 def rows_of_items(
     record_file: RecordFile, items: Sequence[Item], batch: Batch, sidecars: Sequence[SidecarFile] = ()
-) -> None:
-    """The rows of the file's parsed ``items``, then one ``sidecar_file`` row per sidecar (§5.7)."""
+) -> FileState:
+    """The rows of the file's parsed ``items``, then one ``sidecar_file`` row per sidecar (§5.7); returns what
+    the items left for the end of the file (the synthetic logs whose addresses a lookup completes)."""
     file = FileState()
     for item in items:
         rows_of_item(item, batch, file)
+        file.previous.append(item.consensus_timestamp)
+        file.items[item.consensus_timestamp] = item
     for listed, sidecar in zip(record_file.sidecars, sidecars, strict=False):
         batch.insert(
             "sidecar_file",
@@ -74,6 +77,7 @@ def rows_of_items(
                 "types": sorted(listed.types),
             },
         )
+    return file
 
 
 def _failed(item: Item) -> Item:

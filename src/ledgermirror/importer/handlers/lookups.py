@@ -2,13 +2,15 @@
 
 An ``AccountID`` may name an account by its alias (a serialized key, or a 20-byte EVM address) and a
 ``ContractID`` a contract by its EVM address (a create2 address, or a lazily created account's). The
-reference resolves them where a handler needs the entity: CryptoUpdate, CryptoDelete and its obtainer,
-allowance owners, airdrop senders and receivers, TokenReject, node accounts, auto-renew accounts of topics,
-tokens and contracts, ContractCall/Update/Delete and a contract obtainer, hook contracts, function results and
-their created contracts. It resolves them from what it has seen: entities created earlier in the stream
-(``entity.alias``, ``entity.evm_address``) and those created in the same file (a CryptoCreate's receipt
-account and record alias, a ContractCreate's ``evm_address``). A long-zero address (twelve zero bytes, then
-the num) needs no lookup. What is not found stays 0.0.0, as in the reference (a recoverable error there).
+reference resolves them where a handler needs the entity: a CryptoDelete obtainer (not the account a
+CryptoUpdate or CryptoDelete names: an alias there updates nothing), allowance owners, airdrop senders and
+receivers (a claim or cancel whose party does not resolve is skipped), TokenReject, node accounts, auto-renew
+accounts of topics, tokens and contracts, ContractCall/Update/Delete and a contract obtainer, hook contracts,
+function results and their created contracts. It resolves them from what it has seen: entities created
+earlier in the stream (``entity.alias``, ``entity.evm_address``) and those created in the same file (a
+CryptoCreate's receipt account and record alias, a ContractCreate's ``evm_address``). A long-zero address
+(twelve zero bytes, then the num) needs no lookup. What is not found stays 0.0.0, as in the reference (a
+recoverable error there).
 
 :class:`~.aliases.Aliases` is the batch's table; handlers stay free of the database:
 :func:`rows_of_file_with_lookups` reads the keys a file needs from ``entity`` (``db.aliases``) before its rows
@@ -27,6 +29,7 @@ from ledgermirror.importer.handlers.aliases import long_zero
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.file_rows import items_of_file, rows_of_items
 from ledgermirror.importer.handlers.item import Item
+from ledgermirror.importer.handlers.synthetic_logs import address_lookups, complete_addresses
 
 if TYPE_CHECKING:
     from ledgermirror.importer.record_file import RecordFile
@@ -93,10 +96,15 @@ async def rows_of_file_with_lookups(
     conn: asyncpg.Connection, record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()
 ) -> None:
     """``rows_of_file``, with the aliases and EVM addresses its items name read from ``entity`` first (those
-    the batch already knows from its own creates are not read)."""
+    the batch already knows from its own creates are not read); at the end of the file its synthetic
+    ``Transfer`` logs get their parties' EVM addresses (``synthetic_logs.complete_addresses``) unless the batch
+    is told not to (``Batch.synthetic_log_addresses``)."""
     items = items_of_file(record_file, sidecars)
     missing = [key for key in wanted(items) if key not in batch.aliases.known]
     if missing:
         for key, entity_id in (await stored_aliases.entity_ids(conn, missing)).items():
             batch.aliases.learn(key, entity_id)
-    rows_of_items(record_file, items, batch, sidecars)
+    file = rows_of_items(record_file, items, batch, sidecars)
+    if batch.synthetic_log_addresses and file.synthetic_transfers:
+        stored = await stored_aliases.evm_addresses(conn, sorted(address_lookups(file)))
+        complete_addresses(file, batch, stored)

@@ -1,6 +1,7 @@
 """The schedule service (reference §3.5, §1.12): schedules, their signatures and their execution.
 
-ScheduleCreate writes the SCHEDULE entity and the ``schedule`` row; ScheduleCreate and ScheduleSign write one
+ScheduleCreate writes the SCHEDULE entity and the ``schedule`` row (its creator the payer, or the sender of
+the EthereumTransaction whose contract created it); ScheduleCreate and ScheduleSign write one
 ``transaction_signature`` row per signature pair of the transaction (the reference's default
 ``persist.transactionSignatures``); ScheduleDelete sets ``entity.deleted``. All only on success.
 A scheduled child (a record with ``scheduleRef``) sets ``schedule.executed_timestamp``, even when it failed
@@ -67,7 +68,7 @@ def schedule_create(item: Item, batch: Batch, context: ItemContext) -> None:
         key=key_or_none(body, "adminKey"),
         memo=sanitize(body.memo),
     )
-    creator = item.payer_account_id
+    creator = _ethereum_sender(item, context) or item.payer_account_id
     payer = ids.account_id(body.payerAccountID) if body.HasField("payerAccountID") else ids.EMPTY
     row: dict[str, Any] = {
         "schedule_id": schedule,
@@ -81,6 +82,22 @@ def schedule_create(item: Item, batch: Batch, context: ItemContext) -> None:
     batch.upsert("schedule", row)
     context.touch(payer)
     signature_rows(item, batch, schedule)
+
+
+def _ethereum_sender(item: Item, context: ItemContext) -> int:
+    """The sender of the EthereumTransaction parent (decoded) that created the schedule through a contract: the
+    reference takes it as the creator when its function result names one; 0.0.0 otherwise."""
+    parent_stamp = item.parent_consensus_timestamp
+    if parent_stamp is None or parent_stamp not in context.file.ethereum:
+        return ids.EMPTY
+    parent = context.file.items.get(parent_stamp)
+    if parent is None:
+        return ids.EMPTY
+    record = parent.record
+    result = record.contractCreateResult if record.HasField("contractCreateResult") else record.contractCallResult
+    if not result.sender_id.SerializeToString():  # the default AccountID: no sender
+        return ids.EMPTY
+    return ids.account_id(result.sender_id)
 
 
 def schedule_sign(item: Item, batch: Batch, context: ItemContext) -> None:
