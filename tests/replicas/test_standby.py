@@ -7,22 +7,29 @@ failing, a stopped standby left with no 5xx, then both recoveries)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import asyncpg
+import grpc
 import pytest
+from hiero_sdk_python.hapi.mirror import consensus_service_pb2 as consensus
+from hiero_sdk_python.hapi.mirror import consensus_service_pb2_grpc as consensus_grpc
 from starlette.testclient import TestClient
+from tests.grpc_api.conftest import ServerThread, Topics, expected_response, subscribe, write_messages
 from tests.importer.importing import run
 from tests.replication import Server, primary_and_standby, remove
+from tests.support import Ledger
 
 from ledgermirror.api.app import create_app
 from ledgermirror.api.freshness import HEADER
+from ledgermirror.db.commit_notify import CHANNEL
 from ledgermirror.importer.stream_names import instant_of
 from ledgermirror.ledger.timestamps import format_ns
-from ledgermirror.runtime import prepare
+from ledgermirror.runtime import Prepared, prepare
 from ledgermirror.settings import Settings
 from ledgermirror.simulator.run import INITIAL_BALANCES, simulate
 
@@ -73,7 +80,9 @@ def _files(stream: Path) -> list[int]:
 
 
 def _caught_up(primary: Server, standby: Server) -> bool:
-    wanted = _sql(primary.url, "select pg_current_wal_lsn()::text")
+    """The standby has replayed all the primary's WAL (its insert position: with asynchronous commits the
+    write position may not hold the last commit yet)."""
+    wanted = _sql(primary.url, "select pg_current_wal_insert_lsn()::text")
     return bool(_sql(standby.url, f"select pg_last_wal_replay_lsn() >= '{wanted}'::pg_lsn"))
 
 
@@ -203,3 +212,43 @@ def _stopped(standby: Server, second: TestClient, spread: TestClient) -> None:
         assert answered["primary"] is True
     finally:
         standby.start()
+
+
+GRPC_TOPIC = 4242
+
+
+def test_a_topic_subscription_on_the_standby_learns_of_commits_from_the_primary(
+    pair: tuple[Server, Server, Path],
+) -> None:
+    """The gRPC API on the standby: history from the standby, then live messages as the standby replays them,
+    woken by the importer's announcement on the primary (the poll interval is far longer than the wait)."""
+    primary, standby, _ = pair
+    rows = Topics(Ledger(primary.url), primary.url, t0=time.time_ns())
+    rows.topic(GRPC_TOPIC)
+    first = rows.messages(3, topic=GRPC_TOPIC)
+    _wait_for(lambda: _caught_up(primary, standby))
+    settings = Settings(db_url=primary.url, grpc_poll_interval_ms=60_000, replica_check_seconds=0.2)
+    where = Prepared(owner_url=primary.url, api_url=standby.url_as("mirror_api"), embedded=None)
+    server = ServerThread(settings, where)
+    try:
+        assert server.server.hub is not None and not server.server.hub.trust_announcements
+        assert server.server.listen_dsn == primary.url
+        later = rows.message_rows(2, topic=GRPC_TOPIC)
+
+        def commit_later() -> None:
+            time.sleep(1.0)
+            write_messages(primary.url, later)
+            _sql(primary.url, f"select pg_notify('{CHANNEL}', '{later[-1]['consensus_timestamp']}')")
+
+        writer = threading.Thread(target=commit_later)
+        writer.start()
+        with grpc.insecure_channel(server.address) as channel:
+            request = consensus.ConsensusTopicQuery(limit=5)
+            request.topicID.topicNum = GRPC_TOPIC
+            request.consensusStartTime.seconds = 0
+            outcome = subscribe(consensus_grpc.ConsensusServiceStub(channel), request, seconds=20)
+        writer.join()
+        assert outcome.code == grpc.StatusCode.OK, outcome.details
+        assert outcome.responses == [expected_response(row) for row in first + later]
+    finally:
+        server.stop()

@@ -155,14 +155,25 @@ class Database:
         idle = [member for member in usable if member.in_use == least]
         return idle[self._next_turn() % len(idle)]
 
+    def freshest(self) -> Member:
+        """The usable member with the newest consensus data (any member when none is usable)."""
+        usable = [member for member in self.members if member.usable] or self.members
+        return max(usable, key=lambda member: member.newest_ns or 0)
+
+    @property
+    def replicated(self) -> bool:
+        """Reads go to a standby (or may): a ``NOTIFY`` from the importer cannot reach them from there."""
+        return len(self.members) > 1 or self.members[0].standby
+
     def _next_turn(self) -> int:
         self._turn += 1
         return self._turn
 
     @contextlib.contextmanager
-    def pinned(self, at_least_ns: int | None = None) -> Iterator[Member]:
-        """Every query inside the block (in this task) goes to one member, chosen now (:meth:`choose`)."""
-        member = self.choose(at_least_ns)
+    def pinned(self, at_least_ns: int | None = None, member: Member | None = None) -> Iterator[Member]:
+        """Every query inside the block (in this task) goes to one member: ``member``, or one chosen now
+        (:meth:`choose`)."""
+        member = member or self.choose(at_least_ns)
         token = self._pinned.set(member)
         try:
             yield member
