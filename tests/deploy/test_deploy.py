@@ -43,6 +43,12 @@ def _parsed(args: list[str]) -> argparse.Namespace:
     return build_parser().parse_args(args)
 
 
+def _grpc_port(args: argparse.Namespace) -> int | None:
+    """The gRPC API's port of a ``serve`` (0: off)."""
+    port = getattr(args, "grpc_port", None)
+    return int(port) if args.command == "serve" and port else None
+
+
 def _listens_on(args: argparse.Namespace) -> int | None:
     if args.command == "serve":
         return int(args.port)
@@ -87,7 +93,8 @@ def test_each_workload_runs_our_command_with_settings_that_exist_and_probes_its_
             assert names <= VARIABLES, names - VARIABLES
             port = _listens_on(args)
             ports = {item["name"]: item["containerPort"] for item in container.get("ports", [])}
-            assert set(ports.values()) == ({port} if port is not None else set()), container["name"]
+            expected = {number for number in (port, _grpc_port(args)) if number is not None}
+            assert set(ports.values()) == expected, container["name"]
             for probe in ("readinessProbe", "livenessProbe"):
                 if probe in container:
                     check = container[probe]["httpGet"]
@@ -121,7 +128,7 @@ def test_the_compose_file_runs_our_commands_with_settings_that_exist() -> None:
         assert "LEDGERMIRROR_DB_URL" in environment, name  # never an embedded database in a container
         port = _listens_on(args)
         published = {int(str(mapping).rsplit(":", 1)[1]) for mapping in service.get("ports", [])}
-        assert published <= ({port} if port is not None else set()), name
+        assert published <= {number for number in (port, _grpc_port(args)) if number is not None}, name
         if port is not None:
             check = " ".join(service["healthcheck"]["test"])
             url = re.search(r"http://127\.0\.0\.1:(\d+)(/[\w./-]*)", check)

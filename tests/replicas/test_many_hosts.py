@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -32,6 +34,7 @@ STARTS = (
     "/api/v1/network/nodes",
     "/api/v1/network/supply",
 )
+SERVE = (sys.executable, "-m", "ledgermirror", "serve")
 PAGES = 3
 ROUNDS = 4
 CLIENTS = 8
@@ -59,7 +62,7 @@ def two_servers(database: Prepared, ledger: Ledger) -> Iterator[tuple[str, str]]
             port = free_port()
             processes.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "ledgermirror", "serve", "--port", str(port)],
+                    [*SERVE, "--port", str(port), "--grpc-port", str(free_port())],
                     env=env,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.PIPE,
@@ -68,7 +71,14 @@ def two_servers(database: Prepared, ledger: Ledger) -> Iterator[tuple[str, str]]
             )
             bases.append(f"http://127.0.0.1:{port}")
         for base, process in zip(bases, processes, strict=True):
-            wait_ready(base, process)
+            try:
+                wait_ready(base, process)
+            except AssertionError:
+                try:
+                    urllib.request.urlopen(base + "/health/readiness", timeout=5)
+                except urllib.error.HTTPError as error:
+                    raise AssertionError(error.read()) from None
+                raise
         yield bases[0], bases[1]
     finally:
         for process in processes:
