@@ -68,7 +68,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     db = commands.add_parser("db", help="database tools", description="Database tools.")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
-    db_commands.add_parser("migrate", help="apply the schema migrations", description="Apply migrations.")
+    migrate = db_commands.add_parser(
+        "migrate", help="apply the schema migrations", description="Apply migrations."
+    )
+    migrate.add_argument(
+        "--citus",
+        action="store_true",
+        help="then distribute the tables as the reference does on Citus (the server must have the extension; "
+        "docs/scaling.md)",
+    )
     db_commands.add_parser(
         "url",
         help="print the connection URL in use (password masked)",

@@ -12,6 +12,7 @@ import asyncpg
 
 from ledgermirror.db.embedded import EmbeddedPostgres, EmbeddedStartError, mask_password, with_user
 from ledgermirror.db.migrate import migrate
+from ledgermirror.db.replicas import split_urls
 from ledgermirror.db.roles import ensure_api_role
 from ledgermirror.exits import DatabaseUnreachable
 from ledgermirror.settings import Settings
@@ -79,15 +80,23 @@ async def _setup(url: str, role: str, *, migrate_schema: bool) -> bool:
         await conn.close()
 
 
-def check_reachable(url: str) -> None:
-    async def probe() -> None:
+def check_reachable(urls: str) -> None:
+    """Raise :class:`DatabaseUnreachable` unless one of ``urls`` (one URL, or several comma-separated: the API's
+    replicas) accepts a connection; the others may come later, the API leaves them until they answer."""
+
+    async def probe(url: str) -> None:
         conn = await asyncpg.connect(url, timeout=10)
         await conn.close()
 
-    try:
-        asyncio.run(probe())
-    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as error:
-        raise DatabaseUnreachable(f"cannot connect to {mask_password(url)}: {error}") from error
+    problems = []
+    for url in split_urls(urls):
+        try:
+            asyncio.run(probe(url))
+            return
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as error:
+            problems.append(f"cannot connect to {mask_password(url)}: {error}")
+            _log.warning(problems[-1])
+    raise DatabaseUnreachable("; ".join(problems) or "no database URL given")
 
 
 def _exit(signum: int, frame: object) -> None:

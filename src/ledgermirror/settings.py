@@ -34,7 +34,16 @@ class Settings:
     db_url: str | None = None
     """Owner connection (migrations, importer, demo data). Unset: an embedded PostgreSQL in ``data_dir``."""
     api_db_url: str | None = None
-    """Read-only connection used by the API. Unset: ``db_url`` with the user replaced by ``api_role``."""
+    """Read-only connection used by the API. Unset: ``db_url`` with the user replaced by ``api_role``. Several
+    URLs, comma-separated (read replicas, optionally the primary last): queries spread over those that answer
+    within ``replica_max_lag_seconds`` (docs/scaling.md)."""
+    replica_max_lag_seconds: Annotated[float, Range(0)] = 30.0
+    """A database of ``api_db_url`` whose replay lag passes this is left until it catches up; readiness fails
+    when every one is past it."""
+    replica_check_seconds: Annotated[float, Range(0.1)] = 1.0
+    """How often the API probes each of its databases (answering, replay lag, newest consensus timestamp)."""
+    ingest_max_lag_seconds: Annotated[float, Range(0)] = 0.0
+    """Readiness fails when the newest consensus timestamp is older than this; 0: not checked."""
     data_dir: Path = field(default_factory=default_data_dir)
     api_role: str = "mirror_api"
     host: str = "127.0.0.1"

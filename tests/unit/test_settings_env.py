@@ -30,6 +30,9 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
     return {
         "db_url": ("postgresql://owner@db/mirror", "postgresql://owner@db/mirror"),
         "api_db_url": ("postgresql://reader@db/mirror", "postgresql://reader@db/mirror"),
+        "replica_max_lag_seconds": ("12.5", 12.5),
+        "replica_check_seconds": ("0.5", 0.5),
+        "ingest_max_lag_seconds": ("60", 60.0),
         "data_dir": ("~/mirror-data", Path.home() / "mirror-data"),
         "api_role": ("reader", "reader"),
         "host": ("0.0.0.0", "0.0.0.0"),
@@ -215,6 +218,25 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "LEDGERMIRROR_DB_MAX_IDLE_SECONDS must be at least 1, not '0.5'",
         ),
     ],
+    "float at least 0": [
+        (
+            "LEDGERMIRROR_REPLICA_MAX_LAG_SECONDS",
+            "-1",
+            "LEDGERMIRROR_REPLICA_MAX_LAG_SECONDS must be at least 0, not '-1'",
+        ),
+        (
+            "LEDGERMIRROR_INGEST_MAX_LAG_SECONDS",
+            "a minute",
+            "LEDGERMIRROR_INGEST_MAX_LAG_SECONDS must be a number, not 'a minute'",
+        ),
+    ],
+    "float at least 0.1": [
+        (
+            "LEDGERMIRROR_REPLICA_CHECK_SECONDS",
+            "0.01",
+            "LEDGERMIRROR_REPLICA_CHECK_SECONDS must be at least 0.1, not '0.01'",
+        ),
+    ],
     "bool": [
         (
             "LEDGERMIRROR_PAGINATION_PROBE",
@@ -273,7 +295,7 @@ def _kind(annotation: Any) -> str:
     text = str(annotation)
     if "Literal" in text:
         return "Literal"
-    match = re.search(r"Annotated\[(int|float), Range\(low=(\d+)(?:, high=(\d+))?", text)
+    match = re.search(r"Annotated\[(int|float), Range\(low=([\d.]+)(?:, high=([\d.]+))?", text)
     if match:
         kind, low, high = match.groups()
         return f"{kind} in {low}..{high}" if high else f"{kind} at least {low}"

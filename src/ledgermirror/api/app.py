@@ -67,7 +67,7 @@ from ledgermirror.api.resources.transactions import transaction, transactions
 from ledgermirror.api.responses import error_response
 from ledgermirror.api.routing import IndexedRouter, literal_first
 from ledgermirror.clock import Clock, SystemClock
-from ledgermirror.db.pool import Database, api_connections
+from ledgermirror.db.pool import api_database
 from ledgermirror.metrics import exposition
 from ledgermirror.metrics.api import SAMPLE_SECONDS
 from ledgermirror.metrics.http import HttpMetricsMiddleware
@@ -171,12 +171,15 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        ctx.db = Database(api_connections(dsn, settings), observer=ctx.metrics)
+        ctx.db = api_database(dsn, settings, observer=ctx.metrics)
+        await ctx.db.probe_all(timeout=1.0)  # freshness and health known before the first request
         sampler = asyncio.create_task(_sample_pool(ctx))
+        watcher = asyncio.create_task(ctx.db.watch(settings.replica_check_seconds))
         try:
             yield
         finally:
             sampler.cancel()
+            watcher.cancel()
             await ctx.db.close()
 
     routes = (

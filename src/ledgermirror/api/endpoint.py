@@ -20,6 +20,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ledgermirror.api import freshness
 from ledgermirror.api.auth import USER_LIMIT
 from ledgermirror.api.context import AppContext, context_of
 from ledgermirror.api.errors import ANSWERED, InternalError, api_error
@@ -104,11 +105,29 @@ class Endpoint:
             _log.exception("unhandled error", extra={"path": request.scope["path"]})
             return error_response(InternalError())
 
+    async def _run_pinned(self, request: Request, ctx: AppContext) -> tuple[Page | Response, dict[str, str]]:
+        """The handler's answer, every query of it read from one database (``api/freshness.py``: one that holds
+        the query string's timestamps, when one does), and that database's freshness header."""
+        database = ctx.db
+        if database is None:
+            return await self._run(request, ctx), {}
+        with database.pinned(freshness.anchor_ns(request.scope["query_string"].decode("latin-1"))):
+            page = await self._run(request, ctx)
+            fresh = freshness.headers_of(database.current())
+        if isinstance(page, Response) and page.status_code < 500:
+            page.headers.update(fresh)
+        return page, fresh
+
     async def _serve_uncached(self, request: Request) -> Response:
-        page = await self._run(request, _context(request))
+        page, fresh = await self._run_pinned(request, _context(request))
         if isinstance(page, Response):
             return page
-        headers = {"cache-control": self.cache_control, "access-control-allow-origin": "*", **page.headers}
+        headers = {
+            "cache-control": self.cache_control,
+            "access-control-allow-origin": "*",
+            **fresh,
+            **page.headers,
+        }
         return Response(orjson.dumps(page.payload), status_code=page.status, headers=headers, media_type=JSON_TYPE)
 
     async def _serve(self, request: Request) -> Response:
@@ -121,7 +140,7 @@ class Endpoint:
             ctx.metrics.cache_hits.inc()
         else:
             ctx.metrics.cache_misses.inc()
-            page = await self._run(request, ctx)
+            page, fresh = await self._run_pinned(request, ctx)
             if isinstance(page, Response):
                 return page
             max_age = self.max_age if page.max_age is None else page.max_age
@@ -133,5 +152,6 @@ class Endpoint:
                     page.payload, cache_control=cache_control, max_age=max_age, link=page.next_link
                 )
                 rendered.status = page.status
+            rendered.extra_headers.update(fresh)
             ctx.cache.put(key, rendered, max_age)
         return rendered.respond(request)

@@ -8,13 +8,18 @@ broken connection is ended, and the next query opens a new one once the database
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
 import asyncpg
 
 from ledgermirror.db.connections import ConnectionSet, connection_set
 from ledgermirror.db.errors import CONNECTION_FAILURES, DatabaseUnavailable, connection_is_broken
+from ledgermirror.db.replicas import PROBE, Member, describe, split_urls
 from ledgermirror.db.sql import Statement
 from ledgermirror.settings import Settings
 
@@ -41,6 +46,18 @@ def session_settings(settings: Settings) -> dict[str, str]:
         "plan_cache_mode": settings.plan_cache_mode,
         "max_parallel_workers_per_gather": str(settings.parallel_workers_per_query),
     }
+
+
+def api_database(urls: str, settings: Settings, observer: PoolObserver | None = None) -> Database:
+    """The API's :class:`Database` over each URL of ``urls`` (one, or several comma-separated: read replicas,
+    optionally the primary last; ``db/replicas.split_urls``), each with its own :func:`api_connections`."""
+    listed = split_urls(urls)
+    return Database(
+        [api_connections(url, settings) for url in listed],
+        observer=observer,
+        labels=[describe(url) for url in listed],
+        max_lag_seconds=settings.replica_max_lag_seconds,
+    )
 
 
 def api_connections(url: str, settings: Settings) -> ConnectionSet:
@@ -71,16 +88,46 @@ class _Unobserved:
 
 
 class Database:
+    """The API's door to its databases: one (``pool``), or several read replicas and optionally the primary
+    (``db/replicas.py``). With several, each query goes to a usable member (answering, replay lag within the
+    bound): the one serving fewest queries now. A request pins one member for all its queries (:meth:`pinned`),
+    so its answer is one database's; a query whose member fails at the connection level is run again once on
+    another usable member, and the failed one is left until a probe finds it well again."""
+
     def __init__(
-        self, pool: ConnectionSet, acquire_timeout: float = 5.0, observer: PoolObserver | None = None
+        self,
+        pool: ConnectionSet | Sequence[ConnectionSet],
+        acquire_timeout: float = 5.0,
+        observer: PoolObserver | None = None,
+        *,
+        labels: Sequence[str] = (),
+        max_lag_seconds: float = 30.0,
     ) -> None:
-        self.pool = pool
+        pools = [pool] if isinstance(pool, ConnectionSet) else list(pool)
+        if not pools:
+            raise ValueError("the API reads from at least one database")
+        names = list(labels) or [f"database {number}" for number in range(1, len(pools) + 1)]
+        self.members = [
+            Member(name, member_pool, max_lag_seconds=max_lag_seconds)
+            for name, member_pool in zip(names, pools, strict=True)
+        ]
+        self._single = self.members[0] if len(self.members) == 1 else None
+        self._turn = 0
+        self._pinned: ContextVar[Member | None] = ContextVar("pinned_member", default=None)
         self.acquire_timeout = acquire_timeout
         self.observer: PoolObserver = observer if observer is not None else _Unobserved()
         self.waiting = 0
         """Queries waiting for a connection now (read by the metrics sampler; plain ints cost nothing)."""
         self.in_use = 0
         """Queries holding a connection now."""
+
+    @property
+    def pool(self) -> ConnectionSet:
+        """The first database's connections (the only one's, with one database)."""
+        return self.members[0].pool
+
+    def open_connections(self) -> int:
+        return sum(member.pool.get_size() for member in self.members)
 
     async def fetch(self, statement: Statement) -> list[asyncpg.Record]:
         rows: list[asyncpg.Record] = await self._query(lambda conn: conn.fetch(statement.text, *statement.args))
@@ -89,11 +136,76 @@ class Database:
     async def fetchval(self, text: str, *args: Any) -> Any:
         return await self._query(lambda conn: conn.fetchval(text, *args))
 
+    def choose(self, at_least_ns: int | None = None, avoid: Member | None = None) -> Member:
+        """The member a request reads from: a usable one holding consensus data up to ``at_least_ns`` (a next
+        link's anchor), the least busy, in turn on ties; else the freshest usable one; else, when none is usable,
+        any but ``avoid`` (its failure is then the answer)."""
+        if self._single is not None:
+            return self._single
+        members = [member for member in self.members if member is not avoid] or self.members
+        usable = [member for member in members if member.usable]
+        if not usable:
+            return members[self._next_turn() % len(members)]
+        if at_least_ns is not None:
+            fresh = [member for member in usable if (member.newest_ns or 0) >= at_least_ns]
+            if not fresh:
+                return max(usable, key=lambda member: member.newest_ns or 0)
+            usable = fresh
+        least = min(member.in_use for member in usable)
+        idle = [member for member in usable if member.in_use == least]
+        return idle[self._next_turn() % len(idle)]
+
+    def freshest(self) -> Member:
+        """The usable member with the newest consensus data (any member when none is usable)."""
+        usable = [member for member in self.members if member.usable] or self.members
+        return max(usable, key=lambda member: member.newest_ns or 0)
+
+    @property
+    def replicated(self) -> bool:
+        """Reads go to a standby (or may): a ``NOTIFY`` from the importer cannot reach them from there."""
+        return len(self.members) > 1 or self.members[0].standby
+
+    def _next_turn(self) -> int:
+        self._turn += 1
+        return self._turn
+
+    @contextlib.contextmanager
+    def pinned(self, at_least_ns: int | None = None, member: Member | None = None) -> Iterator[Member]:
+        """Every query inside the block (in this task) goes to one member: ``member``, or one chosen now
+        (:meth:`choose`)."""
+        member = member or self.choose(at_least_ns)
+        token = self._pinned.set(member)
+        try:
+            yield member
+        finally:
+            self._pinned.reset(token)
+
+    def current(self) -> Member | None:
+        """The member the running request is pinned to, if any."""
+        return self._pinned.get()
+
     async def _query(self, work: Callable[[Any], Awaitable[T]]) -> T:
-        """Run ``work`` on a connection of the set. A connection-level failure (the server went away mid-query,
-        the protocol lost its state) ends that connection, so it never serves the next request, and so does a
-        query abandoned half-way (cancelled); every such failure is :class:`DatabaseUnavailable`."""
-        pool = self.pool
+        member = self._pinned.get() or self.choose()
+        try:
+            return await self._query_on(member, work)
+        except DatabaseUnavailable as error:
+            if self._single is not None or not isinstance(error.__cause__, CONNECTION_FAILURES):
+                raise
+            if isinstance(error.__cause__, asyncpg.QueryCanceledError):
+                raise  # the statement's time ran out: another database would take as long
+            member.failed()
+            other = self.choose(avoid=member)
+            if other is member or not other.usable:
+                raise
+            if self._pinned.get() is member:
+                self._pinned.set(other)
+            return await self._query_on(other, work)
+
+    async def _query_on(self, member: Member, work: Callable[[Any], Awaitable[T]]) -> T:
+        """Run ``work`` on a connection of ``member``. A connection-level failure (the server went away
+        mid-query, the protocol lost its state) ends that connection, so it never serves the next request, and
+        so does a query abandoned half-way (cancelled); every such failure is :class:`DatabaseUnavailable`."""
+        pool = member.pool
         self.waiting += 1
         try:
             conn = await pool.acquire(self.acquire_timeout)
@@ -103,6 +215,7 @@ class Database:
         finally:
             self.waiting -= 1
         self.in_use += 1
+        member.in_use += 1
         try:
             result = await work(conn)
         except CONNECTION_FAILURES as error:
@@ -122,8 +235,30 @@ class Database:
             raise
         finally:
             self.in_use -= 1
+            member.in_use -= 1
         pool.release(conn)
         return result
 
+    async def probe(self, member: Member, timeout: float) -> None:
+        """Ask ``member`` how it is (``db/replicas.PROBE``) and record the answer, or its failure."""
+        try:
+            async with asyncio.timeout(timeout):
+                rows = await self._query_on(member, lambda conn: conn.fetch(PROBE))
+        except (DatabaseUnavailable, TimeoutError, asyncpg.PostgresError):
+            member.failed()
+            return
+        member.record(rows[0], time.monotonic())
+
+    async def probe_all(self, timeout: float) -> None:
+        """Probe every member at once."""
+        await asyncio.gather(*(self.probe(member, timeout) for member in self.members))
+
+    async def watch(self, every_seconds: float) -> None:
+        """Probe every member every ``every_seconds``, for ever (the app's lifespan runs it as a task)."""
+        while True:
+            await self.probe_all(timeout=max(every_seconds, 1.0))
+            await asyncio.sleep(every_seconds)
+
     async def close(self) -> None:
-        await self.pool.close()
+        for member in self.members:
+            await member.pool.close()

@@ -30,7 +30,7 @@ from grpc_reflection.v1alpha import reflection
 
 from ledgermirror import log
 from ledgermirror.db.errors import DatabaseUnavailable
-from ledgermirror.db.pool import Database, api_connections
+from ledgermirror.db.pool import Database, api_database
 from ledgermirror.grpc_api import wire
 from ledgermirror.grpc_api.consensus import ConsensusService, SubscriptionRules
 from ledgermirror.grpc_api.failures import UNKNOWN, RpcFailure, data_source_timeout, data_source_unavailable
@@ -85,7 +85,7 @@ class GrpcServer:
     ) -> None:
         self.settings = settings
         self.dsn = dsn
-        self.listen_dsn = listen_dsn or dsn
+        self.listen_dsn: str | None = listen_dsn or dsn
         self.metrics = metrics if metrics is not None else GrpcMetrics()
         self.rules = rules if rules is not None else subscription_rules(settings)
         self.port = 0
@@ -93,12 +93,17 @@ class GrpcServer:
         self.hub: TopicHub | None = None
         self.db: Database | None = None
         self.health: HealthServicer | None = None
+        self._watch: asyncio.Task[None] | None = None
 
     async def start(self, host: str | None = None, port: int | None = None) -> int:
         settings = self.settings
         classes = await asyncio.to_thread(wire.mirror)
         pool_settings = dataclasses.replace(settings, pool_max_size=settings.grpc_db_connections)
-        self.db = Database(api_connections(self.dsn, pool_settings))
+        self.db = api_database(self.dsn, pool_settings)
+        await self.db.probe_all(timeout=1.0)
+        self._watch = asyncio.create_task(self.db.watch(settings.replica_check_seconds))
+        if self.db.replicated and self.listen_dsn == self.dsn:
+            self.listen_dsn = settings.db_url  # a standby sends no NOTIFY: the primary's, as wake-ups only
         self.hub = TopicHub(
             self.db,
             self.listen_dsn,
@@ -113,7 +118,10 @@ class GrpcServer:
         network = NetworkService(self.db, settings.shard, settings.realm)
 
         async def subscribe_topic(request: Any, context: _Context) -> None:
-            await consensus.subscribe_topic(request, context.peer(), context.write)
+            hub = self.hub
+            assert hub is not None and self.db is not None
+            with self.db.pinned(member=hub.member):  # the hub's database: its history and live parts agree
+                await consensus.subscribe_topic(request, context.peer(), context.write)
 
         async def get_nodes(request: Any, context: _Context) -> None:
             await network.get_nodes(request, context.write)
@@ -197,6 +205,8 @@ class GrpcServer:
             await self.hub.close()
         if self.server is not None:
             await self.server.stop(grace)
+        if self._watch is not None:
+            self._watch.cancel()
         if self.db is not None:
             await self.db.close()
 

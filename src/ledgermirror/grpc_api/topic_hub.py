@@ -12,6 +12,13 @@ A subscriber's queue is bounded: one still holding ``buffer`` messages when a re
 ``through`` is the newest consensus time the hub knows to be committed *and* read: announcements carry it, and
 for subscriptions with an end time the polls read it from ``record_file``. It moves only after the read that
 follows it has handed its rows out, so a subscriber that sees ``through >= end`` has all it needs before ``end``.
+
+Over read replicas (``Database.replicated``) a standby sends no ``NOTIFY`` and a primary's announcement may come
+before the standby has replayed the commit: the hub then reads from one member at a time (:attr:`member`, the
+freshest usable one, changed only when it fails or falls behind; subscriptions read from it too), takes
+``through`` from that member's own replay position (``record_file``) at every read instead of from the
+announcements, and uses announcements (from a listening connection to the primary, when given) only as wake-ups:
+while the member has not replayed what was announced, it reads again every :data:`REPLAY_WAIT_SECONDS`.
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ from ledgermirror.grpc_api.topic_messages import TopicMessage, topic_message
 
 _log = logging.getLogger("ledgermirror.grpc")
 LISTEN_CONNECT_SECONDS = 5.0
+REPLAY_WAIT_SECONDS = 0.05
+"""How soon the hub reads a replica again when an announced commit is not replayed there yet."""
 
 
 class Wake:
@@ -115,6 +124,10 @@ class TopicHub:
         self._listener: asyncpg.Connection | None = None
         self._task: asyncio.Task[None] | None = None
         self.closing = False
+        self.trust_announcements = not db.replicated
+        self.member = db.freshest()
+        """The database the hub and its subscriptions read from (the only one, without replicas)."""
+        self._replaying = False
 
     @property
     def listening(self) -> bool:
@@ -208,7 +221,8 @@ class TopicHub:
         while True:
             cause = "notify"
             try:
-                await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+                wait = REPLAY_WAIT_SECONDS if self._replaying else self.poll_seconds
+                await asyncio.wait_for(self._wake.wait(), wait)
             except TimeoutError:
                 cause = "poll"
             self._wake.clear()
@@ -224,10 +238,23 @@ class TopicHub:
                 await asyncio.sleep(self.poll_seconds)
 
     async def _read(self, cause: str) -> None:
+        if not self.member.usable:
+            self.member = self.db.freshest()
+        with self.db.pinned(member=self.member):
+            await self._read_pinned(cause)
+
+    async def _read_pinned(self, cause: str) -> None:
         noticed = self._noticed or time.monotonic()
         self._noticed = 0.0
         through = self._announced
-        if cause == "poll" and self._timed:
+        if not self.trust_announcements:
+            position = await self.db.fetchval(*_args(topic_stream.importer_position()))
+            through = None if position is None else int(position)
+            announced = self._announced
+            self._replaying = announced is not None and (through is None or through < announced)
+            if self._replaying:
+                self._noticed = noticed  # the announced rows are still to come: keep when they were noticed
+        elif cause == "poll" and self._timed:
             position = await self.db.fetchval(*_args(topic_stream.importer_position()))
             through = None if position is None else max(int(position), through or 0)
         full = False

@@ -50,7 +50,7 @@ class ApiMetrics:
     def sample_pool(self, database: Database | None) -> None:
         if database is None:
             return
-        self.pool_size.set(database.pool.get_size())
+        self.pool_size.set(database.open_connections())
         self.pool_in_use.set(database.in_use)
         self.pool_waiting.set(database.waiting)
 

@@ -22,6 +22,7 @@ import orjson
 
 from ledgermirror import http_server
 from ledgermirror.clock import Clock, SystemClock
+from ledgermirror.db.replicas import split_urls
 from ledgermirror.exits import EXIT_USAGE
 from ledgermirror.runtime import Prepared, check_reachable, exit_cleanly_on_sigterm, prepare
 from ledgermirror.settings import Settings, SettingsError
@@ -180,10 +181,11 @@ def _serve(
     created = asyncio.run(set_up())
     if created:
         print(f"ledgermirror status: new store, created {len(created)} default components", file=sys.stderr)
-    check_reachable(prepared.api_url)
+    read_url = split_urls(prepared.api_url)[-1]  # of a replica list, the last: the primary when listed
+    check_reachable(read_url)
     app = create_status_app(
         status_settings,
-        prepared.api_url,
+        read_url,
         prepared.owner_url,
         max_idle_seconds=settings.db_max_idle_seconds,
         automation=automation_of(status_settings) if status_settings.automation else None,
