@@ -57,6 +57,7 @@ SKIP: dict[str, tuple[str, ...]] = {
         "previous_wrapped_record_block_hash",
     ),
     "sidecar_file": ("size",),
+    "signature_evidence": ("imported_at",),  # when the evidence was recorded (the wall clock); the node sets agree
 }
 V2_BLOCK, V5_BLOCK = 1, 3
 
