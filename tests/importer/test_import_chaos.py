@@ -24,7 +24,7 @@ import httpx
 import psutil
 import pytest
 from tests.cli.test_cli import free_port, wait_ready
-from tests.importer.test_import_crash import FILES, _count, _digest, _import, _write_stream
+from tests.importer.test_import_crash import _WALL_CLOCK_COLUMNS, FILES, _count, _digest, _import, _write_stream
 from tests.support import Ledger
 
 from ledgermirror.db.embedded import with_user
@@ -50,6 +50,15 @@ def _publish_plan(staging: Path, published: Path, steps: int) -> list[list[tuple
             moves.append((source, target))
     size = -(-len(moves) // steps)
     return [moves[index : index + size] for index in range(0, len(moves), size)]
+
+
+CHAOS_SKIP = {
+    **_WALL_CLOCK_COLUMNS,
+    "signature_evidence": ("imported_at", "valid_nodes", "failed_nodes", "missing_nodes"),
+}
+"""Besides the wall clock, which nodes' signature files a file had when it was imported: a batch of the published
+stream may end between two nodes' signature files of one record file, and the importer may take that file once a
+third of the stake has signed (the evidence says which were missing then). One evidence row per file still."""
 
 
 def _publish(batch: list[tuple[Path, Path]]) -> None:
@@ -239,7 +248,7 @@ def _stream(database: Prepared, staging: Path) -> tuple[Path, dict[str, str]]:
     staging.mkdir()
     root = _write_stream(staging)
     assert asyncio.run(_import(database.owner_url, root))
-    return root, asyncio.run(_digest(database.owner_url))
+    return root, asyncio.run(_digest(database.owner_url, CHAOS_SKIP))
 
 
 @pytest.mark.usefixtures("ledger")
@@ -289,7 +298,7 @@ def test_chaos_ends_with_the_tables_of_an_uninterrupted_import(
         )
         with httpx.Client(base_url=base, trust_env=False, timeout=10) as client:
             _until(lambda: client.get(PATHS[0]).status_code == 200, 30, "the API to recover")
-        digest = asyncio.run(_digest(url))
+        digest = asyncio.run(_digest(url, CHAOS_SKIP))
     finally:
         reader.stop.set()
         if reader.thread.is_alive():
