@@ -5,7 +5,10 @@
    on 127.0.0.1, its metrics in a multiprocess folder this process reads.
 3. Per scenario, a client process (grpcio's asyncio client, one channel per 50 streams) opens the subscriptions
    (``one-topic``: ``--subscribers`` on topic 1; ``many-topics``: 10 on each of the first ``--subscribed``
-   topics) from "now", and the server's RSS is read once they are all open (memory per idle subscriber).
+   topics) from "now", half of them, then the rest; the server's RSS is read before, with half of them open
+   and once they are all open: memory per idle subscriber, on average from none (what opening them cost in
+   all, one-time costs such as the database connections the first reads open included) and over the second
+   half (the cost of one more subscriber on a server already serving).
 4. The writer, in this process, commits ``--rate`` topic messages per second spread round-robin over all
    ``--topics`` topics, ten commits a second, each as the importer's commit does it: ``topic_message`` rows by
    binary COPY (``db/write.copy_rows``) and ``notify_commit`` in the same transaction. It is the importer's
@@ -128,6 +131,11 @@ async def _scenario(
         clients.start()
         assert clients.pid is not None
         client_process = psutil.Process(clients.pid)
+        half = len(scenario.subscriptions) // 2
+        await _wait_for_subscriptions(half, 60.0)
+        await asyncio.sleep(1.0)
+        rss_half = server_process.memory_info().rss
+        parent_end.send("more")
         opened = await _wait_for_subscriptions(len(scenario.subscriptions), 60.0)
         await asyncio.sleep(1.0)
         rss_idle = server_process.memory_info().rss
@@ -154,7 +162,7 @@ async def _scenario(
         receipts=receipts,
         commits=commits,
         written=written,
-        rss=(rss_before, rss_idle),
+        rss=(rss_before, rss_half, rss_idle),
         server_cpu=(server_after.user + server_after.system) - (server_cpu.user + server_cpu.system),
         client_cpu=(client_after.user + client_after.system) - (client_cpu.user + client_cpu.system),
         pg_cpu=pg_after - pg_before,
@@ -235,7 +243,7 @@ def _summarise(
     receipts: list[list[Receipt]],
     commits: dict[int, int],
     written: dict[int, int],
-    rss: tuple[int, int],
+    rss: tuple[int, int, int],
     server_cpu: float,
     client_cpu: float,
     pg_cpu: float,
@@ -267,8 +275,12 @@ def _summarise(
         "lost": lost,
         "repeated": repeated,
         "server_rss_mb_before": round(rss[0] / 2**20, 1),
-        "server_rss_mb_idle_subscribed": round(rss[1] / 2**20, 1),
-        "server_kb_per_idle_subscriber": round((rss[1] - rss[0]) / 1024 / subscribers, 1),
+        "server_rss_mb_half_subscribed": round(rss[1] / 2**20, 1),
+        "server_rss_mb_idle_subscribed": round(rss[2] / 2**20, 1),
+        "server_kb_per_idle_subscriber": round((rss[2] - rss[0]) / 1024 / subscribers, 1),
+        "server_kb_per_idle_subscriber_second_half": round(
+            (rss[2] - rss[1]) / 1024 / max(subscribers - subscribers // 2, 1), 1
+        ),
         "server_cpu_seconds_per_second": round(server_cpu / args.seconds, 3),
         "server_cpu_seconds_per_second_per_1000_subscribers": round(
             server_cpu / args.seconds * 1000 / subscribers, 3
@@ -331,7 +343,10 @@ async def _subscribe_all(
             if error.code() != grpc.StatusCode.CANCELLED:
                 print(f"subscriber {index}: {error.code().name} {error.details()}", file=sys.stderr)
 
-    tasks = [asyncio.create_task(read(index, topic)) for index, topic in enumerate(topics)]
+    half = len(topics) // 2
+    tasks = [asyncio.create_task(read(index, topic)) for index, topic in enumerate(topics[:half])]
+    await asyncio.to_thread(pipe.recv)  # "more": the server's memory with half of them open was read
+    tasks += [asyncio.create_task(read(index, topics[index])) for index in range(half, len(topics))]
     await asyncio.to_thread(pipe.recv)  # "stop"
     for task in tasks:
         task.cancel()

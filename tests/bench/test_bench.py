@@ -221,3 +221,33 @@ def test_grpc_bench_small(tmp_path: Path) -> None:
     assert result["subscribers"] == result["subscriptions_open"] == 30
     assert (result["lost"], result["repeated"]) == (0, 0)
     assert result["messages_delivered"] == 30 * 20  # 2 s at 50/s over 5 topics: 20 for each subscribed topic
+
+
+def test_grpc_floor_bench_small(tmp_path: Path) -> None:
+    """``bench/grpcfloor`` on a few streams: all reach the handler and stay open while the server is measured,
+    with a server option added (``--option``) and the Python objects counted."""
+    report = tmp_path / "floor.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "bench/grpcfloor",
+            "--streams",
+            "20",
+            "--per-channel",
+            "10",
+            "--option",
+            "grpc.enable_channelz=0",
+            "--tracemalloc",
+            "--json",
+            str(report),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    result = json.loads(report.read_text())
+    assert result["streams_open"] == 20
+    assert result["more_options"] == ["grpc.enable_channelz=0"]
+    assert result["server_rss_mb_streams_open"] >= result["server_rss_mb_before"]
+    assert result["python_kb_per_idle_stream"] > 0

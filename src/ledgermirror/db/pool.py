@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any, Protocol, TypeVar
 
 import asyncpg
@@ -174,11 +174,19 @@ class Database:
         """Every query inside the block (in this task) goes to one member: ``member``, or one chosen now
         (:meth:`choose`)."""
         member = member or self.choose(at_least_ns)
-        token = self._pinned.set(member)
+        token = self.pin(member)
         try:
             yield member
         finally:
-            self._pinned.reset(token)
+            self.unpin(token)
+
+    def pin(self, member: Member) -> Token[Member | None]:
+        """:meth:`pinned` without a context manager (for a long-lived task: no generator held while it runs);
+        every query of the task goes to ``member`` until :meth:`unpin` with the token returned."""
+        return self._pinned.set(member)
+
+    def unpin(self, token: Token[Member | None]) -> None:
+        self._pinned.reset(token)
 
     def current(self) -> Member | None:
         """The member the running request is pinned to, if any."""

@@ -20,12 +20,11 @@ time has passed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
 _log = logging.getLogger("ledgermirror.grpc")
 Send = Callable[[bytes], Awaitable[None]]
 """Writes one serialized response to the call."""
+Context = grpc.aio.ServicerContext[Any, Any]
 SHUTTING_DOWN = "The server is shutting down. Please retry later"
 TOO_LONG = "The subscription reached the server's time limit. Please resubscribe"
 IDLE = "The subscription was idle too long. Please resubscribe"
@@ -84,18 +84,12 @@ class ConsensusService:
         self.rules = rules
         self.known_topics: set[int] = set()
 
-    async def subscribe_topic(self, request: ConsensusTopicQuery, peer: str, send: Send) -> None:
-        """Serve one subscription: each response (serialized) goes to ``send``, the call's write."""
-        wanted = topic_filter(request, time.time_ns())
-        await self._check_topic(wanted)
-        with self.limits.admit(peer):
-            self.metrics.subscriptions.inc()
-            try:
-                await _Subscription(self, wanted, send).run()
-            finally:
-                self.metrics.subscriptions.dec()
+    def subscribe_topic(self, request: ConsensusTopicQuery, context: Context) -> Coroutine[Any, Any, None]:
+        """Serve one subscription, each response (serialized) written with the call's ``write``: the coroutine
+        of its :class:`_Subscription` (this method is no coroutine: no frame of its own held while it runs)."""
+        return _Subscription(self, topic_filter(request, time.time_ns()), context.write).serve(context.peer())
 
-    async def _check_topic(self, wanted: TopicFilter) -> None:
+    async def check_topic(self, wanted: TopicFilter) -> None:
         """The topic must be an entity of type TOPIC. Topics found are remembered (an entity never changes its
         type, and, as in the reference, a deleted topic may still be read); misses are asked again."""
         topic = wanted.topic.encoded
@@ -161,45 +155,73 @@ class _Subscription:
                 return
             cursor = rows[-1]["consensus_timestamp"] + 1
 
-    async def run(self) -> None:
-        await self._history(self.wanted.start)
-        if self.done or self._past_end():
-            return
-        subscriber = await self.hub.join(self.topic, timed=self.wanted.end is not None)
-        try:
-            resume = self.wanted.start if self.last is None else self.last.consensus_timestamp + 1
-            await self._history(resume)  # what was committed before the join
-            if not self.done:
-                await self._live(subscriber)
-        finally:
-            self.hub.leave(subscriber)
+    async def serve(self, peer: str) -> None:
+        """Admitted (the topic exists, within the limits), the history, then the live messages (the queue the
+        hub fills) until the end, the limit or a rule.
 
-    async def _live(self, subscriber: Subscriber) -> None:
-        end = self.wanted.end
-        while True:
-            subscriber.wake.clear()
-            if self.hub.closing:
-                raise RpcFailure(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
-            if subscriber.overflowed:
-                raise RpcFailure(grpc.StatusCode.DEADLINE_EXCEEDED, LAGGING)
-            while subscriber.queue:
-                batch, subscriber.queue = subscriber.queue, []
-                for message in batch:
-                    last = self.last
-                    if last is not None and message.sequence_number <= last.sequence_number:
-                        continue
-                    if end is not None and message.consensus_timestamp >= end:
-                        return
-                    if last is not None and message.sequence_number > last.sequence_number + 1:
-                        await self._fill_before(last, message)
-                        if self.done:
-                            return
-                    await self._send_live(message)
-                    if self.done:
-                        return
-            if self._past_end():
+        An idle subscription holds this coroutine and the future it waits on: no context manager and no
+        coroutine in between (each would stay, with its frame, for as long as the subscription is idle; the
+        memory per idle subscriber counts them)."""
+        service = self.service
+        # over replicas, the hub's database: the history and the live parts agree (one database: no pin)
+        token = service.db.pin(self.hub.member) if service.db.replicated else None
+        client: str | None = None
+        try:
+            await service.check_topic(self.wanted)
+            client = service.limits.admit(peer)
+            service.metrics.subscriptions.inc()
+            await self._history(self.wanted.start)
+            if self.done or self._past_end():
                 return
-            await self._wait(subscriber)
+            subscriber = await self.hub.join(self.topic, timed=self.wanted.end is not None)
+            try:
+                resume = self.wanted.start if self.last is None else self.last.consensus_timestamp + 1
+                await self._history(resume)  # what was committed before the join
+                while not self.done and not await self._send_queued(subscriber) and not self._past_end():
+                    waiter = subscriber.wake.waiter()
+                    if waiter is not None:
+                        timeout = self._timeout()
+                        try:
+                            await (waiter if timeout is None else asyncio.wait_for(waiter, timeout))
+                        except TimeoutError:
+                            pass
+                        finally:
+                            subscriber.wake.forget()
+                    self._check_rules()
+            finally:
+                self.hub.leave(subscriber)
+        finally:
+            if client is not None:
+                service.metrics.subscriptions.dec()
+                service.limits.release(client)
+            if token is not None:
+                service.db.unpin(token)
+
+    async def _send_queued(self, subscriber: Subscriber) -> bool:
+        """Send what the hub queued for the subscriber; whether the stream is complete (the end time reached)
+        or the limit reached. Raises the reference's status when the server closes or the queue overflowed."""
+        end = self.wanted.end
+        subscriber.wake.clear()
+        if self.hub.closing:
+            raise RpcFailure(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+        if subscriber.overflowed:
+            raise RpcFailure(grpc.StatusCode.DEADLINE_EXCEEDED, LAGGING)
+        while subscriber.queue:
+            batch, subscriber.queue = subscriber.queue, []
+            for message in batch:
+                last = self.last
+                if last is not None and message.sequence_number <= last.sequence_number:
+                    continue
+                if end is not None and message.consensus_timestamp >= end:
+                    return True
+                if last is not None and message.sequence_number > last.sequence_number + 1:
+                    await self._fill_before(last, message)
+                    if self.done:
+                        return True
+                await self._send_live(message)
+                if self.done:
+                    return True
+        return False
 
     async def _send_live(self, message: TopicMessage) -> None:
         if self._take(message):
@@ -252,8 +274,8 @@ class _Subscription:
             return True
         return time.time_ns() > end + int(self.rules.end_time_interval_seconds * 1e9)
 
-    async def _wait(self, subscriber: Subscriber) -> None:
-        """Until the hub wakes the subscriber, or the next time a rule is due."""
+    def _timeout(self) -> float | None:
+        """Seconds until the next rule is due (the end time's interval, the longest or idle time), if any."""
         now = time.monotonic()
         deadlines: list[float] = []
         if self.wanted.end is not None:
@@ -263,9 +285,9 @@ class _Subscription:
             deadlines.append(self.started + self.rules.max_seconds)
         if self.rules.idle_seconds:
             deadlines.append(self.last_sent_at + self.rules.idle_seconds)
-        timeout = max(min(deadlines) - now, 0.0) if deadlines else None
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(subscriber.wake.wait(), timeout)
+        return max(min(deadlines) - now, 0.0) if deadlines else None
+
+    def _check_rules(self) -> None:
         now = time.monotonic()
         if self.rules.max_seconds and now >= self.started + self.rules.max_seconds:
             raise RpcFailure(grpc.StatusCode.UNAVAILABLE, TOO_LONG)

@@ -3,9 +3,6 @@ port). A subscription beyond either bound is refused with ``RESOURCE_EXHAUSTED``
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 import grpc
 
 from ledgermirror.grpc_api.failures import RpcFailure
@@ -27,8 +24,8 @@ class SubscriptionLimits:
         self.active = 0
         self.by_client: dict[str, int] = {}
 
-    @contextlib.contextmanager
-    def admit(self, peer: str) -> Iterator[None]:
+    def admit(self, peer: str) -> str:
+        """Count a subscription of ``peer`` in, or refuse it; returns the client to :meth:`release` after."""
         client = client_of(peer)
         held = self.by_client.get(client, 0)
         if self.active >= self.total:
@@ -37,12 +34,12 @@ class SubscriptionLimits:
             raise RpcFailure(grpc.StatusCode.RESOURCE_EXHAUSTED, TOO_MANY_FROM_CLIENT)
         self.active += 1
         self.by_client[client] = held + 1
-        try:
-            yield
-        finally:
-            self.active -= 1
-            left = self.by_client[client] - 1
-            if left:
-                self.by_client[client] = left
-            else:
-                del self.by_client[client]
+        return client
+
+    def release(self, client: str) -> None:
+        self.active -= 1
+        left = self.by_client[client] - 1
+        if left:
+            self.by_client[client] = left
+        else:
+            del self.by_client[client]

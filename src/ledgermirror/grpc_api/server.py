@@ -117,12 +117,6 @@ class GrpcServer:
         consensus = ConsensusService(self.db, self.hub, limits, self.metrics, self.rules)
         network = NetworkService(self.db, settings.shard, settings.realm)
 
-        async def subscribe_topic(request: Any, context: _Context) -> None:
-            hub = self.hub
-            assert hub is not None and self.db is not None
-            with self.db.pinned(member=hub.member):  # the hub's database: its history and live parts agree
-                await consensus.subscribe_topic(request, context.peer(), context.write)
-
         async def get_nodes(request: Any, context: _Context) -> None:
             await network.get_nodes(request, context.write)
 
@@ -133,7 +127,7 @@ class GrpcServer:
                     wire.CONSENSUS_SERVICE,
                     {
                         wire.SUBSCRIBE_TOPIC: grpc.unary_stream_rpc_method_handler(
-                            self._guarded(wire.SUBSCRIBE_TOPIC, subscribe_topic),
+                            self._guarded(wire.SUBSCRIBE_TOPIC, consensus.subscribe_topic),
                             request_deserializer=classes.ConsensusTopicQuery.FromString,
                             response_serializer=None,  # bytes, serialized once per message by the hub
                         )

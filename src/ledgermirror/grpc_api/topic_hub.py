@@ -47,7 +47,8 @@ REPLAY_WAIT_SECONDS = 0.05
 
 class Wake:
     """A one-waiter event (``asyncio.Event`` keeps a deque of waiters per instance: an idle subscription holds
-    one of these instead, a fraction of the memory)."""
+    one of these instead, a fraction of the memory). The subscription awaits the future :meth:`waiter` gives it
+    directly, with no coroutine of its own in between (each is a frame held for as long as it is idle)."""
 
     __slots__ = ("_set", "_waiter")
 
@@ -64,14 +65,15 @@ class Wake:
     def clear(self) -> None:
         self._set = False
 
-    async def wait(self) -> None:
+    def waiter(self) -> asyncio.Future[None] | None:
+        """A future done at the next :meth:`set`, or ``None`` when already set; :meth:`forget` it after."""
         if self._set:
-            return
+            return None
         self._waiter = asyncio.get_running_loop().create_future()
-        try:
-            await self._waiter
-        finally:
-            self._waiter = None
+        return self._waiter
+
+    def forget(self) -> None:
+        self._waiter = None
 
 
 class Subscriber:
