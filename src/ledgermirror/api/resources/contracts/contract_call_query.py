@@ -1,0 +1,50 @@
+"""The statements of ``POST /api/v1/contracts/call``: the block a call runs at, and the accounts, bytecode and
+storage slots the EVM reads, now or as of a block's end (upstream-web3.md §2)."""
+
+from __future__ import annotations
+
+_BLOCK = "select index, consensus_start, consensus_end, hash from record_file"
+BLOCK_LATEST = _BLOCK + " order by consensus_end desc limit 1"
+BLOCK_EARLIEST = _BLOCK + " order by index limit 1"
+BLOCK_BY_NUMBER = _BLOCK + " where index = {number}"
+BLOCK_BY_HASH = _BLOCK + " where hash like {prefix} order by consensus_end limit 1"
+"""``prefix`` is hex digits and ``%``: a 32-byte Ethereum block hash matches its 48-byte record file hash."""
+
+_ACCOUNT_COLUMNS = "e.id, e.type, e.balance, e.ethereum_nonce, c.runtime_bytecode"
+ACCOUNT_BY_ID = f"""select {_ACCOUNT_COLUMNS}
+from entity e left join contract c on c.id = e.id
+where e.id = {{id}} and e.deleted is not true and e.type in ('ACCOUNT', 'CONTRACT')"""
+ACCOUNT_BY_EVM_ADDRESS = f"""select {_ACCOUNT_COLUMNS}
+from entity e left join contract c on c.id = e.id
+where e.evm_address = {{address}} and e.deleted is not true and e.type in ('ACCOUNT', 'CONTRACT')
+order by e.created_timestamp desc nulls last limit 1"""
+
+_AS_OF = f"""select {_ACCOUNT_COLUMNS}
+from (
+  (select id, type, balance, ethereum_nonce, deleted, timestamp_range from entity
+   where id = {{{{key}}}} and lower(timestamp_range) <= {{at}})
+  union all
+  (select id, type, balance, ethereum_nonce, deleted, timestamp_range from entity_history
+   where id = {{{{key}}}} and lower(timestamp_range) <= {{at}}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) e left join contract c on c.id = e.id
+where e.deleted is not true and e.type in ('ACCOUNT', 'CONTRACT')"""
+ACCOUNT_BY_ID_AT = _AS_OF.replace("{{key}}", "{id}")
+"""The entity row in force at ``at`` (current or history)."""
+ACCOUNT_BY_EVM_ADDRESS_AT = _AS_OF.replace(
+    "{{key}}",
+    "(select id from entity where evm_address = {address} and created_timestamp <= {at}"
+    " order by created_timestamp desc limit 1)",
+)
+"""The newest entity created with this EVM address by ``at``, as it was at ``at``."""
+
+SLOTS = """select slot, value from contract_state
+where contract_id = {contract} and slot = any({slots}::bytea[])"""
+"""Current values; ``contract_state.slot`` is stored as 32 bytes."""
+SLOTS_AT = """select distinct on (slot) slot, coalesce(value_written, value_read) as value
+from contract_state_change
+where contract_id = {contract} and slot = any({slots}::bytea[]) and consensus_timestamp <= {at}
+order by slot, consensus_timestamp desc"""
+"""Values as of ``at``, the newest change of each slot; ``contract_state_change.slot`` is stored without its
+leading zero bytes."""

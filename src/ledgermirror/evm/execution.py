@@ -1,0 +1,132 @@
+"""One call executed by py-evm (Cancun rules) over a :class:`~ledgermirror.evm.state.StateReader`.
+
+The call is a transaction of gas price 0 from ``sender`` (its nonce taken from the state, so it always passes),
+run by py-evm's transaction executor: intrinsic gas, value transfer, contract creation, refunds (capped at a
+fifth, as since London) as Ethereum has them. ``gas_used`` is what the transaction would be charged. Every
+write stays in the in-memory state that is dropped afterwards. A ``deadline`` (``time.monotonic``) stops an
+execution between operations with :class:`TimeBudgetExceeded`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from eth.constants import BLANK_ROOT_HASH, CREATE_CONTRACT_ADDRESS
+from eth.db.atomic import AtomicDB
+from eth.exceptions import Revert, VMError
+from eth.vm.execution_context import ExecutionContext
+from eth.vm.forks.cancun import CancunVM
+from eth.vm.forks.cancun.computation import CancunComputation
+from eth.vm.forks.cancun.state import CancunState
+from eth.vm.spoof import SpoofTransaction
+from eth_typing import Address, BlockNumber, Hash32
+
+from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
+
+_CHECK_EVERY = 512
+"""Operations between two looks at the clock."""
+_REFUND_QUOTIENT = 5
+"""EIP-3529: refunds are capped at a fifth of the gas used."""
+
+
+class TimeBudgetExceeded(Exception):
+    """The execution ran past its deadline."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockContext:
+    number: int
+    timestamp: int
+    """Seconds."""
+    prevrandao: bytes
+    """32 bytes."""
+    coinbase: bytes
+    chain_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    sender: bytes
+    to: bytes | None
+    """None: a contract creation with ``data`` as init code."""
+    data: bytes
+    value: int
+    gas: int
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    success: bool
+    output: bytes
+    """The return data; on a revert, the revert data; for a creation, the new contract's runtime bytecode."""
+    gas_used: int
+    reverted: bool
+    """A REVERT (as opposed to another failure: out of gas, an invalid opcode, ...)."""
+    error: str
+    """The failure's class name (``OutOfGas``, ``InvalidInstruction``, ...), empty on success."""
+
+
+class _Computation(CancunComputation):  # type: ignore[misc]
+    def consume_gas(self, amount: int, reason: str) -> None:
+        state: _State = self.state
+        state.operations += 1
+        if state.operations % _CHECK_EVERY == 0 and time.monotonic() > state.deadline:
+            raise TimeBudgetExceeded()
+        super().consume_gas(amount, reason)
+
+
+class _State(CancunState):  # type: ignore[misc]
+    account_db_class = ReadThroughAccountDB
+    computation_class = _Computation
+    deadline: float = float("inf")
+    operations: int = 0
+
+    def set_system_contracts(self) -> None:
+        """None: Hedera has no EIP-4788 beacon-roots contract (py-evm's Cancun state would install it)."""
+
+
+def execute(call: Call, block: BlockContext, reader: StateReader, deadline: float) -> Outcome:
+    """Run ``call`` on a fresh state read through from ``reader``; raises :class:`TimeBudgetExceeded`."""
+    context = ExecutionContext(
+        coinbase=Address(block.coinbase),
+        timestamp=block.timestamp,
+        block_number=BlockNumber(block.number),
+        difficulty=0,
+        mix_hash=Hash32(block.prevrandao),
+        gas_limit=max(call.gas, 30_000_000),
+        prev_hashes=(),
+        chain_id=block.chain_id,
+        base_fee_per_gas=0,
+        excess_blob_gas=0,
+    )
+    state = _State(AtomicDB(), context, BLANK_ROOT_HASH)
+    state.deadline = deadline
+    state.operations = 0
+    state._account_db.reader = reader
+    sender = Address(call.sender)
+    unsigned = CancunVM.get_transaction_builder().create_unsigned_transaction(
+        nonce=state.get_nonce(sender),
+        gas_price=0,
+        gas=call.gas,
+        to=Address(CREATE_CONTRACT_ADDRESS if call.to is None else call.to),
+        value=call.value,
+        data=call.data,
+    )
+    transaction = SpoofTransaction(unsigned, from_=sender)
+    computation = state.apply_transaction(transaction)
+    remaining = computation.get_gas_remaining()
+    spent = call.gas - remaining
+    gas_used = spent - min(computation.get_gas_refund(), spent // _REFUND_QUOTIENT)
+    if computation.is_success:
+        output = bytes(computation.output)
+        if call.to is None:
+            output = bytes(state.get_code(computation.msg.storage_address))
+        return Outcome(True, output, gas_used, False, "")
+    error = computation.error
+    if isinstance(error, Revert):
+        return Outcome(False, bytes(computation.output), gas_used, True, "Revert")
+    name = type(error).__name__ if isinstance(error, VMError) else "VMError"
+    return Outcome(False, b"", call.gas, False, name)
+

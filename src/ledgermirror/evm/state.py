@@ -1,0 +1,168 @@
+"""The state a call runs on: every account and storage slot read through, on first use, from a
+:class:`StateReader` (the route reads the mirror's tables at the requested block), beneath py-evm's journals.
+
+The read values sit *below* the journals (in the account trie's and the storage tries' lookups), so a frame
+that reverts discards only what the execution wrote, never what was read; everything the execution writes
+stays in memory and is dropped with the state (the throwaway overlay: nothing reaches the database).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import rlp
+from eth.constants import BLANK_ROOT_HASH, EMPTY_SHA3
+from eth.db.account import AccountDB
+from eth.db.cache import CacheDB
+from eth.db.journal import JournalDB
+from eth.db.storage import AccountStorageDB
+from eth.rlp.accounts import Account
+from eth_typing import Address, Hash32
+
+from ledgermirror.ledger.evm import keccak256
+
+
+@dataclass(frozen=True, slots=True)
+class AccountState:
+    """An account as the mirror holds it at the requested block."""
+
+    balance: int
+    nonce: int
+    code: bytes
+
+
+class StateReader(Protocol):
+    """Where the state comes from; called from the thread the EVM runs in."""
+
+    def account(self, address: bytes) -> AccountState | None:
+        """The account at this 20-byte address, or None when there is none."""
+
+    def slot(self, address: bytes, key: int) -> int:
+        """The value of storage slot ``key`` of the contract at ``address`` (0 when unset)."""
+
+
+def _stored(inner: Any, key: bytes) -> bytes:
+    """What a trie holds for ``key``: ``b""`` when nothing (tries answer a missing key with the empty value)."""
+    try:
+        value: bytes = inner[key]
+    except KeyError:
+        return b""
+    return value
+
+
+class _Accounts:
+    """The account trie's lookup with a fall-through to the reader for addresses the trie does not hold."""
+
+    def __init__(self, inner: Any, reader: StateReader, codes: Any) -> None:
+        self._inner = inner
+        self._reader = reader
+        self._codes = codes
+        self._read: set[bytes] = set()
+
+    def __getitem__(self, address: bytes) -> bytes:
+        value = _stored(self._inner, address)
+        if value or address in self._read:
+            return value
+        self._read.add(address)
+        found = self._reader.account(address)
+        if found is None:
+            return b""
+        code_hash = EMPTY_SHA3
+        if found.code:
+            code_hash = Hash32(keccak256(found.code))
+            self._codes[code_hash] = found.code
+        encoded: bytes = rlp.encode(Account(found.nonce, found.balance, BLANK_ROOT_HASH, code_hash))
+        self._inner[address] = encoded
+        return encoded
+
+    def __setitem__(self, key: bytes, value: bytes) -> None:
+        self._inner[key] = value
+
+    def __delitem__(self, key: bytes) -> None:
+        del self._inner[key]
+
+    def __contains__(self, key: bytes) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[bytes]:
+        raise NotImplementedError("the account lookup is not iterable")
+
+
+class _Slots:
+    """A storage trie's lookup with a fall-through to the reader (keys: big-endian slot numbers)."""
+
+    def __init__(self, inner: Any, reader: StateReader, address: bytes) -> None:
+        self._inner = inner
+        self._reader = reader
+        self._address = address
+        self._read: set[bytes] = set()
+
+    def __getitem__(self, key: bytes) -> bytes:
+        value = _stored(self._inner, key)
+        if value or key in self._read:
+            return value
+        self._read.add(key)
+        found = self._reader.slot(self._address, int.from_bytes(key, "big"))
+        if not found:
+            return b""
+        encoded: bytes = rlp.encode(found)
+        self._inner[key] = encoded
+        return encoded
+
+    def __setitem__(self, key: bytes, value: bytes) -> None:
+        self._inner[key] = value
+
+    def __delitem__(self, key: bytes) -> None:
+        del self._inner[key]
+
+    def __contains__(self, key: bytes) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+
+class _ReadThroughStorage(AccountStorageDB):  # type: ignore[misc]
+    def __init__(self, db: Any, storage_root: Hash32, address: Address, reader: StateReader) -> None:
+        super().__init__(db, storage_root, address)
+        self._storage_cache = CacheDB(_Slots(self._storage_lookup, reader, address))
+        self._locked_changes = JournalDB(self._storage_cache)
+        self._journal_storage = JournalDB(self._locked_changes)
+
+
+class ReadThroughAccountDB(AccountDB):  # type: ignore[misc]
+    """py-evm's account database whose misses are read from :attr:`reader` (set before the first read)."""
+
+    reader: StateReader
+
+    def __init__(self, db: Any, state_root: Hash32 = BLANK_ROOT_HASH) -> None:
+        super().__init__(db, state_root)
+        self._trie_cache = CacheDB(_Accounts(self._trie_logger, _DeferredReader(self), self._batchdb))
+        self._journaltrie = JournalDB(self._trie_cache)
+
+    def _get_address_store(self, address: Address) -> Any:
+        if address in self._account_stores:
+            return self._account_stores[address]
+        store = _ReadThroughStorage(self._raw_store_db, self._get_storage_root(address), address, self.reader)
+        self._account_stores[address] = store
+        return store
+
+
+class _DeferredReader:
+    """The account database's reader, looked up when first used (the state class builds the database)."""
+
+    def __init__(self, owner: ReadThroughAccountDB) -> None:
+        self._owner = owner
+
+    def account(self, address: bytes) -> AccountState | None:
+        return self._owner.reader.account(address)
+
+    def slot(self, address: bytes, key: int) -> int:
+        return self._owner.reader.slot(address, key)
