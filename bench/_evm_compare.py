@@ -11,7 +11,7 @@ EVM the state is served through the hook it offers for a database behind it: py-
 subclass whose reads fall through to a loader (as the mirror's tables would be read), pyrevm through its
 ``insert_account_info`` / ``insert_account_storage`` (state inserted before the run). Figures are process CPU
 seconds (``time.process_time``), the best of ``--rounds`` rounds of ``--calls`` calls, so other work on the machine
-disturbs them little. Bounded: at most ``--calls`` × ``--rounds`` calls per case.
+disturbs them little. Bounded: at most ``--calls`` x ``--rounds`` calls per case.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ledgermirror.ledger.evm import keccak256
 
@@ -99,7 +99,7 @@ def _pyrevm_runner(case: Case) -> Callable[[], tuple[bytes, int]]:
 
     def run() -> tuple[bytes, int]:
         evm = pyrevm.EVM(spec_id="CANCUN")
-        evm.insert_account_info(caller, pyrevm.AccountInfo(balance=10**18))
+        evm.set_balance(caller, 10**18)
         if case.to is None:
             evm.deploy(caller, case.data, gas=GAS)
             result = evm.result
@@ -129,8 +129,11 @@ def _pyevm_runner(case: Case, reads: list[int]) -> Callable[[], tuple[bytes, int
     codes = {} if case.to is None else {case.to: case.code}
     storages = {} if case.to is None else {case.to: case.storage}
 
-    class LoadingAccountDB(AccountDB):  # type: ignore[misc]
+    class LoadingAccountDB(AccountDB):
         """Reads an account's code and storage from the loader the first time (the database-backed state)."""
+
+        _loaded: set[bytes]
+        _loaded_slots: set[tuple[bytes, int]]
 
         def get_code(self, address: Address) -> bytes:
             code: bytes = super().get_code(address)
@@ -153,7 +156,7 @@ def _pyevm_runner(case: Case, reads: list[int]) -> Callable[[], tuple[bytes, int
             value_now: int = super().get_storage(address, slot, from_journal)
             return value_now
 
-    class LoadingState(CancunState):  # type: ignore[misc]
+    class LoadingState(CancunState):
         account_db_class = LoadingAccountDB
 
     def run() -> tuple[bytes, int]:
@@ -170,8 +173,9 @@ def _pyevm_runner(case: Case, reads: list[int]) -> Callable[[], tuple[bytes, int
             excess_blob_gas=0,
         )
         state = LoadingState(AtomicDB(), context, BLANK_ROOT_HASH)
-        state._account_db._loaded = set()
-        state._account_db._loaded_slots = set()
+        accounts = cast(LoadingAccountDB, state._account_db)
+        accounts._loaded = set()
+        accounts._loaded_slots = set()
         state.set_balance(Address(CALLER), 10**18)
         tx = state.get_transaction_context_class()(gas_price=0, origin=Address(CALLER))
         if case.to is None:

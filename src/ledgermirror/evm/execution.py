@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from eth.constants import BLANK_ROOT_HASH, CREATE_CONTRACT_ADDRESS
 from eth.db.atomic import AtomicDB
@@ -68,16 +68,16 @@ class Outcome:
     """The failure's class name (``OutOfGas``, ``InvalidInstruction``, ...), empty on success."""
 
 
-class _Computation(CancunComputation):  # type: ignore[misc]
+class _Computation(CancunComputation):
     def consume_gas(self, amount: int, reason: str) -> None:
-        state: _State = self.state
+        state = cast(_State, self.state)
         state.operations += 1
         if state.operations % _CHECK_EVERY == 0 and time.monotonic() > state.deadline:
             raise TimeBudgetExceeded()
         super().consume_gas(amount, reason)
 
 
-class _State(CancunState):  # type: ignore[misc]
+class _State(CancunState):
     account_db_class = ReadThroughAccountDB
     computation_class = _Computation
     deadline: float = float("inf")
@@ -104,7 +104,7 @@ def execute(call: Call, block: BlockContext, reader: StateReader, deadline: floa
     state = _State(AtomicDB(), context, BLANK_ROOT_HASH)
     state.deadline = deadline
     state.operations = 0
-    state._account_db.reader = reader
+    cast(ReadThroughAccountDB, state._account_db).reader = reader
     sender = Address(call.sender)
     unsigned = CancunVM.get_transaction_builder().create_unsigned_transaction(
         nonce=state.get_nonce(sender),
@@ -114,7 +114,7 @@ def execute(call: Call, block: BlockContext, reader: StateReader, deadline: floa
         value=call.value,
         data=call.data,
     )
-    transaction = SpoofTransaction(unsigned, from_=sender)
+    transaction = cast(Any, SpoofTransaction(unsigned, from_=sender))  # a signed transaction's stand-in
     computation = state.apply_transaction(transaction)
     remaining = computation.get_gas_remaining()
     spent = call.gas - remaining
@@ -129,4 +129,3 @@ def execute(call: Call, block: BlockContext, reader: StateReader, deadline: floa
         return Outcome(False, bytes(computation.output), gas_used, True, "Revert")
     name = type(error).__name__ if isinstance(error, VMError) else "VMError"
     return Outcome(False, b"", call.gas, False, name)
-

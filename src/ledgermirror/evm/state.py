@@ -8,13 +8,13 @@ stays in memory and is dropped with the state (the throwaway overlay: nothing re
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import rlp
 from eth.constants import BLANK_ROOT_HASH, EMPTY_SHA3
 from eth.db.account import AccountDB
+from eth.db.backends.base import BaseDB
 from eth.db.cache import CacheDB
 from eth.db.journal import JournalDB
 from eth.db.storage import AccountStorageDB
@@ -52,7 +52,7 @@ def _stored(inner: Any, key: bytes) -> bytes:
     return value
 
 
-class _Accounts:
+class _Accounts(BaseDB):
     """The account trie's lookup with a fall-through to the reader for addresses the trie does not hold."""
 
     def __init__(self, inner: Any, reader: StateReader, codes: Any) -> None:
@@ -83,18 +83,11 @@ class _Accounts:
     def __delitem__(self, key: bytes) -> None:
         del self._inner[key]
 
-    def __contains__(self, key: bytes) -> bool:
-        try:
-            self[key]
-        except KeyError:
-            return False
-        return True
-
-    def __iter__(self) -> Iterator[bytes]:
-        raise NotImplementedError("the account lookup is not iterable")
+    def _exists(self, key: bytes) -> bool:
+        return bool(self[key])
 
 
-class _Slots:
+class _Slots(BaseDB):
     """A storage trie's lookup with a fall-through to the reader (keys: big-endian slot numbers)."""
 
     def __init__(self, inner: Any, reader: StateReader, address: bytes) -> None:
@@ -121,15 +114,11 @@ class _Slots:
     def __delitem__(self, key: bytes) -> None:
         del self._inner[key]
 
-    def __contains__(self, key: bytes) -> bool:
-        try:
-            self[key]
-        except KeyError:
-            return False
-        return True
+    def _exists(self, key: bytes) -> bool:
+        return bool(self[key])
 
 
-class _ReadThroughStorage(AccountStorageDB):  # type: ignore[misc]
+class _ReadThroughStorage(AccountStorageDB):
     def __init__(self, db: Any, storage_root: Hash32, address: Address, reader: StateReader) -> None:
         super().__init__(db, storage_root, address)
         self._storage_cache = CacheDB(_Slots(self._storage_lookup, reader, address))
@@ -137,7 +126,7 @@ class _ReadThroughStorage(AccountStorageDB):  # type: ignore[misc]
         self._journal_storage = JournalDB(self._locked_changes)
 
 
-class ReadThroughAccountDB(AccountDB):  # type: ignore[misc]
+class ReadThroughAccountDB(AccountDB):
     """py-evm's account database whose misses are read from :attr:`reader` (set before the first read)."""
 
     reader: StateReader

@@ -92,6 +92,7 @@ class MirrorState:
     async def _fetch_account(self, address: bytes) -> tuple[int, str, AccountState] | None:
         settings = self._ctx.settings
         num = _long_zero_num(address)
+        key: dict[str, Any]
         if num is not None:
             key = {"id": encode_entity_id(settings.shard, settings.realm, num)}
             text = q.ACCOUNT_BY_ID if self._at is None else q.ACCOUNT_BY_ID_AT
@@ -173,7 +174,11 @@ def _run(request: CallRequest, call: Call, block: BlockContext, state: MirrorSta
     to = call.to
     if to is not None and _long_zero_num(to) is not None and state.entity(to) is None:
         raise Web3Error(400, [("INVALID_CONTRACT_ID", "", "")])
-    if request.sender is not None and _long_zero_num(request.sender) is None and state.entity(request.sender) is None:
+    if (
+        request.sender is not None
+        and _long_zero_num(request.sender) is None
+        and state.entity(request.sender) is None
+    ):
         raise Web3Error(400, [("PAYER_ACCOUNT_NOT_FOUND", "Sender account not found.", "")])
     outcome = execute(call, block, state, deadline)
     if not outcome.success:

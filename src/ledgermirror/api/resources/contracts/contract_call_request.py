@@ -122,6 +122,30 @@ def _hex(text: str) -> bytes:
     return bytes.fromhex(digits)
 
 
+def _problems(  # noqa: PLR0917 (one argument per field)
+    data: str | None, sender: str | None, to: str | None, gas: int, gas_price: int, value: int
+) -> list[str]:
+    """Every field rule the request breaks, in the reference's words."""
+    problems: list[str] = []
+    if data is not None and not _DATA.fullmatch(data):
+        problems.append("data field invalid hexadecimal string")
+    if sender is not None and not _ADDRESS.fullmatch(sender):
+        problems.append("from field invalid hexadecimal string")
+    if to not in (None, "") and not _ADDRESS.fullmatch(to):
+        problems.append("to field invalid hexadecimal string")
+    if gas < MIN_GAS:
+        problems.append(f"gas field must be greater than or equal to {MIN_GAS}")
+    if gas_price < 0:
+        problems.append("gasPrice field must be greater than or equal to 0")
+    if value < 0:
+        problems.append("value field must be greater than or equal to 0")
+    if value > 0 and sender is None:
+        problems.append("from field must not be empty")
+    if value > 0 and sender is not None and to in (None, "") and not _INIT_CODE.fullmatch(data or ""):
+        problems.append("to field must not be empty")
+    return problems
+
+
 def parse_call(raw: bytes, max_gas: int) -> CallRequest:
     """The request, or one :class:`Web3Error` naming every violation."""
     if len(raw) > MAX_STRING:
@@ -142,23 +166,7 @@ def parse_call(raw: bytes, max_gas: int) -> CallRequest:
     gas = _integer(body, "gas", max_gas)
     gas_price = _integer(body, "gasPrice", 0)
     value = _integer(body, "value", 0)
-    problems: list[str] = []
-    if data_text is not None and not _DATA.fullmatch(data_text):
-        problems.append("data field invalid hexadecimal string")
-    if sender_text is not None and not _ADDRESS.fullmatch(sender_text):
-        problems.append("from field invalid hexadecimal string")
-    if to_text not in (None, "") and not _ADDRESS.fullmatch(to_text):
-        problems.append("to field invalid hexadecimal string")
-    if gas < MIN_GAS:
-        problems.append(f"gas field must be greater than or equal to {MIN_GAS}")
-    if gas_price < 0:
-        problems.append("gasPrice field must be greater than or equal to 0")
-    if value < 0:
-        problems.append("value field must be greater than or equal to 0")
-    if value > 0 and sender_text is None:
-        problems.append("from field must not be empty")
-    if value > 0 and sender_text is not None and to_text in (None, "") and not _INIT_CODE.fullmatch(data_text or ""):
-        problems.append("to field must not be empty")
+    problems = _problems(data_text, sender_text, to_text, gas, gas_price, value)
     if problems:
         raise bad_request(*problems)
     if gas > max_gas:
