@@ -144,6 +144,12 @@ def test_balances_and_block_context(mirrored: TestClient) -> None:
     context = call(mirrored, TARGET, "blockContext()")
     assert context == "0x" + word(2) + word(3) + word(296)
     assert call(mirrored, TARGET, "blockContext()", block="1") == "0x" + word(1) + word(0) + word(296)
+    # BLOCKHASH as the reference's MirrorBlockHashOperation: its own block too, no later block
+    assert call(mirrored, TARGET, "blockHashOf(uint256)", word(1)) == "0x" + "11" * 32
+    assert call(mirrored, TARGET, "blockHashOf(uint256)", word(2)) == "0x" + "22" * 32
+    assert call(mirrored, TARGET, "blockHashOf(uint256)", word(2), block="1") == "0x" + word(0)
+    assert call(mirrored, TARGET, "blockHashOf(uint256)", word(3)) == "0x" + word(0)
+    assert call(mirrored, TARGET, "blockHashOf(uint256)", word(1 << 64)) == "0x" + word(0)
     # the sender: the treasury when no from is given, else from
     assert call(mirrored, TARGET, "sender()") == "0x" + word(2)
     assert call(mirrored, TARGET, "sender()", **{"from": HOLDER}) == "0x" + "00" * 12 + HOLDER[2:]

@@ -186,7 +186,11 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "fast",
             "LEDGERMIRROR_CONTRACT_CALL_TIMEOUT_MS must be an integer, not 'fast'",
         ),
-        ("LEDGERMIRROR_CONTRACT_CALL_CHAIN_ID", "0", "LEDGERMIRROR_CONTRACT_CALL_CHAIN_ID must be at least 1, not '0'"),
+        (
+            "LEDGERMIRROR_CONTRACT_CALL_CHAIN_ID",
+            "0",
+            "LEDGERMIRROR_CONTRACT_CALL_CHAIN_ID must be at least 1, not '0'",
+        ),
         ("LEDGERMIRROR_LIMIT_MAX", "1.5", "LEDGERMIRROR_LIMIT_MAX must be an integer, not '1.5'"),
         (
             "LEDGERMIRROR_STATUS_MAX_BODY_BYTES",

@@ -27,6 +27,7 @@ from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
 
 _CHECK_EVERY = 512
 """Operations between two looks at the clock."""
+_UINT64 = 1 << 64
 _REFUND_QUOTIENT = 5
 """EIP-3529: refunds are capped at a fifth of the gas used."""
 
@@ -40,8 +41,8 @@ class BlockContext:
     number: int
     timestamp: int
     """Seconds."""
-    prevrandao: bytes
-    """32 bytes."""
+    hash: bytes
+    """The block's hash (32 bytes): ``BLOCKHASH`` of the block itself, and ``PREVRANDAO``."""
     coinbase: bytes
     chain_id: int
 
@@ -82,6 +83,18 @@ class _State(CancunState):
     computation_class = _Computation
     deadline: float = float("inf")
     operations: int = 0
+    reader: StateReader
+    block_hash: bytes = b""
+
+    def get_ancestor_hash(self, block_number: int) -> Hash32:
+        """Hedera's ``BLOCKHASH`` (upstream-web3.md §2.3): no 256-block window; the block itself has its own hash;
+        a later block, a number wider than 8 bytes or an unknown block: zero."""
+        current = self.block_number
+        if block_number >= _UINT64 or current <= 0 or block_number > current or block_number < 0:
+            return Hash32(b"")
+        if block_number == current:
+            return Hash32(self.block_hash)
+        return Hash32(self.reader.block_hash(block_number))
 
     def set_system_contracts(self) -> None:
         """None: Hedera has no EIP-4788 beacon-roots contract (py-evm's Cancun state would install it)."""
@@ -94,7 +107,7 @@ def execute(call: Call, block: BlockContext, reader: StateReader, deadline: floa
         timestamp=block.timestamp,
         block_number=BlockNumber(block.number),
         difficulty=0,
-        mix_hash=Hash32(block.prevrandao),
+        mix_hash=Hash32(block.hash),
         gas_limit=max(call.gas, 30_000_000),
         prev_hashes=(),
         chain_id=block.chain_id,
@@ -104,6 +117,8 @@ def execute(call: Call, block: BlockContext, reader: StateReader, deadline: floa
     state = _State(AtomicDB(), context, BLANK_ROOT_HASH)
     state.deadline = deadline
     state.operations = 0
+    state.reader = reader
+    state.block_hash = block.hash
     cast(ReadThroughAccountDB, state._account_db).reader = reader
     sender = Address(call.sender)
     unsigned = CancunVM.get_transaction_builder().create_unsigned_transaction(

@@ -42,6 +42,9 @@ class StateReader(Protocol):
     def slot(self, address: bytes, key: int) -> int:
         """The value of storage slot ``key`` of the contract at ``address`` (0 when unset)."""
 
+    def block_hash(self, number: int) -> bytes:
+        """The 32-byte hash of block ``number`` (an earlier block than the call's), or ``b""`` when unknown."""
+
 
 def _stored(inner: Any, key: bytes) -> bytes:
     """What a trie holds for ``key``: ``b""`` when nothing (tries answer a missing key with the empty value)."""
@@ -155,3 +158,6 @@ class _DeferredReader:
 
     def slot(self, address: bytes, key: int) -> int:
         return self._owner.reader.slot(address, key)
+
+    def block_hash(self, number: int) -> bytes:
+        return self._owner.reader.block_hash(number)

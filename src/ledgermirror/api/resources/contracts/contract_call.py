@@ -122,6 +122,13 @@ class MirrorState:
             self._slots[(address, key)] = cached
         return cached
 
+    def block_hash(self, number: int) -> bytes:
+        return bytes(self._wait(self._fetch_block_hash(number)))
+
+    async def _fetch_block_hash(self, number: int) -> bytes:
+        rows = await self._ctx.database.fetch(template(q.BLOCK_BY_NUMBER, number=number))
+        return _hash32(str(rows[0]["hash"])) if rows else b""
+
     async def _fetch_slot(self, contract: int, key: int) -> int:
         if self._at is None:
             statement = template(q.SLOTS, contract=contract, slots=[key.to_bytes(32, "big")])
@@ -137,6 +144,11 @@ def _long_zero_num(address: bytes) -> int | None:
         return None
     num = int.from_bytes(address[12:], "big")
     return num if num < _NUM_LIMIT else None
+
+
+def _hash32(text: str) -> bytes:
+    """The first 32 bytes of a ``record_file.hash`` (hex), as the EVM sees a block hash."""
+    return bytes.fromhex(text[:64].ljust(64, "0"))
 
 
 def _long_zero(num: int) -> bytes:
@@ -222,7 +234,7 @@ async def call(request: Request, ctx: AppContext) -> Page:
         block = BlockContext(
             number=found.number,
             timestamp=found.consensus_start // 1_000_000_000,
-            prevrandao=bytes.fromhex(found.hash[:64].ljust(64, "0")),
+            hash=_hash32(found.hash),
             coinbase=_long_zero(FEE_COLLECTOR_NUM),
             chain_id=settings.contract_call_chain_id,
         )
