@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +73,7 @@ SETUP: dict[str, Any] = {
         {"num": 1001, "runtime_bytecode": COMPILED["CallTarget"]["runtime"], "balance": 777},
         {"num": 1002, "runtime_bytecode": COMPILED["Erc20"]["runtime"]},
         {"num": 1003, "runtime_bytecode": COMPILED["CallTarget"]["runtime"]},
+        {"num": 1004, "runtime_bytecode": COMPILED["TokenReader"]["runtime"]},
     ],
     "contractStates": [
         state(1001, word(0), TEST_STRING),
@@ -85,6 +89,27 @@ SETUP: dict[str, Any] = {
         change(2_000_000_000, 1001, word(1), word(5)),
     ],
 }
+
+
+FUNGIBLE = "0x" + format(2001, "040x")
+NFT = "0x" + format(2002, "040x")
+READER = "0x" + format(1004, "040x")
+TOKENS: dict[str, Any] = {
+    "entities": [{"num": 2001, "type": "TOKEN"}, {"num": 2002, "type": "TOKEN"}],
+    "tokens": [
+        {"token_id": "0.0.2001", "name": "Fungible", "symbol": "FT", "decimals": 6, "total_supply": 1_000_000,
+         "type": "FUNGIBLE_COMMON", "created_timestamp": 150, "timestamp_range": "[2000000000,)"},
+        {"token_id": "0.0.2001", "name": "Old name", "symbol": "OLD", "decimals": 6, "total_supply": 500,
+         "type": "FUNGIBLE_COMMON", "created_timestamp": 150, "timestamp_range": "[150,2000000000)", "custom_fees": []},
+        {"token_id": "0.0.2002", "name": "Art", "symbol": "ART", "total_supply": 3, "type": "NON_FUNGIBLE_UNIQUE",
+         "created_timestamp": 150},
+    ],
+    "tokenaccounts": [
+        {"account_id": "0.0.1010", "token_id": "0.0.2001", "balance": 4_200, "created_timestamp": 150},
+        {"account_id": "0.0.1010", "token_id": "0.0.2002", "balance": 2, "created_timestamp": 150},
+    ],
+    "tokenAllowances": [{"owner": "0.0.1010", "spender": "0.0.1001", "token_id": "0.0.2001", "amount": 77}],
+}  # fmt: skip
 
 
 @pytest.fixture
@@ -241,6 +266,61 @@ def test_unknown_block_and_target(mirrored: TestClient) -> None:
                                "data": ""}]  # fmt: skip
 
 
+def address_word(address: str) -> str:
+    return "00" * 12 + address[2:]
+
+
+def text(value: str) -> str:
+    data = value.encode().hex()
+    return "0x" + word(32) + word(len(value)) + data.ljust(64, "0")
+
+
+def test_token_facade_called_directly(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallServiceERCTokenReadOnlyFunctionsTest: ethCallGetName/Symbol/Decimals/TotalSupply/BalanceOf,
+    # sent straight to the token's address
+    ledger.load(TOKENS)
+    assert call(mirrored, FUNGIBLE, "name()") == text("Fungible")
+    assert call(mirrored, FUNGIBLE, "symbol()") == text("FT")
+    assert call(mirrored, FUNGIBLE, "decimals()") == "0x" + word(6)
+    assert call(mirrored, FUNGIBLE, "totalSupply()") == "0x" + word(1_000_000)
+    assert call(mirrored, FUNGIBLE, "balanceOf(address)", address_word(HOLDER)) == "0x" + word(4_200)
+    assert call(mirrored, FUNGIBLE, "balanceOf(address)", word(1010)) == "0x" + word(4_200)  # long-zero owner
+    assert call(mirrored, FUNGIBLE, "balanceOf(address)", word(1001)) == "0x" + word(0)
+    assert call(mirrored, FUNGIBLE, "allowance(address,address)", word(1010) + word(1001)) == "0x" + word(77)
+    assert call(mirrored, NFT, "balanceOf(address)", word(1010)) == "0x" + word(2)
+    assert call(mirrored, NFT, "totalSupply()") == "0x" + word(3)
+    # as of a block before the token's update: its older row (ContractCallServiceERCTokenHistoricalTest)
+    assert call(mirrored, FUNGIBLE, "name()", block="1") == text("Old name")
+    assert call(mirrored, FUNGIBLE, "totalSupply()", block="1") == "0x" + word(500)
+    # decimals of an NFT reverts (decimalsNegative)
+    reverted = post(mirrored, {"to": NFT, "data": "0x" + selector("decimals()")})
+    assert errors(reverted) == [{"message": "CONTRACT_REVERT_EXECUTED", "detail": "", "data": "0x"}]
+
+
+def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledger) -> None:
+    # the same reads from a contract (the reference's ERCTestContract and PrecompileTestContract: isToken,
+    # getTokenType)
+    ledger.load(TOKENS)
+    assert call(mirrored, READER, "nameOf(address)", address_word(FUNGIBLE)) == text("Fungible")
+    assert call(mirrored, READER, "decimalsOf(address)", address_word(FUNGIBLE)) == "0x" + word(6)
+    assert call(mirrored, READER, "totalSupplyOf(address)", address_word(FUNGIBLE)) == "0x" + word(1_000_000)
+    balance = call(mirrored, READER, "balanceIn(address,address)", address_word(FUNGIBLE) + address_word(HOLDER))
+    assert balance == "0x" + word(4_200)
+    allowed = "allowanceIn(address,address,address)"
+    assert call(mirrored, READER, allowed, address_word(FUNGIBLE) + word(1010) + word(1001)) == "0x" + word(77)
+    assert call(mirrored, READER, "isTokenAt(address)", address_word(FUNGIBLE)) == "0x" + word(1)
+    assert call(mirrored, READER, "isTokenAt(address)", address_word(TARGET)) == "0x" + word(0)
+    assert call(mirrored, READER, "tokenTypeOf(address)", address_word(FUNGIBLE)) == "0x" + word(0)
+    assert call(mirrored, READER, "tokenTypeOf(address)", address_word(NFT)) == "0x" + word(1)
+    reverted = post(mirrored, {"to": READER, "data": "0x" + selector("decimalsOf(address)") + address_word(NFT)})
+    assert errors(reverted)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+    estimate = result(
+        mirrored,
+        {"to": READER, "data": "0x" + selector("nameOf(address)") + address_word(FUNGIBLE), "estimate": True},
+    )
+    assert int(estimate, 16) > 21_000
+
+
 def test_empty_mirror_has_no_latest_block(client: TestClient, ledger: Ledger) -> None:
     response = post(client, {"to": TARGET, "data": "0x"})
     assert errors(response) == [{"message": "Bad Request", "detail": "Unknown block number", "data": ""}]
@@ -341,3 +421,47 @@ def test_time_budget(mirrored: TestClient) -> None:
     response = post(mirrored, {"to": TARGET, "data": "0x" + selector("loop(uint256)") + word(1_000_000)})
     assert response.status_code == 503
     assert errors(response) == [{"message": "Service Unavailable", "detail": "", "data": ""}]
+
+
+SOLC_VERSION = "0.8.24"
+SOLC_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "solc"
+SOURCES = Path(__file__).resolve().parents[1] / "contracts"
+
+
+def installed_solc() -> Path:
+    """The folder whose ``node_modules`` holds the pinned solc-js, installed on first use (as the JS SDK tests
+    install theirs); skips only when Node.js or npm is missing or the registry cannot be reached."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("Node.js or npm is not installed")
+    folder = SOLC_CACHE / SOLC_VERSION
+    if (folder / "node_modules" / "solc" / "package.json").is_file():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"solc@{SOLC_VERSION}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0:
+        if any(text in done.stderr for text in ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "network")):
+            pytest.skip(f"the npm registry cannot be reached: {done.stderr.strip().splitlines()[-1]}")
+        raise AssertionError(f"npm install failed: {done.stderr}")
+    return folder
+
+
+def test_the_shipped_bytecode_is_its_source_compiled() -> None:
+    folder = installed_solc()
+    env = {**os.environ, "NODE_PATH": str(folder / "node_modules")}
+    sources = sorted(str(path.name) for path in SOURCES.glob("*.sol"))
+    done = subprocess.run(
+        ["node", "compile.js", *sources],
+        cwd=SOURCES,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert json.loads(done.stdout) == CONTRACTS

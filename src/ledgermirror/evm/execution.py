@@ -10,6 +10,7 @@ execution between operations with :class:`TimeBudgetExceeded`.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -24,10 +25,12 @@ from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
 
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
+from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, token_view
 
 _CHECK_EVERY = 512
 """Operations between two looks at the clock."""
 _UINT64 = 1 << 64
+_LONG_ZERO_PREFIX = bytes(12)
 _REFUND_QUOTIENT = 5
 """EIP-3529: refunds are capped at a fifth of the gas used."""
 
@@ -69,7 +72,52 @@ class Outcome:
     """The failure's class name (``OutOfGas``, ``InvalidInstruction``, ...), empty on success."""
 
 
+class _SystemContracts:
+    """py-evm's precompiles, then Hedera's: HTS reads at 0x167 and the ERC facade of every token address."""
+
+    def __init__(self, standard: Mapping[Any, Any], state: _State) -> None:
+        self._standard = standard
+        self._state = state
+
+    def get(self, address: bytes, default: Any) -> Any:
+        found = self._standard.get(address)
+        if found is not None:
+            return found
+        if address == HTS_ADDRESS:
+            return self._hts
+        if address[:12] == _LONG_ZERO_PREFIX and self._state.reader.token(address) is not None:
+            return self._token
+        return default
+
+    def _hts(self, computation: Any) -> Any:
+        reader = self._state.reader
+        return _answer(computation, lambda: hts_view(bytes(computation.msg.data), reader.token))
+
+    def _token(self, computation: Any) -> Any:
+        reader = self._state.reader
+        address = bytes(computation.msg.code_address)
+        token = reader.token(address)
+        assert token is not None
+        data = bytes(computation.msg.data)
+        return _answer(
+            computation, lambda: token_view(address, token, data, reader.token_balance, reader.token_allowance)
+        )
+
+
+def _answer(computation: Any, view: Callable[[], bytes]) -> Any:
+    computation.consume_gas(VIEW_GAS, reason="Hedera system contract view")
+    try:
+        computation.output = view()
+    except NotAnswered:
+        raise Revert(b"") from None
+    return computation
+
+
 class _Computation(CancunComputation):
+    @property
+    def precompiles(self) -> Any:
+        return _SystemContracts(super().precompiles, cast(_State, self.state))
+
     def consume_gas(self, amount: int, reason: str) -> None:
         state = cast(_State, self.state)
         state.operations += 1

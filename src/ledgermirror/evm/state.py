@@ -21,6 +21,7 @@ from eth.db.storage import AccountStorageDB
 from eth.rlp.accounts import Account
 from eth_typing import Address, Hash32
 
+from ledgermirror.evm.token_facade import TokenState
 from ledgermirror.ledger.evm import keccak256
 
 
@@ -45,6 +46,15 @@ class StateReader(Protocol):
     def block_hash(self, number: int) -> bytes:
         """The 32-byte hash of block ``number`` (an earlier block than the call's), or ``b""`` when unknown."""
 
+    def token(self, address: bytes) -> TokenState | None:
+        """The HTS token at this (long-zero) address, or None."""
+
+    def token_balance(self, token: bytes, owner: bytes) -> int:
+        """The balance of ``owner`` in ``token`` (0 without a relationship)."""
+
+    def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
+        """What ``spender`` may still take of ``owner``'s ``token``."""
+
 
 def _stored(inner: Any, key: bytes) -> bytes:
     """What a trie holds for ``key``: ``b""`` when nothing (tries answer a missing key with the empty value)."""
@@ -56,19 +66,24 @@ def _stored(inner: Any, key: bytes) -> bytes:
 
 
 class _Accounts(BaseDB):
-    """The account trie's lookup with a fall-through to the reader for addresses the trie does not hold."""
+    """The account trie's lookup with a fall-through to the reader for addresses the trie does not hold. What is
+    read is kept beside the trie, never written into it (a write would move its root, which reverts reset)."""
 
     def __init__(self, inner: Any, reader: StateReader, codes: Any) -> None:
         self._inner = inner
         self._reader = reader
         self._codes = codes
-        self._read: set[bytes] = set()
+        self._read: dict[bytes, bytes] = {}
 
     def __getitem__(self, address: bytes) -> bytes:
         value = _stored(self._inner, address)
-        if value or address in self._read:
+        if value:
             return value
-        self._read.add(address)
+        if address not in self._read:
+            self._read[address] = self._load(address)
+        return self._read[address]
+
+    def _load(self, address: bytes) -> bytes:
         found = self._reader.account(address)
         if found is None:
             return b""
@@ -77,7 +92,6 @@ class _Accounts(BaseDB):
             code_hash = Hash32(keccak256(found.code))
             self._codes[code_hash] = found.code
         encoded: bytes = rlp.encode(Account(found.nonce, found.balance, BLANK_ROOT_HASH, code_hash))
-        self._inner[address] = encoded
         return encoded
 
     def __setitem__(self, key: bytes, value: bytes) -> None:
@@ -91,25 +105,23 @@ class _Accounts(BaseDB):
 
 
 class _Slots(BaseDB):
-    """A storage trie's lookup with a fall-through to the reader (keys: big-endian slot numbers)."""
+    """A storage trie's lookup with a fall-through to the reader (keys: big-endian slot numbers); what is read is
+    kept beside the trie, as for accounts."""
 
     def __init__(self, inner: Any, reader: StateReader, address: bytes) -> None:
         self._inner = inner
         self._reader = reader
         self._address = address
-        self._read: set[bytes] = set()
+        self._read: dict[bytes, bytes] = {}
 
     def __getitem__(self, key: bytes) -> bytes:
         value = _stored(self._inner, key)
-        if value or key in self._read:
+        if value:
             return value
-        self._read.add(key)
-        found = self._reader.slot(self._address, int.from_bytes(key, "big"))
-        if not found:
-            return b""
-        encoded: bytes = rlp.encode(found)
-        self._inner[key] = encoded
-        return encoded
+        if key not in self._read:
+            found = self._reader.slot(self._address, int.from_bytes(key, "big"))
+            self._read[key] = rlp.encode(found) if found else b""
+        return self._read[key]
 
     def __setitem__(self, key: bytes, value: bytes) -> None:
         self._inner[key] = value
@@ -161,3 +173,12 @@ class _DeferredReader:
 
     def block_hash(self, number: int) -> bytes:
         return self._owner.reader.block_hash(number)
+
+    def token(self, address: bytes) -> TokenState | None:
+        return self._owner.reader.token(address)
+
+    def token_balance(self, token: bytes, owner: bytes) -> int:
+        return self._owner.reader.token_balance(token, owner)
+
+    def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
+        return self._owner.reader.token_allowance(token, owner, spender)

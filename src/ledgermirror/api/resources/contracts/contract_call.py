@@ -33,11 +33,12 @@ from ledgermirror.api.resources.contracts.contract_call_request import (
     bad_request,
     parse_call,
 )
-from ledgermirror.db.sql import template
+from ledgermirror.db.sql import Statement, template
 from ledgermirror.evm.estimate import estimate_gas
 from ledgermirror.evm.execution import BlockContext, Call, Outcome, TimeBudgetExceeded, execute
 from ledgermirror.evm.revert import revert_reason
 from ledgermirror.evm.state import AccountState
+from ledgermirror.evm.token_facade import TokenState, proxy_code
 from ledgermirror.ledger.entity_id import encode_entity_id
 
 PATH = "/api/v1/contracts/call"
@@ -70,6 +71,7 @@ class MirrorState:
         self._deadline = deadline
         self._accounts: dict[bytes, tuple[int, str, AccountState] | None] = {}
         self._slots: dict[tuple[bytes, int], int] = {}
+        self._tokens: dict[bytes, TokenState | None] = {}
 
     def _wait(self, work: Coroutine[Any, Any, Any]) -> Any:
         remaining = self._deadline - time.monotonic()
@@ -112,7 +114,9 @@ class MirrorState:
 
     def account(self, address: bytes) -> AccountState | None:
         found = self.entity(address)
-        return None if found is None else found[2]
+        if found is not None:
+            return found[2]
+        return None if self.token(address) is None else AccountState(0, 0, proxy_code(address))
 
     def slot(self, address: bytes, key: int) -> int:
         cached = self._slots.get((address, key))
@@ -128,6 +132,68 @@ class MirrorState:
     async def _fetch_block_hash(self, number: int) -> bytes:
         rows = await self._ctx.database.fetch(template(q.BLOCK_BY_NUMBER, number=number))
         return _hash32(str(rows[0]["hash"])) if rows else b""
+
+    def token(self, address: bytes) -> TokenState | None:
+        num = _long_zero_num(address)
+        if num is None:
+            return None
+        if address not in self._tokens:
+            self._tokens[address] = self._wait(self._fetch_token(self._encoded(num)))
+        return self._tokens[address]
+
+    async def _fetch_token(self, token_id: int) -> TokenState | None:
+        rows = await self._ctx.database.fetch(self._as_of(q.TOKEN, q.TOKEN_AT, id=token_id))
+        if not rows:
+            return None
+        row = rows[0]
+        return TokenState(
+            name=str(row["name"]),
+            symbol=str(row["symbol"]),
+            decimals=int(row["decimals"]),
+            total_supply=int(row["total_supply"]),
+            type=str(row["type"]),
+        )
+
+    def _account_id(self, address: bytes) -> int | None:
+        num = _long_zero_num(address)
+        if num is not None:
+            return self._encoded(num)
+        found = self.entity(address)
+        return None if found is None else found[0]
+
+    def token_balance(self, token: bytes, owner: bytes) -> int:
+        token_num, account = _long_zero_num(token), self._account_id(owner)
+        if token_num is None or account is None:
+            return 0
+        statement = self._as_of(
+            q.TOKEN_BALANCE, q.TOKEN_BALANCE_AT, account=account, token=self._encoded(token_num)
+        )
+        return int(self._wait(self._fetch_amount(statement, "balance")))
+
+    def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
+        token_num, owner_id, spender_id = _long_zero_num(token), self._account_id(owner), self._account_id(spender)
+        if token_num is None or owner_id is None or spender_id is None:
+            return 0
+        statement = self._as_of(
+            q.TOKEN_ALLOWANCE,
+            q.TOKEN_ALLOWANCE_AT,
+            owner=owner_id,
+            spender=spender_id,
+            token=self._encoded(token_num),
+        )
+        return int(self._wait(self._fetch_amount(statement, "amount")))
+
+    async def _fetch_amount(self, statement: Statement, column: str) -> int:
+        rows = await self._ctx.database.fetch(statement)
+        return int(rows[0][column] or 0) if rows else 0
+
+    def _as_of(self, latest: str, historical: str, **values: Any) -> Statement:
+        if self._at is None:
+            return template(latest, **values)
+        return template(historical, **values, at=self._at)
+
+    def _encoded(self, num: int) -> int:
+        return encode_entity_id(self._ctx.settings.shard, self._ctx.settings.realm, num)
 
     async def _fetch_slot(self, contract: int, key: int) -> int:
         if self._at is None:
@@ -184,7 +250,7 @@ def _failure(outcome: Outcome) -> Web3Error:
 def _run(request: CallRequest, call: Call, block: BlockContext, state: MirrorState, deadline: float) -> bytes:
     """The answer's bytes: the output of a call, or the estimate as 8 bytes (in the EVM's thread)."""
     to = call.to
-    if to is not None and _long_zero_num(to) is not None and state.entity(to) is None:
+    if to is not None and _long_zero_num(to) is not None and state.entity(to) is None and state.token(to) is None:
         raise Web3Error(400, [("INVALID_CONTRACT_ID", "", "")])
     if (
         request.sender is not None

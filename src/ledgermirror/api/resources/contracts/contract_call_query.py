@@ -48,3 +48,41 @@ where contract_id = {contract} and slot = any({slots}::bytea[]) and consensus_ti
 order by slot, consensus_timestamp desc"""
 """Values as of ``at``, the newest change of each slot; ``contract_state_change.slot`` is stored without its
 leading zero bytes."""
+
+TOKEN = """select t.name, t.symbol, t.decimals, t.total_supply, t.type
+from token t join entity e on e.id = t.token_id
+where t.token_id = {id} and e.deleted is not true"""
+TOKEN_AT = """select t.name, t.symbol, t.decimals, t.total_supply, t.type
+from (
+  (select name, symbol, decimals, total_supply, type, timestamp_range from token
+   where token_id = {id} and lower(timestamp_range) <= {at})
+  union all
+  (select name, symbol, decimals, total_supply, type, timestamp_range from token_history
+   where token_id = {id} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) t"""
+"""The token row in force at ``at``."""
+TOKEN_BALANCE = """select balance from token_account
+where account_id = {account} and token_id = {token} and associated is true"""
+TOKEN_BALANCE_AT = """select balance, associated from (
+  (select balance, associated, timestamp_range from token_account
+   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select balance, associated, timestamp_range from token_account_history
+   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) r where associated is true"""
+"""The relationship in force at ``at`` (its balance as then stored)."""
+TOKEN_ALLOWANCE = """select amount from token_allowance
+where owner = {owner} and spender = {spender} and token_id = {token}"""
+TOKEN_ALLOWANCE_AT = """select amount from (
+  (select amount, timestamp_range from token_allowance
+   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select amount, timestamp_range from token_allowance_history
+   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) a"""

@@ -1,0 +1,117 @@
+"""The ERC-20/ERC-721 view functions of an HTS token's own address and the HTS reads at 0x167 that need no
+more than the token row (upstream-web3.md §3.4), answered from the :class:`~ledgermirror.evm.state.StateReader`.
+
+A call to a token's long-zero address runs as that token's ERC interface, as the consensus node routes it. Built:
+``name``, ``symbol``, ``decimals`` (a revert for an NFT), ``totalSupply``, ``balanceOf``, ``allowance``; at
+0x167 ``isToken`` and ``getTokenType``. Anything else reverts with no data. Every answer costs
+:data:`VIEW_GAS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ledgermirror.evm import abi
+from ledgermirror.ledger.evm import keccak256
+
+HTS_ADDRESS = (0x167).to_bytes(20, "big")
+VIEW_GAS = 100
+"""Gas charged for one view of the facade (the reference prices system contracts by Hedera's fee schedule; not
+reproduced)."""
+_PROXY_HEAD = bytes.fromhex("6080604052348015600f57600080fd5b506000610167905077618dc65e")
+_PROXY_TAIL = bytes.fromhex(
+    "600052366000602037600080366018016008845af43d806000803e8160008114605857816000f35b816000fdfea264697066735822"
+    "1220d8378feed472ba49a0005514ef7087017f707b45fb9bf56bb81bb93ff19a238b64736f6c634300080b0033"
+)
+SUCCESS = 22
+"""HAPI ``SUCCESS``, the response code HTS functions return first."""
+FUNGIBLE_COMMON = "FUNGIBLE_COMMON"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenState:
+    name: str
+    symbol: str
+    decimals: int
+    total_supply: int
+    type: str
+    """``FUNGIBLE_COMMON`` or ``NON_FUNGIBLE_UNIQUE``."""
+
+
+class NotAnswered(Exception):
+    """The facade reverts (a function it does not offer, a bad argument, ``decimals`` of an NFT)."""
+
+
+TokenLookup = Callable[[bytes], "TokenState | None"]
+BalanceLookup = Callable[[bytes, bytes], int]
+AllowanceLookup = Callable[[bytes, bytes, bytes], int]
+
+
+def _selector(signature: str) -> bytes:
+    return keccak256(signature.encode())[:4]
+
+
+NAME = _selector("name()")
+SYMBOL = _selector("symbol()")
+DECIMALS = _selector("decimals()")
+TOTAL_SUPPLY = _selector("totalSupply()")
+BALANCE_OF = _selector("balanceOf(address)")
+ALLOWANCE = _selector("allowance(address,address)")
+IS_TOKEN = _selector("isToken(address)")
+GET_TOKEN_TYPE = _selector("getTokenType(address)")
+
+
+def proxy_code(token_address: bytes) -> bytes:
+    """The code a token's address holds (HIP-719): the consensus node's redirect of every call to
+    ``redirectForToken(address,bytes)`` at 0x167, with the token's address written in. It never runs here (the
+    facade answers first), but ``EXTCODESIZE``/``EXTCODEHASH`` see it, so Solidity's calls to a token pass."""
+    return _PROXY_HEAD + token_address + _PROXY_TAIL
+
+
+def token_view(
+    token_address: bytes,
+    token: TokenState,
+    data: bytes,
+    balance: BalanceLookup,
+    allowance: AllowanceLookup,
+) -> bytes:
+    """The answer of an ERC view called on the token's address; raises :class:`NotAnswered`."""
+    selector = data[:4]
+    if selector == NAME:
+        return abi.string(token.name)
+    if selector == SYMBOL:
+        return abi.string(token.symbol)
+    if selector == DECIMALS:
+        if token.type != FUNGIBLE_COMMON:
+            raise NotAnswered()
+        return abi.uint(token.decimals)
+    if selector == TOTAL_SUPPLY:
+        return abi.uint(token.total_supply)
+    if selector == BALANCE_OF:
+        owner = abi.address_argument(data, 0)
+        if owner is None:
+            raise NotAnswered()
+        return abi.uint(balance(token_address, owner))
+    if selector == ALLOWANCE and token.type == FUNGIBLE_COMMON:
+        owner, spender = abi.address_argument(data, 0), abi.address_argument(data, 1)
+        if owner is None or spender is None:
+            raise NotAnswered()
+        return abi.uint(allowance(token_address, owner, spender))
+    raise NotAnswered()
+
+
+def hts_view(data: bytes, token: TokenLookup) -> bytes:
+    """The answer of an HTS read at 0x167; raises :class:`NotAnswered`."""
+    selector = data[:4]
+    if selector in (IS_TOKEN, GET_TOKEN_TYPE):
+        target = abi.address_argument(data, 0)
+        if target is None:
+            raise NotAnswered()
+        found = token(target)
+        if selector == IS_TOKEN:
+            return abi.uint(SUCCESS) + abi.boolean(found is not None)
+        if found is None:
+            raise NotAnswered()
+        return abi.uint(SUCCESS) + abi.uint(0 if found.type == FUNGIBLE_COMMON else 1)
+    raise NotAnswered()
