@@ -84,6 +84,22 @@ SETUP: dict[str, Any] = {
         state(1002, word(2), word(10**9)),
         state(1002, mapping_slot("00" * 12 + HOLDER[2:], 3), word(12345)),
     ],
+    "balances": [
+        {"timestamp": 120, "id": 2, "balance": 10**18},
+        {"timestamp": 120, "id": 1001, "balance": 1000},
+    ],
+    "cryptotransfers": [
+        {
+            "consensus_timestamp": 130,
+            "payerAccountId": "0.0.1010",
+            "transfers": [{"account": "0.0.1001", "amount": 50}],
+        },
+        {
+            "consensus_timestamp": 250,
+            "payerAccountId": "0.0.1010",
+            "transfers": [{"account": "0.0.1001", "amount": 7}],
+        },
+    ],
     "contractStateChanges": [
         change(150, 1001, word(1), word(3)),
         change(2_000_000_000, 1001, word(1), word(5)),
@@ -165,6 +181,10 @@ def test_storage_at_a_past_block(mirrored: TestClient) -> None:
 
 def test_balances_and_block_context(mirrored: TestClient) -> None:
     assert call(mirrored, TARGET, "balanceOfAddress(address)", "00" * 12 + TARGET[2:]) == "0x" + word(777)
+    # at a past block: the balance snapshot under the treasury's, plus the transfers after it up to the block's end
+    # (ContractCallServiceERCTokenHistoricalTest's balance rule, upstream-web3.md §2.5)
+    at_block_1 = call(mirrored, TARGET, "balanceOfAddress(address)", "00" * 12 + TARGET[2:], block="1")
+    assert at_block_1 == "0x" + word(1050)
     # an account below the minimum balance is reported with it (upstream-web3.md §2.5)
     assert call(mirrored, TARGET, "balanceOfAddress(address)", "00" * 12 + HOLDER[2:]) == "0x" + word(10**17)
     context = call(mirrored, TARGET, "blockContext()")

@@ -107,6 +107,10 @@ class MirrorState:
             return None
         row = rows[0]
         balance = int(row["balance"] or 0)
+        if self._at is not None:
+            treasury = encode_entity_id(settings.shard, settings.realm, TREASURY_NUM)
+            statement = template(q.BALANCE_AT, treasury=treasury, id=int(row["id"]), at=self._at)
+            balance = int((await self._ctx.database.fetch(statement))[0]["balance"] or 0)
         if row["type"] == "ACCOUNT":
             balance = max(balance, MINIMUM_ACCOUNT_BALANCE)
         code = bytes(row["runtime_bytecode"] or b"") if row["type"] == "CONTRACT" else b""

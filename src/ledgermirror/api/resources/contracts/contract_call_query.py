@@ -86,3 +86,20 @@ TOKEN_ALLOWANCE_AT = """select amount from (
    order by lower(timestamp_range) desc limit 1)
   order by timestamp_range desc limit 1
 ) a"""
+
+BALANCE_AT = """with snapshot as (
+  select max(consensus_timestamp) as taken from account_balance
+  where account_id = {treasury} and consensus_timestamp > {at} - 2678400000000000 and consensus_timestamp <= {at}
+), base as (
+  select b.balance, b.consensus_timestamp from account_balance b, snapshot s
+  where b.account_id = {id} and b.consensus_timestamp > s.taken - 2678400000000000
+    and b.consensus_timestamp <= s.taken
+  order by b.consensus_timestamp desc limit 1
+)
+select coalesce((select balance from base), 0) + coalesce((
+  select sum(amount) from crypto_transfer
+  where entity_id = {id} and consensus_timestamp > coalesce((select consensus_timestamp from base), 0)
+    and consensus_timestamp <= {at} and errata is distinct from 'DELETE'), 0) as balance"""
+"""An account's tinybars at ``at`` as the reference computes them (upstream-web3.md §2.5): its balance in the
+newest snapshot within 31 days before the treasury's newest snapshot of the 31 days before ``at`` (none: 0), plus
+its transfers after that balance up to ``at``."""
