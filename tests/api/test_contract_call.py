@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests.api.test_system_files import CREATE, UPDATE, file_rows
+from tests.hapi_files import rate_file
 from tests.support import Ledger, reconfigure
 
 from ledgermirror.ledger.evm import keccak256
@@ -340,6 +342,35 @@ def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledg
         {"to": READER, "data": "0x" + selector("nameOf(address)") + address_word(FUNGIBLE), "estimate": True},
     )
     assert int(estimate, 16) > 21_000
+
+
+EXCHANGE_RATE = "0x" + format(0x168, "040x")
+
+
+def test_exchange_rate_system_contract(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallSystemPrecompileTest: with no file 0.0.112 the genesis rate (1 hbar = 12 cents)
+    assert call(mirrored, EXCHANGE_RATE, "tinycentsToTinybars(uint256)", word(100)) == "0x" + word(8)
+    assert call(mirrored, EXCHANGE_RATE, "tinybarsToTinycents(uint256)", word(100)) == "0x" + word(1200)
+    # the rate of file 0.0.112 in force at the block: 30000 hbars = 150000 cents from 2 s, 300000 cents at block 1
+    older = rate_file((30000, 300000, None), None)
+    newer = rate_file((30000, 150000, None), None)
+    ledger.load({"filedata": file_rows(112, (150, older, CREATE), (2_000_000_000, newer, UPDATE))})
+    assert call(mirrored, EXCHANGE_RATE, "tinybarsToTinycents(uint256)", word(100)) == "0x" + word(500)
+    assert call(mirrored, EXCHANGE_RATE, "tinybarsToTinycents(uint256)", word(100), block="1") == "0x" + word(1000)
+    assert call(mirrored, EXCHANGE_RATE, "tinycentsToTinybars(uint256)", word(1000)) == "0x" + word(200)
+    # no input: the reference's CONTRACT_EXECUTION_EXCEPTION; an unknown function reverts
+    empty = post(mirrored, {"to": EXCHANGE_RATE, "data": "0x"})
+    assert errors(empty) == [{"message": "CONTRACT_EXECUTION_EXCEPTION", "detail": "", "data": "0x"}]
+    unknown = post(mirrored, {"to": EXCHANGE_RATE, "data": "0x12345678"})
+    assert errors(unknown)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+
+
+def test_standard_precompiles(mirrored: TestClient) -> None:
+    # ContractCallNativePrecompileTest / ContractCallEvmCodesTest: SHA-256 and RIPEMD-160 of 0xFF
+    sha256 = result(mirrored, {"to": "0x" + format(2, "040x"), "data": "0xff"})
+    assert sha256 == "0xa8100ae6aa1940d0b663bb31cd466142ebbdbd5187131b92d93818987832eb89"
+    ripemd = result(mirrored, {"to": "0x" + format(3, "040x"), "data": "0xff"})
+    assert ripemd == "0x" + "00" * 12 + "2c0c45d3ecab80fe060e5f1d7057cd2f8de5e557"
 
 
 def test_empty_mirror_has_no_latest_block(client: TestClient, ledger: Ledger) -> None:

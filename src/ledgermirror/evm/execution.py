@@ -24,6 +24,7 @@ from eth.vm.forks.cancun.state import CancunState
 from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
 
+from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
 from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, token_view
 
@@ -85,6 +86,8 @@ class _SystemContracts:
             return found
         if address == HTS_ADDRESS:
             return self._hts
+        if address == EXCHANGE_RATE_ADDRESS:
+            return self._exchange_rate
         if address[:12] == _LONG_ZERO_PREFIX and self._state.reader.token(address) is not None:
             return self._token
         return default
@@ -92,6 +95,11 @@ class _SystemContracts:
     def _hts(self, computation: Any) -> Any:
         reader = self._state.reader
         return _answer(computation, lambda: hts_view(bytes(computation.msg.data), reader.token))
+
+    def _exchange_rate(self, computation: Any) -> Any:
+        reader = self._state.reader
+        data = bytes(computation.msg.data)
+        return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()))
 
     def _token(self, computation: Any) -> Any:
         reader = self._state.reader
@@ -105,10 +113,14 @@ class _SystemContracts:
 
 
 def _answer(computation: Any, view: Callable[[], bytes]) -> Any:
+    """A system contract's view run as a precompile: empty input halts (``CONTRACT_EXECUTION_EXCEPTION``), a
+    function it does not offer reverts with no data."""
+    if not computation.msg.data:
+        raise VMError("a system contract called without input")
     computation.consume_gas(VIEW_GAS, reason="Hedera system contract view")
     try:
         computation.output = view()
-    except NotAnswered:
+    except (NotAnswered, Unconvertible):
         raise Revert(b"") from None
     return computation
 

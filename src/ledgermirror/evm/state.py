@@ -49,6 +49,9 @@ class StateReader(Protocol):
     def token(self, address: bytes) -> TokenState | None:
         """The HTS token at this (long-zero) address, or None."""
 
+    def exchange_rate(self) -> tuple[int, int]:
+        """``(hbar_equivalent, cent_equivalent)`` of the current rate of file 0.0.112 at the call's block."""
+
     def token_balance(self, token: bytes, owner: bytes) -> int:
         """The balance of ``owner`` in ``token`` (0 without a relationship)."""
 
@@ -182,3 +185,6 @@ class _DeferredReader:
 
     def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         return self._owner.reader.token_allowance(token, owner, spender)
+
+    def exchange_rate(self) -> tuple[int, int]:
+        return self._owner.reader.exchange_rate()

@@ -33,19 +33,26 @@ from ledgermirror.api.resources.contracts.contract_call_request import (
     bad_request,
     parse_call,
 )
+from ledgermirror.api.resources.network import system_files
 from ledgermirror.db.sql import Statement, template
 from ledgermirror.evm.estimate import estimate_gas
+from ledgermirror.evm.exchange_rate import DEFAULT_RATE
 from ledgermirror.evm.execution import BlockContext, Call, Outcome, TimeBudgetExceeded, execute
 from ledgermirror.evm.revert import revert_reason
 from ledgermirror.evm.state import AccountState
 from ledgermirror.evm.token_facade import TokenState, proxy_code
 from ledgermirror.ledger.entity_id import encode_entity_id
+from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, decode_exchange_rates
 
 PATH = "/api/v1/contracts/call"
 MINIMUM_ACCOUNT_BALANCE = 10**17
 """Accounts below this many tinybars are reported with it (the reference's ``evm.minimumAccountBalance``), so a
 call never fails for lack of funds."""
 TREASURY_NUM = 2
+SYSTEM_ACCOUNTS = 1000
+"""Numbers below this are system accounts (precompiles, system contracts): never ``INVALID_CONTRACT_ID``, as the
+reference serves any missing one as a stand-in account."""
 FEE_COLLECTOR_NUM = 98
 _LONG_ZERO_PREFIX = bytes(12)
 _NUM_LIMIT = 1 << 38
@@ -72,6 +79,7 @@ class MirrorState:
         self._accounts: dict[bytes, tuple[int, str, AccountState] | None] = {}
         self._slots: dict[tuple[bytes, int], int] = {}
         self._tokens: dict[bytes, TokenState | None] = {}
+        self._rate: tuple[int, int] | None = None
 
     def _wait(self, work: Coroutine[Any, Any, Any]) -> Any:
         remaining = self._deadline - time.monotonic()
@@ -157,6 +165,19 @@ class MirrorState:
             total_supply=int(row["total_supply"]),
             type=str(row["type"]),
         )
+
+    def exchange_rate(self) -> tuple[int, int]:
+        if self._rate is None:
+            self._rate = self._wait(self._fetch_rate())
+        return self._rate
+
+    async def _fetch_rate(self) -> tuple[int, int]:
+        bounds = system_files.Window(upper=INT64_MAX if self._at is None else self._at)
+        loaded = await system_files.load(self._ctx, EXCHANGE_RATE_FILE, bounds, decode_exchange_rates)
+        current = None if loaded is None else loaded.content.current
+        if current is None:
+            return DEFAULT_RATE
+        return current.hbar_equivalent, current.cent_equivalent
 
     def _account_id(self, address: bytes) -> int | None:
         num = _long_zero_num(address)
@@ -254,7 +275,14 @@ def _failure(outcome: Outcome) -> Web3Error:
 def _run(request: CallRequest, call: Call, block: BlockContext, state: MirrorState, deadline: float) -> bytes:
     """The answer's bytes: the output of a call, or the estimate as 8 bytes (in the EVM's thread)."""
     to = call.to
-    if to is not None and _long_zero_num(to) is not None and state.entity(to) is None and state.token(to) is None:
+    num = None if to is None else _long_zero_num(to)
+    if (
+        to is not None
+        and num is not None
+        and num >= SYSTEM_ACCOUNTS
+        and state.entity(to) is None
+        and not state.token(to)
+    ):
         raise Web3Error(400, [("INVALID_CONTRACT_ID", "", "")])
     if (
         request.sender is not None
