@@ -67,7 +67,7 @@ def test_ledger_imports_nothing_else_of_ours() -> None:
 
 
 def test_the_evm_imports_only_the_ledger_of_ours() -> None:
-    """``evm/`` does no I/O: its state comes through the ``StateReader`` its route passes."""
+    """``evm/`` reads no database: its state comes through the ``StateReader`` its route answers."""
     wrong = {
         f"{path.relative_to(PACKAGE)}: {name}"
         for path in _modules("evm")

@@ -181,6 +181,8 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         finally:
             sampler.cancel()
             watcher.cancel()
+            ctx.contract_workers.close()
+            app.state.ctx.contract_workers.close()  # a context given to the app later (tests' reconfigure)
             await ctx.db.close()
 
     routes = (

@@ -1,0 +1,68 @@
+"""The worker process a contract call runs in, so that the EVM's CPU never holds the API's interpreter lock.
+
+The API sends a :class:`~ledgermirror.evm.calls.Job` down a pipe; the worker runs it and asks back through the
+same pipe for every piece of state it touches (``("account", address)``, ``("slot", address, key)``, ...), which
+the API reads from PostgreSQL; the worker ends with ``("done", JobResult)`` or ``("timeout",)``. One job at a
+time per worker. The worker has no database connection of its own.
+"""
+
+from __future__ import annotations
+
+from multiprocessing.connection import Connection
+from typing import Any
+
+from ledgermirror.evm.calls import Job, run_job
+from ledgermirror.evm.execution import TimeBudgetExceeded
+from ledgermirror.evm.state import AccountState
+from ledgermirror.evm.token_facade import TokenState
+
+
+class PipeReader:
+    """The state of one job, asked of the API through the pipe (each answer kept for the job)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._answers: dict[tuple[Any, ...], Any] = {}
+
+    def _ask(self, *question: Any) -> Any:
+        if question not in self._answers:
+            self._conn.send(question)
+            self._answers[question] = self._conn.recv()
+        return self._answers[question]
+
+    def account(self, address: bytes) -> AccountState | None:
+        found: AccountState | None = self._ask("account", address)
+        return found
+
+    def slot(self, address: bytes, key: int) -> int:
+        return int(self._ask("slot", address, key))
+
+    def block_hash(self, number: int) -> bytes:
+        return bytes(self._ask("block_hash", number))
+
+    def token(self, address: bytes) -> TokenState | None:
+        found: TokenState | None = self._ask("token", address)
+        return found
+
+    def token_balance(self, token: bytes, owner: bytes) -> int:
+        return int(self._ask("token_balance", token, owner))
+
+    def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
+        return int(self._ask("token_allowance", token, owner, spender))
+
+    def exchange_rate(self) -> tuple[int, int]:
+        hbars, cents = self._ask("exchange_rate")
+        return int(hbars), int(cents)
+
+
+def serve(conn: Connection) -> None:
+    """A worker's life: jobs until the pipe closes."""
+    while True:
+        try:
+            job: Job = conn.recv()
+        except EOFError:
+            return
+        try:
+            conn.send(("done", run_job(job, PipeReader(conn))))
+        except TimeBudgetExceeded:
+            conn.send(("timeout",))
