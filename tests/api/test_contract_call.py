@@ -11,16 +11,22 @@ import json
 import os
 import shutil
 import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 from tests.api.test_system_files import CREATE, UPDATE, file_rows
 from tests.hapi_files import rate_file
+from tests.live_server import bounded_server
 from tests.support import Ledger, reconfigure
 
+from ledgermirror.api.app import create_app
 from ledgermirror.ledger.evm import keccak256
+from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
 
 URL = "/api/v1/contracts/call"
@@ -469,10 +475,36 @@ def test_explicit_nulls(mirrored: TestClient) -> None:
 
 
 def test_time_budget(mirrored: TestClient) -> None:
-    reconfigure(mirrored, dataclasses.replace(Settings(), contract_call_timeout_ms=100))
-    response = post(mirrored, {"to": TARGET, "data": "0x" + selector("loop(uint256)") + word(1_000_000)})
+    reconfigure(mirrored, dataclasses.replace(Settings(), contract_call_timeout_ms=300))
+    heavy = {"to": TARGET, "data": "0x" + selector("loop(uint256)") + word(1_000_000)}
+    response = post(mirrored, heavy)
     assert response.status_code == 503
     assert errors(response) == [{"message": "Service Unavailable", "detail": "", "data": ""}]
+    # the worker that ran out of time was killed; the next call gets a new one
+    reconfigure(mirrored, Settings())
+    assert call(mirrored, TARGET, "counter()") == "0x" + word(5)
+
+
+def test_concurrency_limit_and_the_other_routes(database: Prepared, ledger: Ledger) -> None:
+    """One call at a time: a second waits for its turn and is refused 429 after half its time budget; other routes
+    answer meanwhile, the EVM running in its worker process."""
+    ledger.load(SETUP)
+    settings = Settings(contract_call_concurrency=1, contract_call_timeout_ms=1500)
+    app = create_app(settings, database.api_url)
+    heavy = json.dumps({"to": TARGET, "data": "0x" + selector("loop(uint256)") + word(1_000_000)})
+    light = json.dumps({"to": TARGET, "data": "0x" + selector("counter()")})
+    headers = {"content-type": "application/json"}
+    with bounded_server(app, settings) as port, httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(client.post, URL, content=heavy, headers=headers, timeout=10)
+            time.sleep(0.3)  # the heavy call holds the only turn
+            assert client.get("/api/v1/blocks?limit=1", timeout=10).status_code == 200
+            waiting = client.post(URL, content=light, headers=headers, timeout=10)
+            assert waiting.status_code == 429
+            refused = {"message": "Too Many Requests", "detail": "Too many contract calls at once", "data": ""}
+            assert waiting.json() == {"_status": {"messages": [refused]}}
+            assert first.result().status_code == 503
+        assert client.post(URL, content=light, headers=headers, timeout=10).json() == {"result": "0x" + word(5)}
 
 
 SOLC_VERSION = "0.8.24"

@@ -7,8 +7,8 @@ it touches is asked back and read once from PostgreSQL on the request's pinned d
 (``contract_call_state.py``): balances and nonces from ``entity`` (``entity_history`` and the balance snapshots
 for a past block), runtime bytecode from ``contract``, storage from ``contract_state`` (or rebuilt from
 ``contract_state_change`` as of the block's end). Writes stay in the worker's memory. At most
-``contract_call_concurrency`` calls run at once per API worker (the rest wait in order, ``429`` past the time
-budget); each has ``contract_call_timeout_ms`` in total (then ``503``, its worker killed) and at most
+``contract_call_concurrency`` calls run at once per API worker (the rest wait in order, ``429`` past half the
+time budget); each has ``contract_call_timeout_ms`` in total (then ``503``, its worker killed) and at most
 ``contract_call_max_gas``.
 """
 
@@ -41,6 +41,8 @@ from ledgermirror.evm.revert import revert_reason
 
 PATH = "/api/v1/contracts/call"
 FEE_COLLECTOR_NUM = 98
+TURN_WAIT_SHARE = 0.5
+"""A call waits for a turn at most this share of its time budget (then ``429``), so that it has the rest to run."""
 
 
 def _long_zero(num: int) -> bytes:
@@ -103,7 +105,7 @@ async def call(request: Request, ctx: AppContext) -> Page:
     deadline = time.monotonic() + settings.contract_call_timeout_ms / 1000
     workers = ctx.contract_workers
     try:
-        async with asyncio.timeout(settings.contract_call_timeout_ms / 1000):
+        async with asyncio.timeout(settings.contract_call_timeout_ms / 1000 * TURN_WAIT_SHARE):
             await workers.turns.acquire()
     except TimeoutError:
         raise Web3Error(429, [("Too Many Requests", "Too many contract calls at once", "")]) from None
