@@ -1,8 +1,9 @@
 """The worker processes ``POST /api/v1/contracts/call`` runs its EVM in (``evm/worker.py``), so a heavy call
 takes a core, not the API's interpreter lock: the event loop keeps answering the other routes meanwhile.
 
-``contract_call_concurrency`` workers at most per API worker, started on first use (``spawn``: a fresh
-interpreter, nothing of the API's state inherited) and reused. A job's questions are answered on the event loop
+``contract_call_concurrency`` workers at most per API worker, started on first use and reused: each a fresh
+interpreter (``python -m ledgermirror.evm.worker``, nothing of the API's state inherited, whatever started the API)
+talking over a socket pair. A job's questions are answered on the event loop
 while it runs; a worker whose job runs past its deadline, or that dies, is killed and replaced by a new one on a
 later call.
 """
@@ -10,14 +11,16 @@ later call.
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Awaitable, Callable
+from multiprocessing.connection import Connection
 from typing import Any
 
 from ledgermirror.evm.calls import Job, JobResult
 from ledgermirror.evm.execution import TimeBudgetExceeded
-from ledgermirror.evm.worker import serve
 
 _STOP_SECONDS = 2.0
 
@@ -33,11 +36,20 @@ def _wake(ready: asyncio.Future[None]) -> None:
 
 class _Worker:
     def __init__(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.conn, child = context.Pipe()
-        self.process = context.Process(target=serve, args=(child,), name="ledgermirror-evm", daemon=True)
-        self.process.start()
-        child.close()
+        ours, theirs = socket.socketpair()
+        with theirs:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "ledgermirror.evm.worker", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+            )
+        self.conn = Connection(ours.detach())
+
+    def send(self, message: Any) -> None:
+        try:
+            self.conn.send(message)
+        except OSError as error:
+            raise WorkerDied(str(error)) from error
 
     async def receive(self, deadline: float) -> Any:
         """The worker's next message, or :class:`TimeBudgetExceeded` at ``deadline``."""
@@ -59,9 +71,9 @@ class _Worker:
 
     def stop(self) -> None:
         self.conn.close()
-        if self.process.is_alive():
+        if self.process.poll() is None:
             self.process.kill()
-        self.process.join(_STOP_SECONDS)
+        self.process.wait(_STOP_SECONDS)
 
 
 class WorkerPool:
@@ -75,7 +87,7 @@ class WorkerPool:
         """Run ``job`` in an idle worker (a turn must be held), answering its questions with ``answer``."""
         worker = self._idle.pop() if self._idle else _Worker()
         try:
-            worker.conn.send(job)
+            worker.send(job)
             while True:
                 message = await worker.receive(job.deadline)
                 if message[0] == "done":
@@ -83,7 +95,7 @@ class WorkerPool:
                     break
                 if message[0] == "timeout":
                     raise TimeBudgetExceeded()
-                worker.conn.send(await answer(message))
+                worker.send(await answer(message))
         except BaseException:
             worker.stop()  # its job is half done: never reused
             raise

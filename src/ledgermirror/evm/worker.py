@@ -1,6 +1,7 @@
 """The worker process a contract call runs in, so that the EVM's CPU never holds the API's interpreter lock.
 
-The API sends a :class:`~ledgermirror.evm.calls.Job` down a pipe; the worker runs it and asks back through the
+Started as ``python -m ledgermirror.evm.worker <descriptor>`` with one end of a socket pair. The API sends a
+:class:`~ledgermirror.evm.calls.Job` down it; the worker runs it and asks back through the
 same pipe for every piece of state it touches (``("account", address)``, ``("slot", address, key)``, ...), which
 the API reads from PostgreSQL; the worker ends with ``("done", JobResult)`` or ``("timeout",)``. One job at a
 time per worker. The worker has no database connection of its own.
@@ -8,6 +9,7 @@ time per worker. The worker has no database connection of its own.
 
 from __future__ import annotations
 
+import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -66,3 +68,7 @@ def serve(conn: Connection) -> None:
             conn.send(("done", run_job(job, PipeReader(conn))))
         except TimeBudgetExceeded:
             conn.send(("timeout",))
+
+
+if __name__ == "__main__":  # python -m ledgermirror.evm.worker <socket descriptor>: api/evm_workers.py
+    serve(Connection(int(sys.argv[1])))
