@@ -2,8 +2,9 @@
 answer) in this process through ASGI, as ``bench/apicpu`` calls the other routes, on a throwaway embedded
 database holding the test contracts of ``tests/contracts/`` loaded as mirrored rows (through the spec loader).
 
-For each call it reports this process's CPU per call (PostgreSQL's own CPU is not counted: it runs in its own
-processes) and calls per second one after another (wall time, one client). ``--with-load`` also measures a plain
+For each call it reports the CPU per call of this process (the API) and of its EVM worker processes
+(PostgreSQL's own CPU is not counted), and calls per second one after another (wall time, one client).
+``--with-load`` also measures a plain
 ``GET /api/v1/blocks`` while ``--concurrency`` loop calls run at once, to show what the route's concurrency limit
 leaves to the rest of the API. Bounded: ``--calls`` calls per case and round, ``--rounds`` rounds.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import psutil
 from bench._driver import Post
 from bench._explain import send_in_process
 
@@ -83,13 +85,27 @@ def _post(body: dict[str, Any]) -> Post:
     return Post("/api/v1/contracts/call", json.dumps(body).encode(), "application/json")
 
 
-async def _round(app: Any, body: dict[str, Any], calls: int) -> tuple[float, float]:
-    cpu, wall = time.process_time(), time.perf_counter()
+def _worker_cpu() -> float:
+    """CPU seconds so far of this process's EVM worker processes (``python -m ledgermirror.evm.worker``)."""
+    total = 0.0
+    for child in psutil.Process().children():
+        try:
+            if "ledgermirror.evm.worker" in " ".join(child.cmdline()):
+                times = child.cpu_times()
+                total += times.user + times.system
+        except psutil.NoSuchProcess:
+            continue
+    return total
+
+
+async def _round(app: Any, body: dict[str, Any], calls: int) -> tuple[float, float, float]:
+    """API CPU, worker CPU and wall seconds of ``calls`` calls one after another."""
+    cpu, workers, wall = time.process_time(), _worker_cpu(), time.perf_counter()
     for _ in range(calls):
         _, reply = await send_in_process(app, _post(body))
         if reply.status != 200:
             raise SystemExit(f"{body} answered {reply.status}: {reply.body[:200]!r}")
-    return time.process_time() - cpu, time.perf_counter() - wall
+    return time.process_time() - cpu, _worker_cpu() - workers, time.perf_counter() - wall
 
 
 async def _under_load(app: Any, concurrency: int, seconds: float) -> None:
@@ -129,14 +145,15 @@ async def run(  # noqa: PLR0917 (the command's options)
     app = create_app(settings, api_url)
     async with Lifespan(app):
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        print(f"{'call':<10} {'ms CPU/call':>12} {'calls/s':>8}")
+        print(f"{'call':<10} {'API ms CPU':>11} {'EVM ms CPU':>11} {'calls/s':>8}")
         for name, body in CASES.items():
             count = max(calls // 20, 2) if name == "loop" else calls
             await _round(app, body, 2)  # warm-up: prepared statements
             results = [await _round(app, body, count) for _ in range(rounds)]
             cpu = min(result[0] for result in results) / count
-            wall = min(result[1] for result in results) / count
-            print(f"{name:<10} {cpu * 1000:>12.3f} {1 / wall:>8.1f}")
+            evm = min(result[1] for result in results) / count
+            wall = min(result[2] for result in results) / count
+            print(f"{name:<10} {cpu * 1000:>11.3f} {evm * 1000:>11.3f} {1 / wall:>8.1f}")
         if with_load:
             await _under_load(app, concurrency, 5.0)
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

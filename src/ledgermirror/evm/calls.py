@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ledgermirror.evm.estimate import estimate_gas
 from ledgermirror.evm.execution import BlockContext, Call, Outcome, execute
-from ledgermirror.evm.state import StateReader
+from ledgermirror.evm.state import AccountState, StateReader
 
 SYSTEM_ACCOUNTS = 1000
 """Numbers below this are system accounts (precompiles, system contracts): never ``INVALID_CONTRACT_ID``, as the
@@ -26,6 +26,8 @@ class Job:
     """``from`` was in the request (an unknown opaque sender is then refused)."""
     deadline: float
     """``time.monotonic()`` (one clock for every process of the machine)."""
+    accounts: tuple[tuple[bytes, AccountState | None], ...] = ()
+    """Accounts every call touches (the sender, the target, the coinbase), sent with the job to save asking."""
 
 
 @dataclass(frozen=True, slots=True)

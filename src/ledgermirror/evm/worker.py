@@ -22,9 +22,9 @@ from ledgermirror.evm.token_facade import TokenState
 class PipeReader:
     """The state of one job, asked of the API through the pipe (each answer kept for the job)."""
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, accounts: tuple[tuple[bytes, AccountState | None], ...] = ()) -> None:
         self._conn = conn
-        self._answers: dict[tuple[Any, ...], Any] = {}
+        self._answers: dict[tuple[Any, ...], Any] = {("account", address): found for address, found in accounts}
 
     def _ask(self, *question: Any) -> Any:
         if question not in self._answers:
@@ -65,7 +65,7 @@ def serve(conn: Connection) -> None:
         except EOFError:
             return
         try:
-            conn.send(("done", run_job(job, PipeReader(conn))))
+            conn.send(("done", run_job(job, PipeReader(conn, job.accounts))))
         except TimeBudgetExceeded:
             conn.send(("timeout",))
 

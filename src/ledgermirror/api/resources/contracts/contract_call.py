@@ -120,12 +120,15 @@ async def call(request: Request, ctx: AppContext) -> Page:
             chain_id=settings.contract_call_chain_id,
         )
         sender = parsed.sender if parsed.sender is not None else _long_zero(TREASURY_NUM)
+        touched = [sender, block.coinbase] + ([] if parsed.to is None else [parsed.to])
+        accounts = tuple([(address, await state.account(address)) for address in dict.fromkeys(touched)])
         job = Job(
             call=Call(sender, parsed.to, parsed.data, parsed.value, parsed.gas),
             block=block,
             estimate=parsed.estimate,
             sender_given=parsed.sender is not None,
             deadline=deadline,
+            accounts=accounts,
         )
         try:
             result = await workers.run(job, state.answer)
