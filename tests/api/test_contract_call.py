@@ -134,6 +134,16 @@ TOKENS: dict[str, Any] = {
         {"account_id": "0.0.1010", "token_id": "0.0.2002", "balance": 2, "created_timestamp": 150},
     ],
     "tokenAllowances": [{"owner": "0.0.1010", "spender": "0.0.1001", "token_id": "0.0.2001", "amount": 77}],
+    "nfts": [
+        {"token_id": "0.0.2002", "serial_number": 1, "account_id": "0.0.1010", "spender": "0.0.1001",
+         "metadata": "\\x697066733a2f2f617274", "created_timestamp": 150, "timestamp_range": "[2000000000,)"},
+        {"token_id": "0.0.2002", "serial_number": 1, "account_id": "0.0.2", "metadata": "\\x697066733a2f2f617274",
+         "created_timestamp": 150, "timestamp_range": "[150,2000000000)"},
+        {"token_id": "0.0.2002", "serial_number": 2, "account_id": "0.0.4242", "metadata": "\\x",
+         "created_timestamp": 150, "timestamp_range": "[150,)"},
+        {"token_id": "0.0.2002", "serial_number": 3, "account_id": "0.0.1010", "deleted": True,
+         "created_timestamp": 150, "timestamp_range": "[150,)"},
+    ],
 }  # fmt: skip
 
 
@@ -301,7 +311,7 @@ def address_word(address: str) -> str:
 
 def text(value: str) -> str:
     data = value.encode().hex()
-    return "0x" + word(32) + word(len(value)) + data.ljust(64, "0")
+    return "0x" + word(32) + word(len(value)) + data.ljust(-(-len(data) // 64) * 64, "0")
 
 
 def test_token_facade_called_directly(mirrored: TestClient, ledger: Ledger) -> None:
@@ -324,6 +334,26 @@ def test_token_facade_called_directly(mirrored: TestClient, ledger: Ledger) -> N
     # decimals of an NFT reverts (decimalsNegative)
     reverted = post(mirrored, {"to": NFT, "data": "0x" + selector("decimals()")})
     assert errors(reverted) == [{"message": "CONTRACT_REVERT_EXECUTED", "detail": "", "data": "0x"}]
+
+
+def test_nft_views(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallServiceERCTokenReadOnlyFunctionsTest: ethCallGetOwnerOf, ethCallTokenURI, ethCallGetApproved and
+    # their negative cases (ownerOfNegative: fungible token; getOwnerOfStaticEmptyOwner: owner not in the mirror)
+    ledger.load(TOKENS)
+    assert call(mirrored, NFT, "ownerOf(uint256)", word(1)) == "0x" + address_word(HOLDER)  # its EVM address
+    assert call(mirrored, NFT, "ownerOf(uint256)", word(1), block="1") == "0x" + word(2)  # the treasury then
+    assert call(mirrored, NFT, "tokenURI(uint256)", word(1)) == text("ipfs://art")
+    assert call(mirrored, NFT, "getApproved(uint256)", word(1)) == "0x" + word(1001)
+    assert call(mirrored, NFT, "getApproved(uint256)", word(1), block="1") == "0x" + word(0)
+    assert call(mirrored, NFT, "tokenURI(uint256)", word(2)) == text("")
+    for to, function, serial in ((NFT, "ownerOf(uint256)", 2), (NFT, "ownerOf(uint256)", 3),
+                                 (NFT, "tokenURI(uint256)", 9), (FUNGIBLE, "ownerOf(uint256)", 1),
+                                 (FUNGIBLE, "tokenURI(uint256)", 1)):  # fmt: skip
+        reverted = post(mirrored, {"to": to, "data": "0x" + selector(function) + word(serial)})
+        assert errors(reverted) == [{"message": "CONTRACT_REVERT_EXECUTED", "detail": "", "data": "0x"}], (
+            function,
+            serial,
+        )
 
 
 def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledger) -> None:
@@ -489,7 +519,7 @@ def test_concurrency_limit_and_the_other_routes(database: Prepared, ledger: Ledg
     """One call at a time: a second waits for its turn and is refused 429 after half its time budget; other routes
     answer meanwhile, the EVM running in its worker process."""
     ledger.load(SETUP)
-    settings = Settings(contract_call_concurrency=1, contract_call_timeout_ms=1500)
+    settings = Settings(contract_call_concurrency=1, contract_call_timeout_ms=3000)
     app = create_app(settings, database.api_url)
     heavy = json.dumps({"to": TARGET, "data": "0x" + selector("loop(uint256)") + word(1_000_000)})
     light = json.dumps({"to": TARGET, "data": "0x" + selector("counter()")})

@@ -108,7 +108,8 @@ class _SystemContracts:
         assert token is not None
         data = bytes(computation.msg.data)
         return _answer(
-            computation, lambda: token_view(address, token, data, reader.token_balance, reader.token_allowance)
+            computation,
+            lambda: token_view(address, token, data, reader),
         )
 
 

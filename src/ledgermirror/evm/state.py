@@ -21,7 +21,7 @@ from eth.db.storage import AccountStorageDB
 from eth.rlp.accounts import Account
 from eth_typing import Address, Hash32
 
-from ledgermirror.evm.token_facade import TokenState
+from ledgermirror.evm.token_facade import NftState, TokenState
 from ledgermirror.ledger.evm import keccak256
 
 
@@ -51,6 +51,9 @@ class StateReader(Protocol):
 
     def exchange_rate(self) -> tuple[int, int]:
         """``(hbar_equivalent, cent_equivalent)`` of the current rate of file 0.0.112 at the call's block."""
+
+    def nft(self, token: bytes, serial: int) -> NftState | None:
+        """The NFT ``serial`` of ``token``, or None when it does not exist (or is burned) at the block."""
 
     def token_balance(self, token: bytes, owner: bytes) -> int:
         """The balance of ``owner`` in ``token`` (0 without a relationship)."""
@@ -188,3 +191,6 @@ class _DeferredReader:
 
     def exchange_rate(self) -> tuple[int, int]:
         return self._owner.reader.exchange_rate()
+
+    def nft(self, token: bytes, serial: int) -> NftState | None:
+        return self._owner.reader.nft(token, serial)

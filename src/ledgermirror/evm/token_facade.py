@@ -2,7 +2,8 @@
 more than the token row (upstream-web3.md §3.4), answered from the :class:`~ledgermirror.evm.state.StateReader`.
 
 A call to a token's long-zero address runs as that token's ERC interface, as the consensus node routes it. Built:
-``name``, ``symbol``, ``decimals`` (a revert for an NFT), ``totalSupply``, ``balanceOf``, ``allowance``; at
+``name``, ``symbol``, ``decimals`` (a revert for an NFT), ``totalSupply``, ``balanceOf``, ``allowance``,
+``ownerOf``, ``tokenURI``, ``getApproved``; at
 0x167 ``isToken`` and ``getTokenType``. Anything else reverts with no data. Every answer costs
 :data:`VIEW_GAS`.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ledgermirror.evm import abi
 from ledgermirror.ledger.evm import keccak256
@@ -39,13 +41,30 @@ class TokenState:
     """``FUNGIBLE_COMMON`` or ``NON_FUNGIBLE_UNIQUE``."""
 
 
+@dataclass(frozen=True, slots=True)
+class NftState:
+    owner: bytes | None
+    """The owner's address (its EVM address, else long-zero); None when the mirror has no such account."""
+    spender: bytes
+    """The approved spender's address, or the zero address."""
+    metadata: bytes
+
+
 class NotAnswered(Exception):
     """The facade reverts (a function it does not offer, a bad argument, ``decimals`` of an NFT)."""
 
 
 TokenLookup = Callable[[bytes], "TokenState | None"]
-BalanceLookup = Callable[[bytes, bytes], int]
-AllowanceLookup = Callable[[bytes, bytes, bytes], int]
+
+
+class TokenReads(Protocol):
+    """What the facade reads beyond the token row (``evm/state.StateReader`` provides it)."""
+
+    def token_balance(self, token: bytes, owner: bytes) -> int: ...
+
+    def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int: ...
+
+    def nft(self, token: bytes, serial: int) -> NftState | None: ...
 
 
 def _selector(signature: str) -> bytes:
@@ -60,6 +79,9 @@ BALANCE_OF = _selector("balanceOf(address)")
 ALLOWANCE = _selector("allowance(address,address)")
 IS_TOKEN = _selector("isToken(address)")
 GET_TOKEN_TYPE = _selector("getTokenType(address)")
+OWNER_OF = _selector("ownerOf(uint256)")
+TOKEN_URI = _selector("tokenURI(uint256)")
+GET_APPROVED = _selector("getApproved(uint256)")
 
 
 def proxy_code(token_address: bytes) -> bytes:
@@ -73,11 +95,12 @@ def token_view(
     token_address: bytes,
     token: TokenState,
     data: bytes,
-    balance: BalanceLookup,
-    allowance: AllowanceLookup,
+    reads: TokenReads,
 ) -> bytes:
     """The answer of an ERC view called on the token's address; raises :class:`NotAnswered`."""
     selector = data[:4]
+    if selector in (OWNER_OF, TOKEN_URI, GET_APPROVED):
+        return _nft_view(token_address, token, data, reads)
     if selector == NAME:
         return abi.string(token.name)
     if selector == SYMBOL:
@@ -92,13 +115,32 @@ def token_view(
         owner = abi.address_argument(data, 0)
         if owner is None:
             raise NotAnswered()
-        return abi.uint(balance(token_address, owner))
+        return abi.uint(reads.token_balance(token_address, owner))
     if selector == ALLOWANCE and token.type == FUNGIBLE_COMMON:
         owner, spender = abi.address_argument(data, 0), abi.address_argument(data, 1)
         if owner is None or spender is None:
             raise NotAnswered()
-        return abi.uint(allowance(token_address, owner, spender))
+        return abi.uint(reads.token_allowance(token_address, owner, spender))
     raise NotAnswered()
+
+
+def _nft_view(token_address: bytes, token: TokenState, data: bytes, reads: TokenReads) -> bytes:
+    """``ownerOf``, ``tokenURI`` and ``getApproved`` of an NFT: a revert for a fungible token, an unknown serial
+    or (``ownerOf``) an owner the mirror does not hold."""
+    serial = abi.word(data, 0)
+    if token.type == FUNGIBLE_COMMON or serial is None or serial >= 1 << 63:
+        raise NotAnswered()
+    found = reads.nft(token_address, serial)
+    if found is None:
+        raise NotAnswered()
+    selector = data[:4]
+    if selector == OWNER_OF:
+        if found.owner is None:
+            raise NotAnswered()
+        return abi.address(found.owner)
+    if selector == TOKEN_URI:
+        return abi.string(found.metadata.decode("utf-8", errors="replace"))
+    return abi.address(found.spender)
 
 
 def hts_view(data: bytes, token: TokenLookup) -> bytes:

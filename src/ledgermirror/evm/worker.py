@@ -16,7 +16,7 @@ from typing import Any
 from ledgermirror.evm.calls import Job, run_job
 from ledgermirror.evm.execution import TimeBudgetExceeded
 from ledgermirror.evm.state import AccountState
-from ledgermirror.evm.token_facade import TokenState
+from ledgermirror.evm.token_facade import NftState, TokenState
 
 
 class PipeReader:
@@ -51,6 +51,10 @@ class PipeReader:
 
     def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         return int(self._ask("token_allowance", token, owner, spender))
+
+    def nft(self, token: bytes, serial: int) -> NftState | None:
+        found: NftState | None = self._ask("nft", token, serial)
+        return found
 
     def exchange_rate(self) -> tuple[int, int]:
         hbars, cents = self._ask("exchange_rate")

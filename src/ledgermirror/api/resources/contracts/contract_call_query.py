@@ -103,3 +103,24 @@ select coalesce((select balance from base), 0) + coalesce((
 """An account's tinybars at ``at`` as the reference computes them (upstream-web3.md §2.5): its balance in the
 newest snapshot within 31 days before the treasury's newest snapshot of the 31 days before ``at`` (none: 0), plus
 its transfers after that balance up to ``at``."""
+
+_NFT_PARTIES = """left join entity o on o.id = n.account_id and o.deleted is not true
+left join entity s on s.id = n.spender and s.deleted is not true"""
+NFT = f"""select n.account_id, o.id as owner_id, o.evm_address as owner_evm_address, n.spender,
+       s.evm_address as spender_evm_address, n.metadata
+from nft n {_NFT_PARTIES}
+where n.token_id = {{token}} and n.serial_number = {{serial}} and n.deleted is not true"""
+"""An NFT now, with its owner's and spender's entities (an owner the mirror does not hold has no ``owner_id``)."""
+NFT_AT = f"""select n.account_id, o.id as owner_id, o.evm_address as owner_evm_address, n.spender,
+       s.evm_address as spender_evm_address, n.metadata
+from (
+  (select account_id, spender, metadata, deleted, timestamp_range from nft
+   where token_id = {{token}} and serial_number = {{serial}} and lower(timestamp_range) <= {{at}})
+  union all
+  (select account_id, spender, metadata, deleted, timestamp_range from nft_history
+   where token_id = {{token}} and serial_number = {{serial}} and lower(timestamp_range) <= {{at}}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) n {_NFT_PARTIES}
+where n.deleted is not true"""
+"""The NFT row in force at ``at``."""

@@ -15,7 +15,7 @@ from ledgermirror.db.sql import Statement, template
 from ledgermirror.evm.calls import long_zero_num
 from ledgermirror.evm.exchange_rate import DEFAULT_RATE
 from ledgermirror.evm.state import AccountState
-from ledgermirror.evm.token_facade import TokenState, proxy_code
+from ledgermirror.evm.token_facade import NftState, TokenState, proxy_code
 from ledgermirror.ledger.entity_id import encode_entity_id
 from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, decode_exchange_rates
@@ -54,6 +54,7 @@ class MirrorState:
             "token_balance": self.token_balance,
             "token_allowance": self.token_allowance,
             "exchange_rate": self.exchange_rate,
+            "nft": self.nft,
         }
         handler = handlers.get(what)
         if handler is None:
@@ -167,6 +168,31 @@ class MirrorState:
             token=self._encoded(token_num),
         )
         return await self._amount(statement, "amount")
+
+    def _address_of(self, entity_id: int, evm_address: bytes | None) -> bytes:
+        """An entity's address as the EVM sees it: its EVM address, else its long-zero address."""
+        if evm_address:
+            return bytes(evm_address)
+        return (entity_id & ((1 << 38) - 1)).to_bytes(20, "big")
+
+    async def nft(self, token: bytes, serial: int) -> NftState | None:
+        token_num = long_zero_num(token)
+        if token_num is None:
+            return None
+        statement = self._as_of(q.NFT, q.NFT_AT, token=self._encoded(token_num), serial=serial)
+        rows = await self._ctx.database.fetch(statement)
+        if not rows:
+            return None
+        row = rows[0]
+        owner = (
+            None if row["owner_id"] is None else self._address_of(int(row["owner_id"]), row["owner_evm_address"])
+        )
+        spender = (
+            bytes(20)
+            if row["spender"] is None
+            else self._address_of(int(row["spender"]), row["spender_evm_address"])
+        )
+        return NftState(owner=owner, spender=spender, metadata=bytes(row["metadata"] or b""))
 
     async def exchange_rate(self) -> tuple[int, int]:
         bounds = system_files.Window(upper=INT64_MAX if self._at is None else self._at)
