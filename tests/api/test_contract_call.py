@@ -234,6 +234,10 @@ def test_contract_creation_returns_the_runtime_bytecode(mirrored: TestClient) ->
     init = COMPILED["Child"]["bytecode"] + word(3)
     assert result(mirrored, {"data": "0x" + init}) == "0x" + COMPILED["Child"]["runtime"]
     assert result(mirrored, {"data": init, "to": ""}) == "0x" + COMPILED["Child"]["runtime"]
+    # value is ignored for a creation, as the reference's ContractCreate carries none (Child's constructor is not
+    # payable: value sent to it would revert)
+    with_value = {"data": "0x" + init, "from": HOLDER, "value": 5}  # init code by the reference's pattern
+    assert result(mirrored, with_value) == "0x" + COMPILED["Child"]["runtime"]
 
 
 def test_calls_that_return_nothing(mirrored: TestClient) -> None:

@@ -123,7 +123,8 @@ async def call(request: Request, ctx: AppContext) -> Page:
         touched = [sender, block.coinbase] + ([] if parsed.to is None else [parsed.to])
         accounts = tuple([(address, await state.account(address)) for address in dict.fromkeys(touched)])
         job = Job(
-            call=Call(sender, parsed.to, parsed.data, parsed.value, parsed.gas),
+            # a creation carries no value: the reference's ContractCreate body has no initial balance
+            call=Call(sender, parsed.to, parsed.data, 0 if parsed.to is None else parsed.value, parsed.gas),
             block=block,
             estimate=parsed.estimate,
             sender_given=parsed.sender is not None,
