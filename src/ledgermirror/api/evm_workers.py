@@ -34,6 +34,10 @@ def _wake(ready: asyncio.Future[None]) -> None:
         ready.set_result(None)
 
 
+class WorkerFailed(Exception):
+    """A job ended in an unexpected error of the EVM (a bug): the request is a ``500``, the text logged."""
+
+
 class _Worker:
     def __init__(self) -> None:
         ours, theirs = socket.socketpair()
@@ -95,6 +99,8 @@ class WorkerPool:
                     break
                 if message[0] == "timeout":
                     raise TimeBudgetExceeded()
+                if message[0] == "error":
+                    raise WorkerFailed(message[1])
                 worker.send(await answer(message))
         except BaseException:
             worker.stop()  # its job is half done: never reused

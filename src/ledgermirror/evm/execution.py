@@ -26,7 +26,7 @@ from eth_typing import Address, BlockNumber, Hash32
 
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
-from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, token_view
+from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
 
 _CHECK_EVERY = 512
 """Operations between two looks at the clock."""
@@ -88,8 +88,8 @@ class _SystemContracts:
             return self._hts
         if address == EXCHANGE_RATE_ADDRESS:
             return self._exchange_rate
-        if address[:12] == _LONG_ZERO_PREFIX and self._state.reader.token(address) is not None:
-            return self._token
+        if address[:12] == _LONG_ZERO_PREFIX and self._state.get_code(Address(address)) == proxy_code(address):
+            return self._token  # a token's address (only tokens hold the proxy code: no question for others)
         return default
 
     def _hts(self, computation: Any) -> Any:

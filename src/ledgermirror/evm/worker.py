@@ -1,10 +1,10 @@
 """The worker process a contract call runs in, so that the EVM's CPU never holds the API's interpreter lock.
 
 Started as ``python -m ledgermirror.evm.worker <descriptor>`` with one end of a socket pair. The API sends a
-:class:`~ledgermirror.evm.calls.Job` down it; the worker runs it and asks back through the
-same pipe for every piece of state it touches (``("account", address)``, ``("slot", address, key)``, ...), which
-the API reads from PostgreSQL; the worker ends with ``("done", JobResult)`` or ``("timeout",)``. One job at a
-time per worker. The worker has no database connection of its own.
+:class:`~ledgermirror.evm.calls.Job` down it; the worker runs it and asks back through the same socket for every
+piece of state it touches (``("account", address)``, ``("slot", address, key)``, ...), which the API reads from
+PostgreSQL. The worker ends a job with ``("done", JobResult)`` or ``("timeout",)``; after an unexpected error it
+sends ``("error", text)`` and exits. One job at a time per worker; no database connection of its own.
 """
 
 from __future__ import annotations
@@ -72,6 +72,9 @@ def serve(conn: Connection) -> None:
             conn.send(("done", run_job(job, PipeReader(conn, job.accounts))))
         except TimeBudgetExceeded:
             conn.send(("timeout",))
+        except Exception as error:  # a bug of ours or py-evm's: the API answers 500 and logs it
+            conn.send(("error", f"{type(error).__name__}: {error}"))
+            return
 
 
 if __name__ == "__main__":  # python -m ledgermirror.evm.worker <socket descriptor>: api/evm_workers.py

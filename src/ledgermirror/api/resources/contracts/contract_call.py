@@ -15,6 +15,7 @@ time budget); each has ``contract_call_timeout_ms`` in total (then ``503``, its 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -23,7 +24,7 @@ from starlette.requests import Request
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page
 from ledgermirror.api.errors import UnsupportedMediaType
-from ledgermirror.api.evm_workers import WorkerDied
+from ledgermirror.api.evm_workers import WorkerDied, WorkerFailed
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.resources.contracts import contract_call_query as q
 from ledgermirror.api.resources.contracts.contract_call_request import (
@@ -38,6 +39,8 @@ from ledgermirror.db.sql import template
 from ledgermirror.evm.calls import Job, JobResult
 from ledgermirror.evm.execution import BlockContext, Call, Outcome, TimeBudgetExceeded
 from ledgermirror.evm.revert import revert_reason
+
+_log = logging.getLogger(__name__)
 
 PATH = "/api/v1/contracts/call"
 FEE_COLLECTOR_NUM = 98
@@ -135,6 +138,9 @@ async def call(request: Request, ctx: AppContext) -> Page:
             result = await workers.run(job, state.answer)
         except (TimeBudgetExceeded, WorkerDied):
             raise Web3Error(503, [("Service Unavailable", "", "")]) from None
+        except WorkerFailed:
+            _log.exception("contract call failed in its EVM worker")
+            raise Web3Error(500, [("Internal Server Error", "", "")]) from None
     finally:
         workers.turns.release()
     return Page({"result": "0x" + _answer(result).hex()})
