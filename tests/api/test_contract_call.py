@@ -127,7 +127,7 @@ TOKENS: dict[str, Any] = {
          "type": "FUNGIBLE_COMMON", "created_timestamp": 150, "timestamp_range": "[150,2000000000)",
          "custom_fees": []},
         {"token_id": "0.0.2002", "name": "Art", "symbol": "ART", "total_supply": 3, "type": "NON_FUNGIBLE_UNIQUE",
-         "created_timestamp": 150},
+         "created_timestamp": 150, "freeze_default": True, "kyc_status": 1},
     ],
     "tokenaccounts": [
         {"account_id": "0.0.1010", "token_id": "0.0.2001", "balance": 4_200, "created_timestamp": 150},

@@ -13,6 +13,8 @@ interface IERC20View {
 interface IHederaTokenService {
     function isToken(address token) external returns (int64 responseCode, bool isToken);
     function getTokenType(address token) external returns (int64 responseCode, int32 tokenType);
+    function getTokenDefaultFreezeStatus(address token) external returns (int64 responseCode, bool frozen);
+    function getTokenDefaultKycStatus(address token) external returns (int64 responseCode, bool granted);
 }
 
 // Reads an HTS token through its ERC facade and through the token service at 0x167 (the calls of the
@@ -72,5 +74,12 @@ contract TokenReader {
         } catch {
             return IERC20View(token).name();
         }
+    }
+
+    function defaultStatuses(address token) external returns (bool frozen, bool granted) {
+        (int64 freezeCode, bool frozenByDefault) = HTS.getTokenDefaultFreezeStatus(token);
+        (int64 kycCode, bool grantedByDefault) = HTS.getTokenDefaultKycStatus(token);
+        require(freezeCode == 22 && kycCode == 22, "default statuses failed");
+        return (frozenByDefault, grantedByDefault);
     }
 }

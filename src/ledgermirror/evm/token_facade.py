@@ -39,6 +39,10 @@ class TokenState:
     total_supply: int
     type: str
     """``FUNGIBLE_COMMON`` or ``NON_FUNGIBLE_UNIQUE``."""
+    freeze_default: bool = False
+    """New relationships start frozen (``token.freeze_default``)."""
+    kyc_default: bool = False
+    """New relationships start with KYC granted (``token.kyc_status`` GRANTED)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +83,8 @@ BALANCE_OF = _selector("balanceOf(address)")
 ALLOWANCE = _selector("allowance(address,address)")
 IS_TOKEN = _selector("isToken(address)")
 GET_TOKEN_TYPE = _selector("getTokenType(address)")
+DEFAULT_FREEZE = _selector("getTokenDefaultFreezeStatus(address)")
+DEFAULT_KYC = _selector("getTokenDefaultKycStatus(address)")
 OWNER_OF = _selector("ownerOf(uint256)")
 TOKEN_URI = _selector("tokenURI(uint256)")
 GET_APPROVED = _selector("getApproved(uint256)")
@@ -146,14 +152,18 @@ def _nft_view(token_address: bytes, token: TokenState, data: bytes, reads: Token
 def hts_view(data: bytes, token: TokenLookup) -> bytes:
     """The answer of an HTS read at 0x167; raises :class:`NotAnswered`."""
     selector = data[:4]
-    if selector in (IS_TOKEN, GET_TOKEN_TYPE):
-        target = abi.address_argument(data, 0)
-        if target is None:
-            raise NotAnswered()
-        found = token(target)
-        if selector == IS_TOKEN:
-            return abi.uint(SUCCESS) + abi.boolean(found is not None)
-        if found is None:
-            raise NotAnswered()
-        return abi.uint(SUCCESS) + abi.uint(0 if found.type == FUNGIBLE_COMMON else 1)
-    raise NotAnswered()
+    if selector not in (IS_TOKEN, GET_TOKEN_TYPE, DEFAULT_FREEZE, DEFAULT_KYC):
+        raise NotAnswered()
+    target = abi.address_argument(data, 0)
+    if target is None:
+        raise NotAnswered()
+    found = token(target)
+    if selector == IS_TOKEN:
+        return abi.uint(SUCCESS) + abi.boolean(found is not None)
+    if found is None:
+        raise NotAnswered()
+    if selector == DEFAULT_FREEZE:
+        return abi.uint(SUCCESS) + abi.boolean(found.freeze_default)
+    if selector == DEFAULT_KYC:
+        return abi.uint(SUCCESS) + abi.boolean(found.kyc_default)
+    return abi.uint(SUCCESS) + abi.uint(0 if found.type == FUNGIBLE_COMMON else 1)

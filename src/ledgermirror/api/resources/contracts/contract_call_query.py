@@ -49,15 +49,16 @@ order by slot, consensus_timestamp desc"""
 """Values as of ``at``, the newest change of each slot; ``contract_state_change.slot`` is stored without its
 leading zero bytes."""
 
-TOKEN = """select t.name, t.symbol, t.decimals, t.total_supply, t.type
+TOKEN = """select t.name, t.symbol, t.decimals, t.total_supply, t.type, t.freeze_default, t.kyc_status
 from token t join entity e on e.id = t.token_id
 where t.token_id = {id} and e.deleted is not true"""
-TOKEN_AT = """select t.name, t.symbol, t.decimals, t.total_supply, t.type
+TOKEN_AT = """select t.name, t.symbol, t.decimals, t.total_supply, t.type, t.freeze_default, t.kyc_status
 from (
-  (select name, symbol, decimals, total_supply, type, timestamp_range from token
+  (select name, symbol, decimals, total_supply, type, freeze_default, kyc_status, timestamp_range from token
    where token_id = {id} and lower(timestamp_range) <= {at})
   union all
-  (select name, symbol, decimals, total_supply, type, timestamp_range from token_history
+  (select name, symbol, decimals, total_supply, type, freeze_default, kyc_status, timestamp_range
+   from token_history
    where token_id = {id} and lower(timestamp_range) <= {at}
    order by lower(timestamp_range) desc limit 1)
   order by timestamp_range desc limit 1

@@ -24,6 +24,8 @@ MINIMUM_ACCOUNT_BALANCE = 10**17
 """Accounts below this many tinybars are reported with it (the reference's ``evm.minimumAccountBalance``), so a
 call never fails for lack of funds."""
 TREASURY_NUM = 2
+KYC_GRANTED = 1
+"""``token.kyc_status`` of a token whose relationships start with KYC granted (1 GRANTED, 2 REVOKED, 0 none)."""
 
 
 def hash32(text: str) -> bytes:
@@ -132,6 +134,8 @@ class MirrorState:
                     decimals=int(row["decimals"]),
                     total_supply=int(row["total_supply"]),
                     type=str(row["type"]),
+                    freeze_default=bool(row["freeze_default"]),
+                    kyc_default=row["kyc_status"] == KYC_GRANTED,
                 )
         return self._tokens[address]
 
