@@ -541,6 +541,68 @@ def test_concurrency_limit_and_the_other_routes(database: Prepared, ledger: Ledg
         assert client.post(URL, content=light, headers=headers, timeout=10).json() == {"result": "0x" + word(5)}
 
 
+TRACED_AT = 3_000_000_100  # in block 2
+TRACED_HASH = "ee" * 32
+TRACED: dict[str, Any] = {
+    "transactions": [
+        {"consensus_timestamp": TRACED_AT, "payerAccountId": "0.0.1010", "valid_start_timestamp": 2_999_000_000,
+         "type": 7, "result": 22},
+        {"consensus_timestamp": TRACED_AT + 50, "payerAccountId": "0.0.1010",
+         "valid_start_timestamp": 2_999_000_050, "type": 8, "result": 22},
+    ],
+    "contractresults": [
+        {"consensus_timestamp": TRACED_AT, "contract_id": 1001, "sender_id": 1010, "payer_account_id": 1010,
+         "function_parameters": "0x" + selector("increment()"), "gas_limit": 100_000, "gas_used": 26_509,
+         "transaction_hash": "0x" + TRACED_HASH},
+        {"consensus_timestamp": TRACED_AT + 50, "contract_id": 1003, "sender_id": 1010, "payer_account_id": 1010,
+         "transaction_hash": "0x" + "dd" * 32},
+    ],
+}  # fmt: skip
+
+
+def test_opcode_trace_of_a_stored_call(mirrored: TestClient, ledger: Ledger) -> None:
+    # OpcodeServiceTest / ContractCallServiceOpcodeTracerTest: the call replayed on the state before it
+    ledger.load(TRACED)
+    response = mirrored.get(f"/api/v1/contracts/results/{TRACED_HASH}/opcodes?memory=true&storage=true")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert list(body) == ["address", "contract_id", "failed", "gas", "opcodes", "return_value"]
+    assert body["address"] == TARGET
+    assert body["contract_id"] == "0.0.1001"
+    assert body["failed"] is False
+    assert body["gas"] == 26_509  # the same gas the stored result used
+    assert body["return_value"] == "0x" + word(6)  # counter was 5 just before (contract_state_change at 2 s)
+    first, last = body["opcodes"][0], body["opcodes"][-1]
+    assert first == {"depth": 0, "gas": first["gas"], "gas_cost": 3, "memory": [], "op": "PUSH1", "pc": 0,
+                     "reason": None, "stack": [], "storage": {}}  # fmt: skip
+    assert last["op"] == "RETURN"
+    sstore = next(entry for entry in body["opcodes"] if entry["op"] == "SSTORE")
+    assert sstore["storage"] == {"0x" + word(1): "0x" + word(6)}
+    assert any(entry["memory"] for entry in body["opcodes"])
+    by_id = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000000/opcodes?stack=false")
+    assert by_id.status_code == 200
+    assert by_id.json()["opcodes"][5]["stack"] == []
+    assert by_id.json()["gas"] == 26_509
+
+
+def test_opcode_trace_errors(mirrored: TestClient, ledger: Ledger) -> None:
+    # OpcodesControllerTest: rejectsWhenAcceptEncodingIsNotGzip, callWithTransactionNotFoundExceptionTest
+    ledger.load(TRACED)
+    url = f"/api/v1/contracts/results/{TRACED_HASH}/opcodes"
+    for encoding in ("deflate", "identity", "br", ""):
+        refused = mirrored.get(url, headers={"accept-encoding": encoding})
+        assert refused.status_code == 406
+        assert errors(refused) == [
+            {"message": "Not Acceptable", "detail": "Accept-Encoding: gzip header is required", "data": ""}
+        ]
+    missing = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000001/opcodes")
+    assert errors(missing) == [
+        {"message": "Not Found", "detail": "Transaction not found: 0.0.1010-2-999000001", "data": ""}
+    ]
+    create = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000050/opcodes")
+    assert create.status_code == 501
+
+
 SOLC_VERSION = "0.8.24"
 SOLC_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "solc"
 SOURCES = Path(__file__).resolve().parents[1] / "contracts"

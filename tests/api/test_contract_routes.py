@@ -1,5 +1,5 @@
-"""The contract routes as a whole: the opcodes route answered 501 with our error body (``POST /contracts/call``
-is tests/api/test_contract_call.py), the order of the route
+"""The contract routes as a whole: the opcodes route's bad input and unknown transactions (its traces and
+``POST /contracts/call`` are tests/api/test_contract_call.py), the order of the route
 table (``/contracts/results...`` before ``/contracts/{contractIdOrAddress}``), methods and odd paths."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import pytest
 from starlette.testclient import TestClient
 
 from ledgermirror.api.app import ENDPOINTS
-from ledgermirror.api.resources.contracts import contract_evm
 
 HASH = "4a563af33c4871b51a8b108aa2fe1dd5280a30dfb7236170ae5e5e7957eb6392"
 
@@ -22,10 +21,12 @@ HASH = "4a563af33c4871b51a8b108aa2fe1dd5280a30dfb7236170ae5e5e7957eb6392"
         f"{HASH}/opcodes?stack=false&memory=true&storage=TRUE",
     ],
 )
-def test_opcodes_are_not_implemented(client: TestClient, path: str) -> None:
+def test_opcodes_of_unknown_transactions(client: TestClient, path: str) -> None:
     response = client.get(f"/api/v1/contracts/results/{path}")
-    assert response.status_code == 501
-    assert response.json() == {"_status": {"messages": [{"message": contract_evm.OPCODES_UNSUPPORTED}]}}
+    assert response.status_code == 404
+    (message,) = response.json()["_status"]["messages"]
+    assert message["message"] == "Not Found"
+    assert message["detail"].startswith(("Contract transaction hash not found: ", "Transaction not found: "))
 
 
 @pytest.mark.parametrize(

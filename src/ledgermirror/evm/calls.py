@@ -5,10 +5,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ledgermirror.evm.estimate import estimate_gas
 from ledgermirror.evm.execution import BlockContext, Call, Outcome, execute
 from ledgermirror.evm.state import AccountState, StateReader
+from ledgermirror.evm.tracer import TraceOptions, Tracer
 
 SYSTEM_ACCOUNTS = 1000
 """Numbers below this are system accounts (precompiles, system contracts): never ``INVALID_CONTRACT_ID``, as the
@@ -28,6 +30,8 @@ class Job:
     """``time.monotonic()`` (one clock for every process of the machine)."""
     accounts: tuple[tuple[bytes, AccountState | None], ...] = ()
     """Accounts every call touches (the sender, the target, the coinbase), sent with the job to save asking."""
+    trace: TraceOptions | None = None
+    """Trace every operation (the opcodes route): the result then carries the trace, and no estimate is made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +40,7 @@ class JobResult:
     """``ok``, ``failed`` (see ``outcome``), ``invalid_contract`` or ``payer_not_found``."""
     output: bytes = b""
     outcome: Outcome | None = None
+    trace: list[dict[str, Any]] | None = None
 
 
 def long_zero_num(address: bytes) -> int | None:
@@ -54,6 +59,10 @@ def run_job(job: Job, reader: StateReader) -> JobResult:
         return JobResult("invalid_contract")
     if job.sender_given and long_zero_num(call.sender) is None and reader.account(call.sender) is None:
         return JobResult("payer_not_found")
+    if job.trace is not None:
+        tracer = Tracer(job.trace)
+        traced = execute(call, job.block, reader, job.deadline, tracer)
+        return JobResult("ok" if traced.success else "failed", traced.output, traced, tracer.entries)
     outcome = execute(call, job.block, reader, job.deadline)
     if not outcome.success:
         return JobResult("failed", outcome=outcome)

@@ -27,6 +27,7 @@ from eth_typing import Address, BlockNumber, Hash32
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
 from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
+from ledgermirror.evm.tracer import Tracer
 
 _CHECK_EVERY = 512
 """Operations between two looks at the clock."""
@@ -128,6 +129,11 @@ def _answer(computation: Any, view: Callable[[], bytes]) -> Any:
 
 class _Computation(CancunComputation):
     @property
+    def opcodes(self) -> Any:  # type: ignore[override]
+        tracer = cast(_State, self.state).tracer
+        return CancunComputation.opcodes if tracer is None else tracer.traced(CancunComputation.opcodes)
+
+    @property
     def precompiles(self) -> Any:
         return _SystemContracts(super().precompiles, cast(_State, self.state))
 
@@ -146,6 +152,7 @@ class _State(CancunState):
     operations: int = 0
     reader: StateReader
     block_hash: bytes = b""
+    tracer: Tracer | None = None
 
     def get_ancestor_hash(self, block_number: int) -> Hash32:
         """Hedera's ``BLOCKHASH`` (upstream-web3.md §2.3): no 256-block window; the block itself has its own hash;
@@ -161,8 +168,11 @@ class _State(CancunState):
         """None: Hedera has no EIP-4788 beacon-roots contract (py-evm's Cancun state would install it)."""
 
 
-def execute(call: Call, block: BlockContext, reader: StateReader, deadline: float) -> Outcome:
-    """Run ``call`` on a fresh state read through from ``reader``; raises :class:`TimeBudgetExceeded`."""
+def execute(
+    call: Call, block: BlockContext, reader: StateReader, deadline: float, tracer: Tracer | None = None
+) -> Outcome:
+    """Run ``call`` on a fresh state read through from ``reader`` (each operation through ``tracer`` when given);
+    raises :class:`TimeBudgetExceeded`."""
     context = ExecutionContext(
         coinbase=Address(block.coinbase),
         timestamp=block.timestamp,
@@ -180,6 +190,7 @@ def execute(call: Call, block: BlockContext, reader: StateReader, deadline: floa
     state.operations = 0
     state.reader = reader
     state.block_hash = block.hash
+    state.tracer = tracer
     cast(ReadThroughAccountDB, state._account_db).reader = reader
     sender = Address(call.sender)
     unsigned = CancunVM.get_transaction_builder().create_unsigned_transaction(

@@ -125,3 +125,21 @@ from (
 ) n {_NFT_PARTIES}
 where n.deleted is not true"""
 """The NFT row in force at ``at``."""
+
+# The opcodes route: the transaction to replay, its stored result and its Ethereum transaction, if any.
+TRACED_BY_HASH = """select consensus_timestamp from contract_transaction_hash
+where hash = {hash} order by consensus_timestamp limit 1"""
+TRACED_BY_ID = """select consensus_timestamp from transaction
+where payer_account_id = {payer} and valid_start_ns = {valid_start} order by consensus_timestamp limit 1"""
+TRACED_RESULT = """select r.contract_id, r.sender_id, r.function_parameters, r.gas_limit, r.gas_used, r.amount,
+       s.evm_address as sender_evm_address, c.evm_address as contract_evm_address, t.type as transaction_type,
+       e.call_data, e.value as ethereum_value, e.gas_limit as ethereum_gas_limit, e.to_address,
+       e.consensus_timestamp is not null as ethereum
+from contract_result r
+left join entity s on s.id = r.sender_id
+left join entity c on c.id = r.contract_id
+left join transaction t on t.consensus_timestamp = r.consensus_timestamp
+left join ethereum_transaction e on e.consensus_timestamp = r.consensus_timestamp
+where r.consensus_timestamp = {timestamp}"""
+BLOCK_OF = _BLOCK + " where consensus_end >= {timestamp} order by consensus_end limit 1"
+"""The block (record file) holding a consensus timestamp."""
