@@ -127,11 +127,12 @@ TOKENS: dict[str, Any] = {
          "type": "FUNGIBLE_COMMON", "created_timestamp": 150, "timestamp_range": "[150,2000000000)",
          "custom_fees": []},
         {"token_id": "0.0.2002", "name": "Art", "symbol": "ART", "total_supply": 3, "type": "NON_FUNGIBLE_UNIQUE",
-         "created_timestamp": 150, "freeze_default": True, "kyc_status": 1},
+         "created_timestamp": 150, "freeze_default": True, "freeze_status": 1, "kyc_status": 2},
     ],
     "tokenaccounts": [
         {"account_id": "0.0.1010", "token_id": "0.0.2001", "balance": 4_200, "created_timestamp": 150},
-        {"account_id": "0.0.1010", "token_id": "0.0.2002", "balance": 2, "created_timestamp": 150},
+        {"account_id": "0.0.1010", "token_id": "0.0.2002", "balance": 2, "created_timestamp": 150,
+         "freeze_status": 2, "kyc_status": 1},
     ],
     "tokenAllowances": [{"owner": "0.0.1010", "spender": "0.0.1001", "token_id": "0.0.2001", "amount": 77}],
     "nfts": [
@@ -362,7 +363,7 @@ def test_nft_views(mirrored: TestClient, ledger: Ledger) -> None:
 
 def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledger) -> None:
     # the same reads from a contract (the reference's ERCTestContract and PrecompileTestContract: isToken,
-    # getTokenType)
+    # getTokenType, the default statuses, isFrozen, isKyc)
     ledger.load(TOKENS)
     assert call(mirrored, READER, "nameOf(address)", address_word(FUNGIBLE)) == text("Fungible")
     assert call(mirrored, READER, "decimalsOf(address)", address_word(FUNGIBLE)) == "0x" + word(6)
@@ -377,6 +378,20 @@ def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledg
     assert call(mirrored, READER, "tokenTypeOf(address)", address_word(NFT)) == "0x" + word(1)
     reverted = post(mirrored, {"to": READER, "data": "0x" + selector("decimalsOf(address)") + address_word(NFT)})
     assert errors(reverted)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+    # PrecompileTestContract's getTokenDefaultFreezeStatus / getTokenDefaultKycStatus
+    assert call(mirrored, READER, "defaultStatuses(address)", address_word(FUNGIBLE)) == "0x" + word(0) + word(0)
+    assert call(mirrored, READER, "defaultStatuses(address)", address_word(NFT)) == "0x" + word(1) + word(0)
+    # PrecompileTestContract's isFrozen / isKyc: the relationship's statuses, else the token's
+    relation = "relationOf(address,address)"
+    assert call(mirrored, READER, relation, address_word(FUNGIBLE) + word(1010)) == "0x" + word(0) + word(1)
+    assert call(mirrored, READER, relation, address_word(NFT) + address_word(HOLDER)) == "0x" + word(0) + word(1)
+    assert call(mirrored, READER, relation, address_word(NFT) + word(1001)) == "0x" + word(1) + word(0)
+    no_token = post(mirrored, {"to": READER, "data": "0x" + selector(relation) + word(4242) + word(1010)})
+    assert errors(no_token)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+    # state first read inside a frame that fails, read again after it (the frame's revert keeps what was read)
+    assert call(mirrored, READER, "counterAfterFailedWrite(address)", address_word(OTHER)) == "0x" + word(0)
+    assert call(mirrored, READER, "counterAfterFailedWrite(address)", address_word(TARGET)) == "0x" + word(5)
+    assert call(mirrored, READER, "nameAfterFailedDecimals(address)", address_word(NFT)) == text("Art")
     estimate = result(
         mirrored,
         {"to": READER, "data": "0x" + selector("nameOf(address)") + address_word(FUNGIBLE), "estimate": True},

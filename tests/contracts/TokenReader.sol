@@ -15,6 +15,8 @@ interface IHederaTokenService {
     function getTokenType(address token) external returns (int64 responseCode, int32 tokenType);
     function getTokenDefaultFreezeStatus(address token) external returns (int64 responseCode, bool frozen);
     function getTokenDefaultKycStatus(address token) external returns (int64 responseCode, bool granted);
+    function isFrozen(address token, address account) external returns (int64 responseCode, bool frozen);
+    function isKyc(address token, address account) external returns (int64 responseCode, bool granted);
 }
 
 // Reads an HTS token through its ERC facade and through the token service at 0x167 (the calls of the
@@ -81,5 +83,12 @@ contract TokenReader {
         (int64 kycCode, bool grantedByDefault) = HTS.getTokenDefaultKycStatus(token);
         require(freezeCode == 22 && kycCode == 22, "default statuses failed");
         return (frozenByDefault, grantedByDefault);
+    }
+
+    function relationOf(address token, address account) external returns (bool frozen, bool granted) {
+        (int64 freezeCode, bool isFrozen) = HTS.isFrozen(token, account);
+        (int64 kycCode, bool isKyc) = HTS.isKyc(token, account);
+        require(freezeCode == 22 && kycCode == 22, "relationship statuses failed");
+        return (isFrozen, isKyc);
     }
 }

@@ -95,7 +95,9 @@ class _SystemContracts:
 
     def _hts(self, computation: Any) -> Any:
         reader = self._state.reader
-        return _answer(computation, lambda: hts_view(bytes(computation.msg.data), reader.token))
+        return _answer(
+            computation, lambda: hts_view(bytes(computation.msg.data), reader.token, reader.token_relation)
+        )
 
     def _exchange_rate(self, computation: Any) -> Any:
         reader = self._state.reader

@@ -55,6 +55,9 @@ class StateReader(Protocol):
     def nft(self, token: bytes, serial: int) -> NftState | None:
         """The NFT ``serial`` of ``token``, or None when it does not exist (or is burned) at the block."""
 
+    def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
+        """``(frozen, kyc_granted)`` of ``account`` for ``token``, None when there is no such token."""
+
     def token_balance(self, token: bytes, owner: bytes) -> int:
         """The balance of ``owner`` in ``token`` (0 without a relationship)."""
 
@@ -194,3 +197,6 @@ class _DeferredReader:
 
     def nft(self, token: bytes, serial: int) -> NftState | None:
         return self._owner.reader.nft(token, serial)
+
+    def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
+        return self._owner.reader.token_relation(token, account)

@@ -59,6 +59,8 @@ class NotAnswered(Exception):
 
 
 TokenLookup = Callable[[bytes], "TokenState | None"]
+RelationLookup = Callable[[bytes, bytes], "tuple[bool, bool] | None"]
+"""``(frozen, kyc_granted)`` of an account's relationship to a token, None when there is no such token."""
 
 
 class TokenReads(Protocol):
@@ -85,6 +87,8 @@ IS_TOKEN = _selector("isToken(address)")
 GET_TOKEN_TYPE = _selector("getTokenType(address)")
 DEFAULT_FREEZE = _selector("getTokenDefaultFreezeStatus(address)")
 DEFAULT_KYC = _selector("getTokenDefaultKycStatus(address)")
+IS_FROZEN = _selector("isFrozen(address,address)")
+IS_KYC = _selector("isKyc(address,address)")
 OWNER_OF = _selector("ownerOf(uint256)")
 TOKEN_URI = _selector("tokenURI(uint256)")
 GET_APPROVED = _selector("getApproved(uint256)")
@@ -149,9 +153,15 @@ def _nft_view(token_address: bytes, token: TokenState, data: bytes, reads: Token
     return abi.address(found.spender)
 
 
-def hts_view(data: bytes, token: TokenLookup) -> bytes:
+def hts_view(data: bytes, token: TokenLookup, relation: RelationLookup) -> bytes:
     """The answer of an HTS read at 0x167; raises :class:`NotAnswered`."""
     selector = data[:4]
+    if selector in (IS_FROZEN, IS_KYC):
+        target, account = abi.address_argument(data, 0), abi.address_argument(data, 1)
+        statuses = None if target is None or account is None else relation(target, account)
+        if statuses is None:
+            raise NotAnswered()
+        return abi.uint(SUCCESS) + abi.boolean(statuses[0] if selector == IS_FROZEN else statuses[1])
     if selector not in (IS_TOKEN, GET_TOKEN_TYPE, DEFAULT_FREEZE, DEFAULT_KYC):
         raise NotAnswered()
     target = abi.address_argument(data, 0)

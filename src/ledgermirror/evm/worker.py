@@ -56,6 +56,10 @@ class PipeReader:
         found: NftState | None = self._ask("nft", token, serial)
         return found
 
+    def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
+        found = self._ask("token_relation", token, account)
+        return None if found is None else (bool(found[0]), bool(found[1]))
+
     def exchange_rate(self) -> tuple[int, int]:
         hbars, cents = self._ask("exchange_rate")
         return int(hbars), int(cents)

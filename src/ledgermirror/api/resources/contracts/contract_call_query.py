@@ -143,3 +143,29 @@ left join ethereum_transaction e on e.consensus_timestamp = r.consensus_timestam
 where r.consensus_timestamp = {timestamp}"""
 BLOCK_OF = _BLOCK + " where consensus_end >= {timestamp} order by consensus_end limit 1"
 """The block (record file) holding a consensus timestamp."""
+
+RELATION = """select coalesce(r.freeze_status, t.freeze_status) as freeze_status,
+       coalesce(r.kyc_status, t.kyc_status) as kyc_status
+from token t left join token_account r on r.token_id = t.token_id and r.account_id = {account}
+where t.token_id = {token}"""
+"""A relationship's freeze and KYC statuses, the token's where the account has no relationship (or no status)."""
+RELATION_AT = """select coalesce(r.freeze_status, t.freeze_status) as freeze_status,
+       coalesce(r.kyc_status, t.kyc_status) as kyc_status
+from (
+  (select freeze_status, kyc_status, timestamp_range from token
+   where token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select freeze_status, kyc_status, timestamp_range from token_history
+   where token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) t left join (
+  (select freeze_status, kyc_status, timestamp_range from token_account
+   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select freeze_status, kyc_status, timestamp_range from token_account_history
+   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) r on true"""
+"""The same as of ``at``."""

@@ -25,6 +25,9 @@ MINIMUM_ACCOUNT_BALANCE = 10**17
 call never fails for lack of funds."""
 TREASURY_NUM = 2
 KYC_GRANTED = 1
+KYC_REVOKED = 2
+FROZEN = 1
+"""``freeze_status`` of a frozen relationship (1 FROZEN, 2 UNFROZEN, 0 none)."""
 """``token.kyc_status`` of a token whose relationships start with KYC granted (1 GRANTED, 2 REVOKED, 0 none)."""
 
 
@@ -57,6 +60,7 @@ class MirrorState:
             "token_allowance": self.token_allowance,
             "exchange_rate": self.exchange_rate,
             "nft": self.nft,
+            "token_relation": self.token_relation,
         }
         handler = handlers.get(what)
         if handler is None:
@@ -197,6 +201,16 @@ class MirrorState:
             else self._address_of(int(row["spender"]), row["spender_evm_address"])
         )
         return NftState(owner=owner, spender=spender, metadata=bytes(row["metadata"] or b""))
+
+    async def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
+        token_num, account_id = long_zero_num(token), await self._account_id(account)
+        if token_num is None:
+            return None
+        statement = self._as_of(q.RELATION, q.RELATION_AT, token=self._encoded(token_num), account=account_id or 0)
+        rows = await self._ctx.database.fetch(statement)
+        if not rows:
+            return None
+        return rows[0]["freeze_status"] == FROZEN, rows[0]["kyc_status"] != KYC_REVOKED
 
     async def exchange_rate(self) -> tuple[int, int]:
         bounds = system_files.Window(upper=INT64_MAX if self._at is None else self._at)
