@@ -20,9 +20,10 @@ from ledgermirror.settings import Settings
 
 
 @contextlib.contextmanager
-def bounded_server(app: Any, settings: Settings) -> Iterator[int]:
-    """Serve ``app`` in a thread with the services' own configuration; yields the port."""
-    port = free_port()
+def bounded_server(app: Any, settings: Settings, port: int | None = None) -> Iterator[int]:
+    """Serve ``app`` in a thread with the services' own configuration (on ``port``, else a free one); yields the
+    port."""
+    port = free_port() if port is None else port
     server = uvicorn.Server(http_server.bounded_config(app, settings, host="127.0.0.1", port=port, lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

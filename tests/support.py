@@ -81,10 +81,14 @@ async def _once(url: str, action: Callable[[asyncpg.Connection], Awaitable[Any]]
 
 
 def reconfigure(client: TestClient, settings: Settings) -> AppContext:
-    """Give the client's app new settings, an empty response cache and the same clock and database: a fresh
-    ``AppContext`` on the app's state, which is where every request finds it."""
+    """Give the client's app new settings, an empty response cache and the same clock, database and (for the same
+    concurrency) contract-call workers: a fresh ``AppContext`` on the app's state, where every request finds it."""
     current: AppContext = client.app.state.ctx  # type: ignore[attr-defined]
     fresh = AppContext(settings, current.clock, current.db)
+    if settings.contract_call_concurrency == current.settings.contract_call_concurrency:
+        fresh.contract_workers = current.contract_workers  # the contract-call worker processes kept
+    else:
+        current.contract_workers.close()
     client.app.state.ctx = fresh  # type: ignore[attr-defined]
     return fresh
 

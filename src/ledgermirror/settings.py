@@ -103,6 +103,16 @@ class Settings:
     fee_estimate_described_form: bool = False
     """``POST /api/v1/network/fees`` in the seed's described form (amounts before the high-volume multiplier,
     the multiplier in thousandths, ``notes``) instead of the reference's."""
+    contract_call_max_gas: Annotated[int, Range(21_000)] = 15_000_000
+    """The most gas ``POST /api/v1/contracts/call`` accepts (the reference's ``evm.maxGasLimit``)."""
+    contract_call_timeout_ms: Positive = 10_000
+    """Longest one contract call may take, waiting for a turn included (``503`` after; the reference's
+    ``requestTimeout``)."""
+    contract_call_concurrency: Positive = 2
+    """Contract calls a worker runs at once; the rest wait in order (``429`` after ``contract_call_timeout_ms``),
+    so heavy calls cannot take every core from the other routes."""
+    contract_call_chain_id: Positive = 296
+    """``CHAINID`` in contract calls: 295 mainnet, 296 testnet (the reference's default), 297 previewnet."""
     users: tuple[ApiUser, ...] = ()
     """API users with their own maximum ``limit`` (HTTP Basic): a JSON array of ``{"username",
     "password_hash", "limit"}`` (``ledgermirror hash-password`` writes the hash). Never read from the database."""

@@ -1,4 +1,5 @@
-"""The contract routes as a whole: the EVM routes answered 501 with our error body, the order of the route
+"""The contract routes as a whole: the opcodes route's bad input and unknown transactions (its traces and
+``POST /contracts/call`` are tests/api/test_contract_call.py), the order of the route
 table (``/contracts/results...`` before ``/contracts/{contractIdOrAddress}``), methods and odd paths."""
 
 from __future__ import annotations
@@ -7,19 +8,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from ledgermirror.api.app import ENDPOINTS
-from ledgermirror.api.resources.contracts import contract_evm
 
 HASH = "4a563af33c4871b51a8b108aa2fe1dd5280a30dfb7236170ae5e5e7957eb6392"
-
-
-def test_call_is_not_implemented(client: TestClient) -> None:
-    for body in (b'{"data": "0x", "to": "0x0000000000000000000000000000000000001389"}', b"", b"not json"):
-        response = client.post(
-            "/api/v1/contracts/call", content=body, headers={"content-type": "application/json"}
-        )
-        assert response.status_code == 501
-        assert response.json() == {"_status": {"messages": [{"message": contract_evm.CALL_UNSUPPORTED}]}}
-    assert "EVM" in contract_evm.CALL_UNSUPPORTED
 
 
 @pytest.mark.parametrize(
@@ -31,10 +21,12 @@ def test_call_is_not_implemented(client: TestClient) -> None:
         f"{HASH}/opcodes?stack=false&memory=true&storage=TRUE",
     ],
 )
-def test_opcodes_are_not_implemented(client: TestClient, path: str) -> None:
+def test_opcodes_of_unknown_transactions(client: TestClient, path: str) -> None:
     response = client.get(f"/api/v1/contracts/results/{path}")
-    assert response.status_code == 501
-    assert response.json() == {"_status": {"messages": [{"message": contract_evm.OPCODES_UNSUPPORTED}]}}
+    assert response.status_code == 404
+    (message,) = response.json()["_status"]["messages"]
+    assert message["message"] == "Not Found"
+    assert message["detail"].startswith(("Contract transaction hash not found: ", "Transaction not found: "))
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,10 @@ content type and shape, and accepted (a 2xx, or a 404 for a path account that do
 rule no JSON Schema of a single parameter can say are the only 400s allowed: the documented rules that combine
 values (ranges whose bounds cross, equalities mixed with ranges, a parameter that needs or excludes another),
 each named by its message below (``Invalid parameter: x`` only when x was given twice or more). A ``name``
-longer than 100 bytes in UTF-8 is not generated (JSON Schema counts characters). The POST fee estimate is left
-out: its body is the protobuf bytes of a transaction, which the generator cannot write (its own tests cover
-it); so is the opcodes trace, documented as 501 (no EVM here; tests/api/test_contract_routes.py covers it).
+longer than 100 bytes in UTF-8 is not generated (JSON Schema counts characters). The POSTs are left out: the fee
+estimate's body is the protobuf bytes of a transaction, which the generator cannot write, and a contract call's
+runs an EVM (their own tests cover them); so is the opcodes trace (tests/api/test_contract_call.py and
+tests/api/test_contract_routes.py cover it).
 Requests the generator makes invalid on purpose are only checked for server errors. Bounded: a fixed number of
 examples per operation (``OPENAPI_EXAMPLES``, default 30), derandomized, so the test takes seconds."""
 

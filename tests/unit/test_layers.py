@@ -66,7 +66,19 @@ def test_ledger_imports_nothing_else_of_ours() -> None:
     assert wrong == set()
 
 
-@pytest.mark.parametrize("package", ["ledger", "db", "dataset", "fees", "importer", "blocknode"])
+def test_the_evm_imports_only_the_ledger_of_ours() -> None:
+    """``evm/`` reads no database: its state comes through the ``StateReader`` its route answers."""
+    wrong = {
+        f"{path.relative_to(PACKAGE)}: {name}"
+        for path in _modules("evm")
+        for name in _imports(_parse(path))
+        if name.startswith("ledgermirror") and not name.startswith(("ledgermirror.ledger", "ledgermirror.evm"))
+    }
+    assert wrong == set()
+    assert len(_modules("evm")) >= 4
+
+
+@pytest.mark.parametrize("package", ["ledger", "db", "dataset", "fees", "importer", "blocknode", "evm"])
 def test_no_import_of_the_api(package: str) -> None:
     wrong = {
         f"{path.relative_to(PACKAGE)}: {name}"

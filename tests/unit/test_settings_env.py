@@ -65,6 +65,10 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "pagination_probe": ("0", False),
         "schedule_signature_plain_base64": ("true", True),
         "fee_estimate_described_form": ("1", True),
+        "contract_call_max_gas": ("1_000_000", 1_000_000),
+        "contract_call_timeout_ms": ("2500", 2500),
+        "contract_call_concurrency": ("4", 4),
+        "contract_call_chain_id": ("295", 295),
         "import_balance_snapshot_enabled": ("false", False),
         "import_balance_snapshot_min_frequency_seconds": ("1800", 1800),
         "import_balance_snapshot_initial_delay_seconds": ("300", 300),
@@ -172,6 +176,21 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
     ],
     "int at least 1": [
         ("LEDGERMIRROR_POOL_MAX_SIZE", "0", "LEDGERMIRROR_POOL_MAX_SIZE must be at least 1, not '0'"),
+        (
+            "LEDGERMIRROR_CONTRACT_CALL_CONCURRENCY",
+            "0",
+            "LEDGERMIRROR_CONTRACT_CALL_CONCURRENCY must be at least 1, not '0'",
+        ),
+        (
+            "LEDGERMIRROR_CONTRACT_CALL_TIMEOUT_MS",
+            "fast",
+            "LEDGERMIRROR_CONTRACT_CALL_TIMEOUT_MS must be an integer, not 'fast'",
+        ),
+        (
+            "LEDGERMIRROR_CONTRACT_CALL_CHAIN_ID",
+            "0",
+            "LEDGERMIRROR_CONTRACT_CALL_CHAIN_ID must be at least 1, not '0'",
+        ),
         ("LEDGERMIRROR_LIMIT_MAX", "1.5", "LEDGERMIRROR_LIMIT_MAX must be an integer, not '1.5'"),
         (
             "LEDGERMIRROR_STATUS_MAX_BODY_BYTES",
@@ -185,6 +204,13 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "LEDGERMIRROR_STATUS_CACHE_SECONDS",
             "-5",
             "LEDGERMIRROR_STATUS_CACHE_SECONDS must be at least 0, not '-5'",
+        ),
+    ],
+    "int at least 21000": [
+        (
+            "LEDGERMIRROR_CONTRACT_CALL_MAX_GAS",
+            "20999",
+            "LEDGERMIRROR_CONTRACT_CALL_MAX_GAS must be at least 21000, not '20999'",
         ),
     ],
     "int in 900..604800": [

@@ -38,6 +38,7 @@ from ledgermirror.api.resources.blocks import blocks
 from ledgermirror.api.resources.contracts import (
     contract,
     contract_actions,
+    contract_call,
     contract_evm,
     contract_logs,
     contract_result,
@@ -128,7 +129,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     # contract.ENDPOINT after every /api/v1/contracts/results... route: its template matches "results" too, and
     # Starlette takes the first route that matches (tests/api/test_contract_routes.py checks the order).
     contracts.ENDPOINT,
-    contract_evm.CALL_ENDPOINT,
+    contract_call.ENDPOINT,
     contract_evm.OPCODES_ENDPOINT,
     contract_state.ENDPOINT,
     contract.ENDPOINT,
@@ -180,6 +181,8 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
         finally:
             sampler.cancel()
             watcher.cancel()
+            ctx.contract_workers.close()
+            app.state.ctx.contract_workers.close()  # a context given to the app later (tests' reconfigure)
             await ctx.db.close()
 
     routes = (

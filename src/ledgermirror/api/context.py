@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
+from ledgermirror.api.evm_workers import WorkerPool
 from ledgermirror.api.querystring.params import ParseContext
 from ledgermirror.api.responses import Rendered
 from ledgermirror.clock import Clock, SystemClock
@@ -44,6 +45,8 @@ class AppContext:
     """The configured API users by name (``api/auth.py``)."""
     credentials: TtlCache[tuple[bool, int | None]] = field(init=False)
     """Checked Basic credentials (by their SHA-256): matched, and the user's limit; PBKDF2 runs once per TTL."""
+    contract_workers: WorkerPool = field(init=False)
+    """The worker processes of ``POST /api/v1/contracts/call`` (``contract_call_concurrency`` at once)."""
 
     def __post_init__(self) -> None:
         self.cache = TtlCache(self.settings.response_cache_entries)
@@ -53,6 +56,7 @@ class AppContext:
         self.supply_statements = {}
         self.users = {user.username: user for user in self.settings.users}
         self.credentials = TtlCache(CREDENTIAL_ENTRIES, ttl_seconds=CREDENTIAL_TTL_SECONDS)
+        self.contract_workers = WorkerPool(self.settings.contract_call_concurrency)
 
     def with_limit_max(self, limit_max: int) -> AppContext:
         """This context (same database and caches) for a user whose maximum ``limit`` is ``limit_max``."""

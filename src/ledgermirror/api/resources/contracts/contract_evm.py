@@ -1,19 +1,21 @@
-"""The two contract routes that need an EVM: ``POST /api/v1/contracts/call`` and
-``GET /api/v1/contracts/results/{transactionIdOrHash}/opcodes`` (``upstream-contracts.md`` §0).
+"""``GET /api/v1/contracts/results/{transactionIdOrHash}/opcodes``: a stored contract call replayed by the EVM
+(``ledgermirror.evm``) on the state just before it, every operation traced, in the reference's answer shape
+(upstream-web3.md §4). ``POST /api/v1/contracts/call`` is ``contract_call.py``.
 
-In the reference they are not REST routes of the Node service but of its ``web3`` module: ``/call`` executes or
-estimates a call (``eth_call`` / ``eth_estimateGas``) and ``/opcodes`` re-executes a past transaction at the
-state of its block to trace it, both in a Hedera EVM running over the mirrored state. Tables alone cannot answer
-either, and this mirror runs no EVM, so both answer ``501`` with our error body and a message saying why
-(docs/compatibility.md). Their input is still checked first, so a malformed request is a ``4xx`` as usual: the
-opcodes path must be a transaction id (``shard.realm.num-sss-nnn``) or a 32-byte hash, as the reference's
-gateway routes only those to web3 (anything else is ``404``), and its ``stack``, ``memory`` and ``storage``
-parameters are booleans.
+The path is a transaction id (``shard.realm.num-sss-nnn``) or a 32-byte hash, as the reference's gateway routes
+only those to web3 (anything else is ``404``); ``stack`` (default true), ``memory`` and ``storage`` (default
+false) choose what each operation shows; the client must accept gzip (``406`` otherwise, as the reference). The
+transaction is found through ``contract_transaction_hash`` or ``transaction``, its ``contract_result`` and
+``ethereum_transaction`` give the call (sender, target, input, value, gas limit), and the state is read as of one
+nanosecond before its consensus timestamp in the block holding it. Contract creations are not replayed yet
+(``501``); docs/contracts-call.md lists what else differs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from typing import Any
 
 from starlette.requests import Request
@@ -21,21 +23,28 @@ from starlette.requests import Request
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import NotFound, Unimplemented
+from ledgermirror.api.evm_workers import WorkerDied, WorkerFailed
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec
+from ledgermirror.api.resources.contracts import contract_call_query as q
+from ledgermirror.api.resources.contracts.contract_call_request import Web3Error
+from ledgermirror.api.resources.contracts.contract_call_state import MirrorState, hash32
+from ledgermirror.db.sql import template
+from ledgermirror.evm.calls import Job
+from ledgermirror.evm.execution import BlockContext, Call, TimeBudgetExceeded
+from ledgermirror.evm.tracer import TraceOptions, TraceTooLong
+from ledgermirror.ledger.entity_id import EntityId, InvalidEntityId, format_encoded
 
-CALL_PATH = "/api/v1/contracts/call"
 OPCODES_PATH = "/api/v1/contracts/results/{transactionIdOrHash}/opcodes"
-_TRANSACTION = re.compile(r"(0x)?[A-Fa-f0-9]{64}|\d+\.\d+\.\d+-\d+-\d+", re.ASCII)
+_HASH = re.compile(r"(0x)?([A-Fa-f0-9]{64})", re.ASCII)
+_TRANSACTION_ID = re.compile(r"(\d+)\.(\d+)\.(\d+)-(\d{1,19})-(\d{1,9})", re.ASCII)
+_GATEWAY = re.compile(r"(0x)?[A-Fa-f0-9]{64}|\d+\.\d+\.\d+-\d+-\d+", re.ASCII)
 """The reference gateway's rule for what it sends to web3's opcodes route."""
+CONTRACT_CREATE = 8
+FEE_COLLECTOR_NUM = 98
 
-CALL_UNSUPPORTED = (
-    "Contract calls are not supported by this mirror: executing or estimating a call (eth_call, "
-    "eth_estimateGas) needs an EVM running over the mirrored state, which this REST service does not have"
-)
 OPCODES_UNSUPPORTED = (
-    "Opcode traces are not supported by this mirror: tracing re-executes the transaction in an EVM over the "
-    "state of its block, which this REST service does not have"
+    "Opcode traces of contract creations are not supported by this mirror yet: replaying one needs its init code"
 )
 
 
@@ -43,53 +52,139 @@ def _flag(name: str, default: str) -> ParamSpec[bool]:
     return ParamSpec[bool](
         name,
         values.true_false,
-        f"Whether the trace would include the {name} (true or false; default {default}).",
+        f"Whether each operation shows the {name} (true or false; default {default}).",
         ops=frozenset(),
         repeatable=False,
         schema={"type": "boolean"},
     )
 
 
-OPCODES_PARAMS = ParamSet([_flag("stack", "true"), _flag("memory", "false"), _flag("storage", "false")])
-NO_PARAMS = ParamSet([])
+STACK = _flag("stack", "true")
+MEMORY = _flag("memory", "false")
+STORAGE = _flag("storage", "false")
+OPCODES_PARAMS = ParamSet([STACK, MEMORY, STORAGE])
 
 
-async def call(request: Request, ctx: AppContext) -> Page:
-    raise Unimplemented(CALL_UNSUPPORTED)
+def _address(entity_id: int, evm_address: bytes | None) -> bytes:
+    if evm_address:
+        return bytes(evm_address)
+    return (entity_id & ((1 << 38) - 1)).to_bytes(20, "big")
+
+
+async def _timestamp(ctx: AppContext, path: str) -> int:
+    """The consensus timestamp of the transaction the path names, or the reference's ``404``."""
+    found = _HASH.fullmatch(path)
+    if found is not None:
+        rows = await ctx.database.fetch(template(q.TRACED_BY_HASH, hash=bytes.fromhex(found.group(2))))
+        if not rows:
+            raise Web3Error(404, [("Not Found", f"Contract transaction hash not found: {path}", "")])
+        return int(rows[0]["consensus_timestamp"])
+    parts = _TRANSACTION_ID.fullmatch(path)
+    if parts is None:
+        raise NotFound()
+    shard, realm, num, seconds, nanos = (int(part) for part in parts.groups())
+    try:
+        payer = EntityId(shard, realm, num).encoded
+    except InvalidEntityId:
+        raise Web3Error(400, [("Bad Request", f"Invalid entity ID: {shard}.{realm}.{num}", "")]) from None
+    valid_start = seconds * 1_000_000_000 + nanos
+    rows = await ctx.database.fetch(template(q.TRACED_BY_ID, payer=payer, valid_start=valid_start))
+    if not rows:
+        raise Web3Error(404, [("Not Found", f"Transaction not found: {path}", "")])
+    return int(rows[0]["consensus_timestamp"])
+
+
+def _call(row: Any) -> Call:
+    """The call the stored result was: from its Ethereum transaction when it has one, else the result's input."""
+    sender = _address(int(row["sender_id"] or 0), row["sender_evm_address"])
+    contract = _address(int(row["contract_id"]), row["contract_evm_address"])
+    if row["ethereum"]:
+        if not row["to_address"] or row["transaction_type"] == CONTRACT_CREATE:
+            raise Unimplemented(OPCODES_UNSUPPORTED)
+        value = (
+            int.from_bytes(bytes(row["ethereum_value"] or b""), "big", signed=True) if row["ethereum_value"] else 0
+        )
+        data = bytes(row["call_data"] or b"")
+        return Call(sender, bytes(row["to_address"]), data, max(value, 0), int(row["ethereum_gas_limit"]))
+    if row["transaction_type"] == CONTRACT_CREATE:
+        raise Unimplemented(OPCODES_UNSUPPORTED)
+    data = bytes(row["function_parameters"] or b"")
+    return Call(sender, contract, data, int(row["amount"] or 0), int(row["gas_limit"]))
 
 
 async def opcodes(request: Request, ctx: AppContext) -> Page:
-    if _TRANSACTION.fullmatch(str(request.path_params["transactionIdOrHash"])) is None:
+    path = str(request.path_params["transactionIdOrHash"])
+    if _GATEWAY.fullmatch(path) is None:
         raise NotFound()
-    query_of(request, ctx, OPCODES_PARAMS)
-    raise Unimplemented(OPCODES_UNSUPPORTED)
+    query = query_of(request, ctx, OPCODES_PARAMS)
+    if "gzip" not in request.headers.get("accept-encoding", "").lower():
+        raise Web3Error(406, [("Not Acceptable", "Accept-Encoding: gzip header is required", "")])
+    options = TraceOptions(
+        stack=query.last(STACK, True), memory=query.last(MEMORY, False), storage=query.last(STORAGE, False)
+    )
+    timestamp = await _timestamp(ctx, path)
+    rows = await ctx.database.fetch(template(q.TRACED_RESULT, timestamp=timestamp))
+    if not rows:
+        raise Web3Error(404, [("Not Found", f"Contract result not found: {timestamp}", "")])
+    row = rows[0]
+    call = _call(row)
+    blocks = await ctx.database.fetch(template(q.BLOCK_OF, timestamp=timestamp))
+    if not blocks:
+        raise Web3Error(404, [("Not Found", f"Contract result not found: {timestamp}", "")])
+    block_row = blocks[0]
+    block = BlockContext(
+        number=int(block_row["index"]),
+        timestamp=int(block_row["consensus_start"]) // 1_000_000_000,
+        hash=hash32(str(block_row["hash"])),
+        coinbase=(FEE_COLLECTOR_NUM).to_bytes(20, "big"),
+        chain_id=ctx.settings.contract_call_chain_id,
+    )
+    settings = ctx.settings
+    deadline = time.monotonic() + settings.contract_call_timeout_ms / 1000
+    state = MirrorState(ctx, timestamp - 1)
+    workers = ctx.contract_workers
+    try:
+        async with asyncio.timeout(settings.contract_call_timeout_ms / 1000 / 2):
+            await workers.turns.acquire()
+    except TimeoutError:
+        raise Web3Error(429, [("Too Many Requests", "Too many contract calls at once", "")]) from None
+    try:
+        job = Job(call, block, False, False, deadline, trace=options)
+        result = await workers.run(job, state.answer)
+    except (TimeBudgetExceeded, WorkerDied):
+        raise Web3Error(503, [("Service Unavailable", "", "")]) from None
+    except WorkerFailed as error:
+        if TraceTooLong.__name__ in str(error):
+            raise Web3Error(400, [("Bad Request", "The trace is too long", "")]) from None
+        raise
+    finally:
+        workers.turns.release()
+    outcome = result.outcome
+    return Page(
+        {
+            "address": "0x" + call.to.hex() if call.to is not None else "0x" + "00" * 20,
+            "contract_id": format_encoded(int(row["contract_id"])),
+            "failed": result.status != "ok",
+            "gas": 0 if outcome is None else outcome.gas_used,
+            "opcodes": result.trace or [],
+            "return_value": "0x" + (outcome.output.hex() if outcome is not None and outcome.success else ""),
+        }
+    )
 
 
-_NOT_IMPLEMENTED: dict[str, Any] = {"501": {"description": "Not implemented: this mirror runs no EVM"}}
+_ERRORS: dict[str, Any] = {
+    "406": {"description": "The client does not accept gzip"},
+    "501": {"description": "Not implemented: a contract creation's trace"},
+}
 
-CALL_ENDPOINT = Endpoint(
-    path=CALL_PATH,
-    handler=call,
-    params=NO_PARAMS,
-    max_age=0,
-    summary="Execute or estimate a contract call (not supported)",
-    description="Answered 501: executing a call needs an EVM over the mirrored state, which this mirror does "
-    "not run (the reference serves this route from its web3 module).",
-    response_schema={"type": "object", "properties": {"result": {"type": "string"}}},
-    tag="contracts",
-    method="POST",
-    operation_id="api_v1_contracts_call",
-    request_body={"required": True, "content": {"application/json": {"schema": {"type": "object"}}}},
-    extra_responses=_NOT_IMPLEMENTED,
-)
 OPCODES_ENDPOINT = Endpoint(
     path=OPCODES_PATH,
     handler=opcodes,
     params=OPCODES_PARAMS,
     max_age=0,
-    summary="Trace a transaction's opcodes (not supported)",
-    description="Answered 501: a trace re-executes the transaction in an EVM over the state of its block, which "
-    "this mirror does not run (the reference serves this route from its web3 module).",
+    summary="Trace a contract call's opcodes",
+    description="Replays the stored contract call on the state just before it and lists every operation "
+    "(docs/contracts-call.md); contract creations are not replayed yet (501).",
     response_schema={"type": "object"},
     tag="contracts",
     path_params=(
@@ -102,5 +197,5 @@ OPCODES_ENDPOINT = Endpoint(
             "example": "0.0.1001-1700000000-000000001",
         },
     ),
-    extra_responses=_NOT_IMPLEMENTED,
+    extra_responses=_ERRORS,
 )

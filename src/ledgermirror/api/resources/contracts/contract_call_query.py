@@ -1,0 +1,171 @@
+"""The statements of ``POST /api/v1/contracts/call``: the block a call runs at, and the accounts, bytecode and
+storage slots the EVM reads, now or as of a block's end (upstream-web3.md §2)."""
+
+from __future__ import annotations
+
+_BLOCK = "select index, consensus_start, consensus_end, hash from record_file"
+BLOCK_LATEST = _BLOCK + " order by consensus_end desc limit 1"
+BLOCK_EARLIEST = _BLOCK + " order by index limit 1"
+BLOCK_BY_NUMBER = _BLOCK + " where index = {number}"
+BLOCK_BY_HASH = _BLOCK + " where hash like {prefix} order by consensus_end limit 1"
+"""``prefix`` is hex digits and ``%``: a 32-byte Ethereum block hash matches its 48-byte record file hash."""
+
+_ACCOUNT_COLUMNS = "e.id, e.type, e.balance, e.ethereum_nonce, c.runtime_bytecode"
+ACCOUNT_BY_ID = f"""select {_ACCOUNT_COLUMNS}
+from entity e left join contract c on c.id = e.id
+where e.id = {{id}} and e.deleted is not true and e.type in ('ACCOUNT', 'CONTRACT')"""
+ACCOUNT_BY_EVM_ADDRESS = f"""select {_ACCOUNT_COLUMNS}
+from entity e left join contract c on c.id = e.id
+where e.evm_address = {{address}} and e.deleted is not true and e.type in ('ACCOUNT', 'CONTRACT')
+order by e.created_timestamp desc nulls last limit 1"""
+
+_AS_OF = f"""select {_ACCOUNT_COLUMNS}
+from (
+  (select id, type, balance, ethereum_nonce, deleted, timestamp_range from entity
+   where id = {{{{key}}}} and lower(timestamp_range) <= {{at}})
+  union all
+  (select id, type, balance, ethereum_nonce, deleted, timestamp_range from entity_history
+   where id = {{{{key}}}} and lower(timestamp_range) <= {{at}}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) e left join contract c on c.id = e.id
+where e.deleted is not true and e.type in ('ACCOUNT', 'CONTRACT')"""
+ACCOUNT_BY_ID_AT = _AS_OF.replace("{{key}}", "{id}")
+"""The entity row in force at ``at`` (current or history)."""
+ACCOUNT_BY_EVM_ADDRESS_AT = _AS_OF.replace(
+    "{{key}}",
+    "(select id from entity where evm_address = {address} and created_timestamp <= {at}"
+    " order by created_timestamp desc limit 1)",
+)
+"""The newest entity created with this EVM address by ``at``, as it was at ``at``."""
+
+SLOTS = """select slot, value from contract_state
+where contract_id = {contract} and slot = any({slots}::bytea[])"""
+"""Current values; ``contract_state.slot`` is stored as 32 bytes."""
+SLOTS_AT = """select distinct on (slot) slot, coalesce(value_written, value_read) as value
+from contract_state_change
+where contract_id = {contract} and slot = any({slots}::bytea[]) and consensus_timestamp <= {at}
+order by slot, consensus_timestamp desc"""
+"""Values as of ``at``, the newest change of each slot; ``contract_state_change.slot`` is stored without its
+leading zero bytes."""
+
+TOKEN = """select t.name, t.symbol, t.decimals, t.total_supply, t.type, t.freeze_default, t.kyc_status
+from token t join entity e on e.id = t.token_id
+where t.token_id = {id} and e.deleted is not true"""
+TOKEN_AT = """select t.name, t.symbol, t.decimals, t.total_supply, t.type, t.freeze_default, t.kyc_status
+from (
+  (select name, symbol, decimals, total_supply, type, freeze_default, kyc_status, timestamp_range from token
+   where token_id = {id} and lower(timestamp_range) <= {at})
+  union all
+  (select name, symbol, decimals, total_supply, type, freeze_default, kyc_status, timestamp_range
+   from token_history
+   where token_id = {id} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) t"""
+"""The token row in force at ``at``."""
+TOKEN_BALANCE = """select balance from token_account
+where account_id = {account} and token_id = {token} and associated is true"""
+TOKEN_BALANCE_AT = """select balance, associated from (
+  (select balance, associated, timestamp_range from token_account
+   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select balance, associated, timestamp_range from token_account_history
+   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) r where associated is true"""
+"""The relationship in force at ``at`` (its balance as then stored)."""
+TOKEN_ALLOWANCE = """select amount from token_allowance
+where owner = {owner} and spender = {spender} and token_id = {token}"""
+TOKEN_ALLOWANCE_AT = """select amount from (
+  (select amount, timestamp_range from token_allowance
+   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select amount, timestamp_range from token_allowance_history
+   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) a"""
+
+BALANCE_AT = """with snapshot as (
+  select max(consensus_timestamp) as taken from account_balance
+  where account_id = {treasury} and consensus_timestamp > {at} - 2678400000000000 and consensus_timestamp <= {at}
+), base as (
+  select b.balance, b.consensus_timestamp from account_balance b, snapshot s
+  where b.account_id = {id} and b.consensus_timestamp > s.taken - 2678400000000000
+    and b.consensus_timestamp <= s.taken
+  order by b.consensus_timestamp desc limit 1
+)
+select coalesce((select balance from base), 0) + coalesce((
+  select sum(amount) from crypto_transfer
+  where entity_id = {id} and consensus_timestamp > coalesce((select consensus_timestamp from base), 0)
+    and consensus_timestamp <= {at} and errata is distinct from 'DELETE'), 0) as balance"""
+"""An account's tinybars at ``at`` as the reference computes them (upstream-web3.md §2.5): its balance in the
+newest snapshot within 31 days before the treasury's newest snapshot of the 31 days before ``at`` (none: 0), plus
+its transfers after that balance up to ``at``."""
+
+_NFT_PARTIES = """left join entity o on o.id = n.account_id and o.deleted is not true
+left join entity s on s.id = n.spender and s.deleted is not true"""
+NFT = f"""select n.account_id, o.id as owner_id, o.evm_address as owner_evm_address, n.spender,
+       s.evm_address as spender_evm_address, n.metadata
+from nft n {_NFT_PARTIES}
+where n.token_id = {{token}} and n.serial_number = {{serial}} and n.deleted is not true"""
+"""An NFT now, with its owner's and spender's entities (an owner the mirror does not hold has no ``owner_id``)."""
+NFT_AT = f"""select n.account_id, o.id as owner_id, o.evm_address as owner_evm_address, n.spender,
+       s.evm_address as spender_evm_address, n.metadata
+from (
+  (select account_id, spender, metadata, deleted, timestamp_range from nft
+   where token_id = {{token}} and serial_number = {{serial}} and lower(timestamp_range) <= {{at}})
+  union all
+  (select account_id, spender, metadata, deleted, timestamp_range from nft_history
+   where token_id = {{token}} and serial_number = {{serial}} and lower(timestamp_range) <= {{at}}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) n {_NFT_PARTIES}
+where n.deleted is not true"""
+"""The NFT row in force at ``at``."""
+
+# The opcodes route: the transaction to replay, its stored result and its Ethereum transaction, if any.
+TRACED_BY_HASH = """select consensus_timestamp from contract_transaction_hash
+where hash = {hash} order by consensus_timestamp limit 1"""
+TRACED_BY_ID = """select consensus_timestamp from transaction
+where payer_account_id = {payer} and valid_start_ns = {valid_start} order by consensus_timestamp limit 1"""
+TRACED_RESULT = """select r.contract_id, r.sender_id, r.function_parameters, r.gas_limit, r.gas_used, r.amount,
+       s.evm_address as sender_evm_address, c.evm_address as contract_evm_address, t.type as transaction_type,
+       e.call_data, e.value as ethereum_value, e.gas_limit as ethereum_gas_limit, e.to_address,
+       e.consensus_timestamp is not null as ethereum
+from contract_result r
+left join entity s on s.id = r.sender_id
+left join entity c on c.id = r.contract_id
+left join transaction t on t.consensus_timestamp = r.consensus_timestamp
+left join ethereum_transaction e on e.consensus_timestamp = r.consensus_timestamp
+where r.consensus_timestamp = {timestamp}"""
+BLOCK_OF = _BLOCK + " where consensus_end >= {timestamp} order by consensus_end limit 1"
+"""The block (record file) holding a consensus timestamp."""
+
+RELATION = """select coalesce(r.freeze_status, t.freeze_status) as freeze_status,
+       coalesce(r.kyc_status, t.kyc_status) as kyc_status
+from token t left join token_account r on r.token_id = t.token_id and r.account_id = {account}
+where t.token_id = {token}"""
+"""A relationship's freeze and KYC statuses, the token's where the account has no relationship (or no status)."""
+RELATION_AT = """select coalesce(r.freeze_status, t.freeze_status) as freeze_status,
+       coalesce(r.kyc_status, t.kyc_status) as kyc_status
+from (
+  (select freeze_status, kyc_status, timestamp_range from token
+   where token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select freeze_status, kyc_status, timestamp_range from token_history
+   where token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) t left join (
+  (select freeze_status, kyc_status, timestamp_range from token_account
+   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select freeze_status, kyc_status, timestamp_range from token_account_history
+   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) r on true"""
+"""The same as of ``at``."""

@@ -1,0 +1,221 @@
+"""The mirror's state as of a block, as ``POST /api/v1/contracts/call``'s EVM asks for it: each account, storage
+slot, block hash, token, token balance or allowance and the exchange rate read once per request from the
+request's pinned database (upstream-web3.md §2). The worker process asks with ``(what, *arguments)`` tuples
+(``evm/worker.py``); :meth:`MirrorState.answer` reads and answers them."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ledgermirror.api.context import AppContext
+from ledgermirror.api.resources.contracts import contract_call_query as q
+from ledgermirror.api.resources.network import system_files
+from ledgermirror.db.sql import Statement, template
+from ledgermirror.evm.calls import long_zero_num
+from ledgermirror.evm.exchange_rate import DEFAULT_RATE
+from ledgermirror.evm.state import AccountState
+from ledgermirror.evm.token_facade import NftState, TokenState, proxy_code
+from ledgermirror.ledger.entity_id import encode_entity_id
+from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, decode_exchange_rates
+
+MINIMUM_ACCOUNT_BALANCE = 10**17
+"""Accounts below this many tinybars are reported with it (the reference's ``evm.minimumAccountBalance``), so a
+call never fails for lack of funds."""
+TREASURY_NUM = 2
+KYC_GRANTED = 1
+KYC_REVOKED = 2
+FROZEN = 1
+"""``freeze_status`` of a frozen relationship (1 FROZEN, 2 UNFROZEN, 0 none)."""
+"""``token.kyc_status`` of a token whose relationships start with KYC granted (1 GRANTED, 2 REVOKED, 0 none)."""
+
+
+def hash32(text: str) -> bytes:
+    """The first 32 bytes of a ``record_file.hash`` (hex), as the EVM sees a block hash."""
+    return bytes.fromhex(text[:64].ljust(64, "0"))
+
+
+class UnknownQuestion(Exception):
+    """A worker asked for something this reader does not know (a bug, never the client's doing)."""
+
+
+class MirrorState:
+    """The state at ``at`` (a block's ``consensus_end``; None: the current tables)."""
+
+    def __init__(self, ctx: AppContext, at: int | None) -> None:
+        self._ctx = ctx
+        self._at = at
+        self._entities: dict[bytes, tuple[int, str, AccountState] | None] = {}
+        self._tokens: dict[bytes, TokenState | None] = {}
+
+    async def answer(self, question: tuple[Any, ...]) -> Any:
+        what, *arguments = question
+        handlers: dict[str, Callable[..., Awaitable[Any]]] = {
+            "account": self.account,
+            "slot": self.slot,
+            "block_hash": self.block_hash,
+            "token": self.token,
+            "token_balance": self.token_balance,
+            "token_allowance": self.token_allowance,
+            "exchange_rate": self.exchange_rate,
+            "nft": self.nft,
+            "token_relation": self.token_relation,
+        }
+        handler = handlers.get(what)
+        if handler is None:
+            raise UnknownQuestion(repr(what))
+        return await handler(*arguments)
+
+    def _encoded(self, num: int) -> int:
+        return encode_entity_id(self._ctx.settings.shard, self._ctx.settings.realm, num)
+
+    def _as_of(self, latest: str, historical: str, **values: Any) -> Statement:
+        if self._at is None:
+            return template(latest, **values)
+        return template(historical, **values, at=self._at)
+
+    async def entity(self, address: bytes) -> tuple[int, str, AccountState] | None:
+        """The account's or contract's entity id, type and state; None when the mirror has none."""
+        if address not in self._entities:
+            self._entities[address] = await self._fetch_entity(address)
+        return self._entities[address]
+
+    async def _fetch_entity(self, address: bytes) -> tuple[int, str, AccountState] | None:
+        num = long_zero_num(address)
+        if num is not None:
+            statement = self._as_of(q.ACCOUNT_BY_ID, q.ACCOUNT_BY_ID_AT, id=self._encoded(num))
+        else:
+            statement = self._as_of(q.ACCOUNT_BY_EVM_ADDRESS, q.ACCOUNT_BY_EVM_ADDRESS_AT, address=address)
+        rows = await self._ctx.database.fetch(statement)
+        if not rows:
+            return None
+        row = rows[0]
+        balance = int(row["balance"] or 0)
+        if self._at is not None:
+            treasury = self._encoded(TREASURY_NUM)
+            at_block = template(q.BALANCE_AT, treasury=treasury, id=int(row["id"]), at=self._at)
+            balance = int((await self._ctx.database.fetch(at_block))[0]["balance"] or 0)
+        if row["type"] == "ACCOUNT":
+            balance = max(balance, MINIMUM_ACCOUNT_BALANCE)
+        code = bytes(row["runtime_bytecode"] or b"") if row["type"] == "CONTRACT" else b""
+        return int(row["id"]), str(row["type"]), AccountState(balance, int(row["ethereum_nonce"] or 0), code)
+
+    async def account(self, address: bytes) -> AccountState | None:
+        found = await self.entity(address)
+        if found is not None:
+            return found[2]
+        return None if await self.token(address) is None else AccountState(0, 0, proxy_code(address))
+
+    async def slot(self, address: bytes, key: int) -> int:
+        found = await self.entity(address)
+        if found is None or found[1] != "CONTRACT":
+            return 0
+        padded = key.to_bytes(32, "big")
+        if self._at is None:
+            statement = template(q.SLOTS, contract=found[0], slots=[padded])
+        else:
+            statement = template(q.SLOTS_AT, contract=found[0], slots=[padded.lstrip(b"\0")], at=self._at)
+        rows = await self._ctx.database.fetch(statement)
+        return int.from_bytes(bytes(rows[0]["value"]), "big") if rows and rows[0]["value"] is not None else 0
+
+    async def block_hash(self, number: int) -> bytes:
+        rows = await self._ctx.database.fetch(template(q.BLOCK_BY_NUMBER, number=number))
+        return hash32(str(rows[0]["hash"])) if rows else b""
+
+    async def token(self, address: bytes) -> TokenState | None:
+        num = long_zero_num(address)
+        if num is None:
+            return None
+        if address not in self._tokens:
+            rows = await self._ctx.database.fetch(self._as_of(q.TOKEN, q.TOKEN_AT, id=self._encoded(num)))
+            self._tokens[address] = None
+            if rows:
+                row = rows[0]
+                self._tokens[address] = TokenState(
+                    name=str(row["name"]),
+                    symbol=str(row["symbol"]),
+                    decimals=int(row["decimals"]),
+                    total_supply=int(row["total_supply"]),
+                    type=str(row["type"]),
+                    freeze_default=bool(row["freeze_default"]),
+                    kyc_default=row["kyc_status"] == KYC_GRANTED,
+                )
+        return self._tokens[address]
+
+    async def _account_id(self, address: bytes) -> int | None:
+        num = long_zero_num(address)
+        if num is not None:
+            return self._encoded(num)
+        found = await self.entity(address)
+        return None if found is None else found[0]
+
+    async def _amount(self, statement: Statement, column: str) -> int:
+        rows = await self._ctx.database.fetch(statement)
+        return int(rows[0][column] or 0) if rows else 0
+
+    async def token_balance(self, token: bytes, owner: bytes) -> int:
+        token_num, account = long_zero_num(token), await self._account_id(owner)
+        if token_num is None or account is None:
+            return 0
+        token_id = self._encoded(token_num)
+        return await self._amount(
+            self._as_of(q.TOKEN_BALANCE, q.TOKEN_BALANCE_AT, account=account, token=token_id), "balance"
+        )
+
+    async def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
+        token_num = long_zero_num(token)
+        owner_id, spender_id = await self._account_id(owner), await self._account_id(spender)
+        if token_num is None or owner_id is None or spender_id is None:
+            return 0
+        statement = self._as_of(
+            q.TOKEN_ALLOWANCE,
+            q.TOKEN_ALLOWANCE_AT,
+            owner=owner_id,
+            spender=spender_id,
+            token=self._encoded(token_num),
+        )
+        return await self._amount(statement, "amount")
+
+    def _address_of(self, entity_id: int, evm_address: bytes | None) -> bytes:
+        """An entity's address as the EVM sees it: its EVM address, else its long-zero address."""
+        if evm_address:
+            return bytes(evm_address)
+        return (entity_id & ((1 << 38) - 1)).to_bytes(20, "big")
+
+    async def nft(self, token: bytes, serial: int) -> NftState | None:
+        token_num = long_zero_num(token)
+        if token_num is None:
+            return None
+        statement = self._as_of(q.NFT, q.NFT_AT, token=self._encoded(token_num), serial=serial)
+        rows = await self._ctx.database.fetch(statement)
+        if not rows:
+            return None
+        row = rows[0]
+        owner = (
+            None if row["owner_id"] is None else self._address_of(int(row["owner_id"]), row["owner_evm_address"])
+        )
+        spender = (
+            bytes(20)
+            if row["spender"] is None
+            else self._address_of(int(row["spender"]), row["spender_evm_address"])
+        )
+        return NftState(owner=owner, spender=spender, metadata=bytes(row["metadata"] or b""))
+
+    async def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
+        token_num, account_id = long_zero_num(token), await self._account_id(account)
+        if token_num is None:
+            return None
+        statement = self._as_of(q.RELATION, q.RELATION_AT, token=self._encoded(token_num), account=account_id or 0)
+        rows = await self._ctx.database.fetch(statement)
+        if not rows:
+            return None
+        return rows[0]["freeze_status"] == FROZEN, rows[0]["kyc_status"] != KYC_REVOKED
+
+    async def exchange_rate(self) -> tuple[int, int]:
+        bounds = system_files.Window(upper=INT64_MAX if self._at is None else self._at)
+        loaded = await system_files.load(self._ctx, EXCHANGE_RATE_FILE, bounds, decode_exchange_rates)
+        current = None if loaded is None else loaded.content.current
+        if current is None:
+            return DEFAULT_RATE
+        return current.hbar_equivalent, current.cent_equivalent

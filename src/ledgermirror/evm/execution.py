@@ -1,0 +1,220 @@
+"""One call executed by py-evm (Cancun rules) over a :class:`~ledgermirror.evm.state.StateReader`.
+
+The call is a transaction of gas price 0 from ``sender`` (its nonce taken from the state, so it always passes),
+run by py-evm's transaction executor: intrinsic gas, value transfer, contract creation, refunds (capped at a
+fifth, as since London) as Ethereum has them. ``gas_used`` is what the transaction would be charged. Every
+write stays in the in-memory state that is dropped afterwards. A ``deadline`` (``time.monotonic``) stops an
+execution between operations with :class:`TimeBudgetExceeded`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from eth.constants import BLANK_ROOT_HASH, CREATE_CONTRACT_ADDRESS
+from eth.db.atomic import AtomicDB
+from eth.exceptions import Revert, VMError
+from eth.vm.execution_context import ExecutionContext
+from eth.vm.forks.cancun import CancunVM
+from eth.vm.forks.cancun.computation import CancunComputation
+from eth.vm.forks.cancun.state import CancunState
+from eth.vm.spoof import SpoofTransaction
+from eth_typing import Address, BlockNumber, Hash32
+
+from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
+from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
+from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
+from ledgermirror.evm.tracer import Tracer
+
+_CHECK_EVERY = 512
+"""Operations between two looks at the clock."""
+_UINT64 = 1 << 64
+_LONG_ZERO_PREFIX = bytes(12)
+_REFUND_QUOTIENT = 5
+"""EIP-3529: refunds are capped at a fifth of the gas used."""
+
+
+class TimeBudgetExceeded(Exception):
+    """The execution ran past its deadline."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockContext:
+    number: int
+    timestamp: int
+    """Seconds."""
+    hash: bytes
+    """The block's hash (32 bytes): ``BLOCKHASH`` of the block itself, and ``PREVRANDAO``."""
+    coinbase: bytes
+    chain_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    sender: bytes
+    to: bytes | None
+    """None: a contract creation with ``data`` as init code."""
+    data: bytes
+    value: int
+    gas: int
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    success: bool
+    output: bytes
+    """The return data; on a revert, the revert data; for a creation, the new contract's runtime bytecode."""
+    gas_used: int
+    reverted: bool
+    """A REVERT (as opposed to another failure: out of gas, an invalid opcode, ...)."""
+    error: str
+    """The failure's class name (``OutOfGas``, ``InvalidInstruction``, ...), empty on success."""
+
+
+class _SystemContracts:
+    """py-evm's precompiles, then Hedera's: HTS reads at 0x167 and the ERC facade of every token address."""
+
+    def __init__(self, standard: Mapping[Any, Any], state: _State) -> None:
+        self._standard = standard
+        self._state = state
+
+    def get(self, address: bytes, default: Any) -> Any:
+        found = self._standard.get(address)
+        if found is not None:
+            return found
+        if address == HTS_ADDRESS:
+            return self._hts
+        if address == EXCHANGE_RATE_ADDRESS:
+            return self._exchange_rate
+        if address[:12] == _LONG_ZERO_PREFIX and self._state.get_code(Address(address)) == proxy_code(address):
+            return self._token  # a token's address (only tokens hold the proxy code: no question for others)
+        return default
+
+    def _hts(self, computation: Any) -> Any:
+        reader = self._state.reader
+        return _answer(
+            computation, lambda: hts_view(bytes(computation.msg.data), reader.token, reader.token_relation)
+        )
+
+    def _exchange_rate(self, computation: Any) -> Any:
+        reader = self._state.reader
+        data = bytes(computation.msg.data)
+        return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()))
+
+    def _token(self, computation: Any) -> Any:
+        reader = self._state.reader
+        address = bytes(computation.msg.code_address)
+        token = reader.token(address)
+        assert token is not None
+        data = bytes(computation.msg.data)
+        return _answer(
+            computation,
+            lambda: token_view(address, token, data, reader),
+        )
+
+
+def _answer(computation: Any, view: Callable[[], bytes]) -> Any:
+    """A system contract's view run as a precompile: empty input halts (``CONTRACT_EXECUTION_EXCEPTION``), a
+    function it does not offer reverts with no data."""
+    if not computation.msg.data:
+        raise VMError("a system contract called without input")
+    computation.consume_gas(VIEW_GAS, reason="Hedera system contract view")
+    try:
+        computation.output = view()
+    except (NotAnswered, Unconvertible):
+        raise Revert(b"") from None
+    return computation
+
+
+class _Computation(CancunComputation):
+    @property
+    def opcodes(self) -> Any:  # type: ignore[override]
+        tracer = cast(_State, self.state).tracer
+        return CancunComputation.opcodes if tracer is None else tracer.traced(CancunComputation.opcodes)
+
+    @property
+    def precompiles(self) -> Any:
+        return _SystemContracts(super().precompiles, cast(_State, self.state))
+
+    def consume_gas(self, amount: int, reason: str) -> None:
+        state = cast(_State, self.state)
+        state.operations += 1
+        if state.operations % _CHECK_EVERY == 0 and time.monotonic() > state.deadline:
+            raise TimeBudgetExceeded()
+        super().consume_gas(amount, reason)
+
+
+class _State(CancunState):
+    account_db_class = ReadThroughAccountDB
+    computation_class = _Computation
+    deadline: float = float("inf")
+    operations: int = 0
+    reader: StateReader
+    block_hash: bytes = b""
+    tracer: Tracer | None = None
+
+    def get_ancestor_hash(self, block_number: int) -> Hash32:
+        """Hedera's ``BLOCKHASH`` (upstream-web3.md §2.3): no 256-block window; the block itself has its own hash;
+        a later block, a number wider than 8 bytes or an unknown block: zero."""
+        current = self.block_number
+        if block_number >= _UINT64 or current <= 0 or block_number > current or block_number < 0:
+            return Hash32(b"")
+        if block_number == current:
+            return Hash32(self.block_hash)
+        return Hash32(self.reader.block_hash(block_number))
+
+    def set_system_contracts(self) -> None:
+        """None: Hedera has no EIP-4788 beacon-roots contract (py-evm's Cancun state would install it)."""
+
+
+def execute(
+    call: Call, block: BlockContext, reader: StateReader, deadline: float, tracer: Tracer | None = None
+) -> Outcome:
+    """Run ``call`` on a fresh state read through from ``reader`` (each operation through ``tracer`` when given);
+    raises :class:`TimeBudgetExceeded`."""
+    context = ExecutionContext(
+        coinbase=Address(block.coinbase),
+        timestamp=block.timestamp,
+        block_number=BlockNumber(block.number),
+        difficulty=0,
+        mix_hash=Hash32(block.hash),
+        gas_limit=max(call.gas, 30_000_000),
+        prev_hashes=(),
+        chain_id=block.chain_id,
+        base_fee_per_gas=0,
+        excess_blob_gas=0,
+    )
+    state = _State(AtomicDB(), context, BLANK_ROOT_HASH)
+    state.deadline = deadline
+    state.operations = 0
+    state.reader = reader
+    state.block_hash = block.hash
+    state.tracer = tracer
+    cast(ReadThroughAccountDB, state._account_db).reader = reader
+    sender = Address(call.sender)
+    unsigned = CancunVM.get_transaction_builder().create_unsigned_transaction(
+        nonce=state.get_nonce(sender),
+        gas_price=0,
+        gas=call.gas,
+        to=Address(CREATE_CONTRACT_ADDRESS if call.to is None else call.to),
+        value=call.value,
+        data=call.data,
+    )
+    transaction = cast(Any, SpoofTransaction(unsigned, from_=sender))  # a signed transaction's stand-in
+    computation = state.apply_transaction(transaction)
+    remaining = computation.get_gas_remaining()
+    spent = call.gas - remaining
+    gas_used = spent - min(computation.get_gas_refund(), spent // _REFUND_QUOTIENT)
+    if computation.is_success:
+        output = bytes(computation.output)
+        if call.to is None:
+            output = bytes(state.get_code(computation.msg.storage_address))
+        return Outcome(True, output, gas_used, False, "")
+    error = computation.error
+    if isinstance(error, Revert):
+        return Outcome(False, bytes(computation.output), gas_used, True, "Revert")
+    name = type(error).__name__ if isinstance(error, VMError) else "VMError"
+    return Outcome(False, b"", call.gas, False, name)
