@@ -303,7 +303,9 @@ def report(setups: list[Setup], lag: Lag | None, load: tuple[str, str]) -> str:
     )
     lines = [f"machine load average (1, 5, 15 min): at the start {load[0]}, at the end {load[1]}", ""]
     if setups:
-        header = "| setup | " + " | ".join(f"{name} req/s (p99 ms; API CPU ms/req)" for name in scenarios)
+        header = "| setup | " + " | ".join(
+            f"{name} req/s (p99 ms; API, PostgreSQL CPU ms/req)" for name in scenarios
+        )
         lines += [header + " | errors |", "|---" * (len(scenarios) + 2) + "|"]
         for setup in setups:
             cells = []
@@ -312,9 +314,13 @@ def report(setups: list[Setup], lag: Lag | None, load: tuple[str, str]) -> str:
                 runs = setup.results.get(name, [])
                 rps = sum(run["rps"] for run in runs)
                 p99 = ", ".join(f"{run['p99_ms']:.0f}" for run in runs)
-                cpu = ", ".join(f"{run['api_cpu_ms_per_request']:.2f}" for run in runs)
+                requests = max(sum(run["requests"] for run in runs), 1)
+                api = sum(run["api_cpu_ms_per_request"] * run["requests"] for run in runs) / requests
+                # each driver counted all of PostgreSQL's CPU in the same window: one of them is the total
+                database = statistics.mean(run["pg_cpu_ms_per_request"] * run["requests"] for run in runs)
+                database /= requests
                 errors += sum(run["errors"] for run in runs)
-                cells.append(f"{rps:,.0f} ({p99}; {cpu})")
+                cells.append(f"{rps:,.0f} ({p99}; {api:.2f}, {database:.2f})")
             lines.append(f"| {setup.name} | " + " | ".join(cells) + f" | {errors} |")
     if lag is not None:
         lines += [
@@ -348,7 +354,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-lag", action="store_true")
     p.add_argument("--max-minutes", type=float, default=20.0, help="the whole run's bound")
     p.add_argument("--json", help="also write the results as JSON")
+    p.add_argument("--report", metavar="JSON", help="only print the report of an earlier run's --json file")
     args = p.parse_args(argv)
+    if args.report:
+        saved = json.loads(Path(args.report).read_text())
+        setups = [Setup(**setup) for setup in saved["setups"]]
+        lag_fields = {key: value for key, value in (saved["lag"] or {}).items() if key != "bytes_per_transaction"}
+        print(report(setups, Lag(**lag_fields) if lag_fields else None, (saved["load"][0], saved["load"][1])))
+        return 0
     signal.signal(signal.SIGALRM, _out_of_time)
     signal.alarm(int(args.max_minutes * 60))
     folder = Path(tempfile.mkdtemp(prefix="lm-scaling-"))
@@ -362,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report(setups, lag, (started_load, _load_average())))
     if args.json:
         body = {
+            "load": [started_load, _load_average()],
             "setups": [asdict(setup) for setup in setups],
             "lag": None if lag is None else asdict(lag) | {"bytes_per_transaction": lag.bytes_per_transaction},
         }
