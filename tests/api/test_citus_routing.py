@@ -12,15 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import asyncpg
 import pytest
-from bench._explain import RecordingDatabase
 from starlette.testclient import TestClient
-from tests.api.test_query_plans import _load
-from tests.support import Ledger
+from tests.api.plans import loaded as loaded  # noqa: PLC0414 (the module fixture, used by name)
+from tests.api.plans import nodes, statements_of
 
 from ledgermirror.db.citus import DISTRIBUTED
 from ledgermirror.db.sql import Statement
@@ -45,21 +43,13 @@ HOT_ROUTES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def loaded(database: Prepared) -> Iterator[dict[str, str]]:
-    Ledger(database.owner_url).reset()
-    yield asyncio.run(_load(database.owner_url))
-    Ledger(database.owner_url).reset()
-
-
-def _aliases(plan: dict[str, Any], found: dict[str, str] | None = None) -> dict[str, str]:
+def _aliases(plan: dict[str, Any]) -> dict[str, str]:
     """Each scan's alias in a plan, and the table it reads."""
-    found = {} if found is None else found
-    if "Relation Name" in plan:
-        found[str(plan.get("Alias", plan["Relation Name"]))] = str(plan["Relation Name"])
-    for child in plan.get("Plans", []):
-        _aliases(child, found)
-    return found
+    return {
+        str(node.get("Alias", node["Relation Name"])): str(node["Relation Name"])
+        for node in nodes(plan)
+        if "Relation Name" in node
+    }
 
 
 def _routed(conditions: str, column: str, aliases: dict[str, str]) -> bool:
@@ -75,17 +65,16 @@ def _routed(conditions: str, column: str, aliases: dict[str, str]) -> bool:
     return False
 
 
-def _unrouted(plan: dict[str, Any], aliases: dict[str, str] | None = None) -> list[str]:
+def _unrouted(plan: dict[str, Any]) -> list[str]:
     """The distributed tables a plan reads without pinning their distribution column."""
-    aliases = _aliases(plan) if aliases is None else aliases
+    aliases = _aliases(plan)
     found = []
-    table = plan.get("Relation Name")
-    if table in COLUMN:
-        conditions = " ".join(str(plan.get(key, "")) for key in ("Index Cond", "Recheck Cond", "Filter"))
-        if not _routed(conditions, COLUMN[table], aliases):
-            found.append(f"{table} ({plan['Node Type']}: {conditions.strip() or 'no condition'})")
-    for child in plan.get("Plans", []):
-        found += _unrouted(child, aliases)
+    for node in nodes(plan):
+        table = node.get("Relation Name")
+        if table in COLUMN:
+            conditions = " ".join(str(node.get(key, "")) for key in ("Index Cond", "Recheck Cond", "Filter"))
+            if not _routed(conditions, COLUMN[table], aliases):
+                found.append(f"{table} ({node['Node Type']}: {conditions.strip() or 'no condition'})")
     return found
 
 
@@ -122,14 +111,10 @@ def test_a_hot_route_reads_each_distributed_table_by_its_distribution_column(
     template: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ctx = session_client.app.state.ctx  # type: ignore[attr-defined]
-    ctx.cache.clear()
-    recorder = RecordingDatabase(ctx.database)
-    monkeypatch.setattr(ctx, "db", recorder)
-    response = session_client.get(template.format(**loaded))
+    response, statements = statements_of(session_client, template.format(**loaded), monkeypatch)
     assert response.status_code == 200, response.text
-    assert recorder.statements
-    assert asyncio.run(_unrouted_of(database.owner_url, recorder.statements)) == []
+    assert statements
+    assert asyncio.run(_unrouted_of(database.owner_url, statements)) == []
 
 
 @pytest.mark.parametrize("template", MULTI_SHARD)
@@ -140,10 +125,7 @@ def test_a_multi_shard_hot_route_is_known_for_the_table_that_makes_it_so(
     template: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ctx = session_client.app.state.ctx  # type: ignore[attr-defined]
-    ctx.cache.clear()
-    recorder = RecordingDatabase(ctx.database)
-    monkeypatch.setattr(ctx, "db", recorder)
-    assert session_client.get(template.format(**loaded)).status_code == 200
-    unrouted = asyncio.run(_unrouted_of(database.owner_url, recorder.statements))
+    response, statements = statements_of(session_client, template.format(**loaded), monkeypatch)
+    assert response.status_code == 200
+    unrouted = asyncio.run(_unrouted_of(database.owner_url, statements))
     assert unrouted and {item.split(" ", 1)[0] for item in unrouted} == {MULTI_SHARD[template]}

@@ -10,88 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 
 import asyncpg
 import pytest
-from bench._explain import RecordingDatabase, explain, seq_scan_tables
+from bench._explain import explain, seq_scan_tables
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.api.plans import loaded as loaded  # noqa: PLC0414 (the module fixture, used by name)
+from tests.api.plans import nodes, statements_of
 
-from ledgermirror import dataset
 from ledgermirror.db.sql import Statement
-from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.runtime import Prepared
-
-
-async def _load(url: str) -> dict[str, str]:
-    conn = await asyncpg.connect(url)
-    try:
-        await dataset.load(conn, "small", seed=3)
-        row = await conn.fetchrow(
-            "select e.id, e.public_key, encode(e.evm_address, 'hex') as evm from entity e "
-            "where e.type = 'ACCOUNT' and e.evm_address is not null and e.public_key is not null "
-            "and exists (select 1 from crypto_allowance where owner = e.id) order by e.id limit 1"
-        )
-        token = await conn.fetchrow("select token_id from token order by token_id limit 1")
-        block = await conn.fetchrow(
-            "select index, hash, consensus_end from record_file order by index desc limit 1"
-        )
-        assert row is not None and token is not None and block is not None
-        transaction = await conn.fetchrow(
-            "select payer_account_id, valid_start_ns, encode(transaction_hash, 'hex') as hash from transaction "
-            "where type = 14 order by consensus_timestamp desc limit 1"
-        )
-        assert transaction is not None
-        contract = await conn.fetchrow("select id from entity where type = 'CONTRACT' order by id limit 1")
-        assert contract is not None
-        seconds, nanos = divmod(transaction["valid_start_ns"], 10**9)
-        nft = await conn.fetchrow(
-            "select token_id, serial_number from nft_history order by token_id, serial_number limit 1"
-        )
-        hook = await conn.fetchrow("select owner_id, hook_id from hook_storage order by owner_id, hook_id limit 1")
-        fungible = await conn.fetchrow(
-            "select token_id from token where type = 'FUNGIBLE_COMMON' order by token_id limit 1"
-        )
-        message = await conn.fetchrow(
-            "select topic_id, consensus_timestamp from topic_message order by consensus_timestamp limit 1"
-        )
-        schedule = await conn.fetchrow("select schedule_id, creator_account_id from schedule limit 1")
-        log = await conn.fetchrow(
-            "select contract_id, consensus_timestamp, topic0, encode(transaction_hash, 'hex') as hash "
-            "from contract_log order by consensus_timestamp desc limit 1"
-        )
-        assert message is not None and schedule is not None and log is not None
-        assert nft is not None and hook is not None and fungible is not None
-        return {
-            "txid": f"0.0.{transaction['payer_account_id']}-{seconds}-{nanos:09d}",
-            "contract_entity": f"0.0.{contract['id']}",
-            "txhash": transaction["hash"],
-            "topic": f"0.0.{message['topic_id']}",
-            "message_ts": format_ns(message["consensus_timestamp"]),
-            "schedule": f"0.0.{schedule['schedule_id']}",
-            "creator": f"0.0.{schedule['creator_account_id']}",
-            "account": f"0.0.{row['id']}",
-            "evm": row["evm"],
-            "key": row["public_key"],
-            "token": f"0.0.{token['token_id']}",
-            "block": str(block["index"]),
-            "hash": block["hash"],
-            "ts": f"{block['consensus_end'] // 10**9}.{block['consensus_end'] % 10**9:09d}",
-            "nft_token": f"0.0.{nft['token_id']}",
-            "serial": str(nft["serial_number"]),
-            "fungible": f"0.0.{fungible['token_id']}",
-            "hook_owner": f"0.0.{hook['owner_id']}",
-            "hook": str(hook["hook_id"]),
-            "contract": f"0.0.{log['contract_id']}",
-            "log_ts": format_ns(log["consensus_timestamp"]),
-            "log_day_before": format_ns(log["consensus_timestamp"] - 86_400 * 10**9),
-            "event": bytes(log["topic0"]).hex(),
-            "contract_hash": log["hash"],
-        }
-    finally:
-        await conn.close()
-
 
 URLS = [
     "/api/v1/tokens?limit=5",
@@ -200,13 +128,6 @@ URLS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def loaded(database: Prepared) -> Iterator[dict[str, str]]:
-    Ledger(database.owner_url).reset()
-    yield asyncio.run(_load(database.owner_url))
-    Ledger(database.owner_url).reset()
-
-
 async def _seq_scans(url: str, statements: list[Statement]) -> list[str]:
     conn = await asyncpg.connect(url)
     found: list[str] = []
@@ -228,21 +149,14 @@ def test_every_query_has_an_index(
     template: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ctx = session_client.app.state.ctx  # type: ignore[attr-defined]
-    ctx.cache.clear()
-    recorder = RecordingDatabase(ctx.database)
-    monkeypatch.setattr(ctx, "db", recorder)
-    response = session_client.get(template.format(**loaded))
+    response, statements = statements_of(session_client, template.format(**loaded), monkeypatch)
     assert response.status_code == 200, response.text
-    assert recorder.statements, "the request issued no query"
-    assert asyncio.run(_seq_scans(database.owner_url, recorder.statements)) == []
+    assert statements, "the request issued no query"
+    assert asyncio.run(_seq_scans(database.owner_url, statements)) == []
 
 
 def _indexes(plan: dict[str, object]) -> list[str]:
-    found = [str(plan["Index Name"])] if "Index Name" in plan else []
-    for child in plan.get("Plans", []):  # type: ignore[attr-defined]
-        found += _indexes(child)
-    return found
+    return [str(node["Index Name"]) for node in nodes(plan) if "Index Name" in node]
 
 
 def _literal(value: object) -> str:
@@ -283,12 +197,9 @@ def test_generic_plans_of_account_pages_read_the_account_indexes(
     """The pool's prepared statements switch to a generic plan after a few runs; for a page of one account's
     transactions that plan must still read each source through the account's index, not walk every transaction
     in time order (what PostgreSQL picks when it cannot see the values of unknown timestamp bounds or an array)."""
-    ctx = session_client.app.state.ctx  # type: ignore[attr-defined]
-    ctx.cache.clear()
-    recorder = RecordingDatabase(ctx.database)
-    monkeypatch.setattr(ctx, "db", recorder)
-    assert session_client.get(template.format(**loaded)).status_code == 200
-    (page,) = [statement for statement in recorder.statements if " union" in statement.text]
+    response, statements = statements_of(session_client, template.format(**loaded), monkeypatch)
+    assert response.status_code == 200
+    (page,) = [statement for statement in statements if " union" in statement.text]
     used = asyncio.run(_generic_plan_indexes(database.owner_url, page))
     assert "crypto_transfer__entity_id_consensus_timestamp" in used
     assert not {"transaction_pkey", "crypto_transfer__consensus_timestamp"} & set(used), used

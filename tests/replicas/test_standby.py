@@ -169,6 +169,9 @@ def _paused(
         run(primary.url, stream, book=stream / "addressbook.bin")
         newest: int = _sql(primary.url, "select max(consensus_end) from record_file")
         assert newest > half_newest
+        newest_block: int = _sql(primary.url, "select index from record_file order by consensus_end desc limit 1")
+        new_account: int = _sql(primary.url, "select max(id) from entity") + 1000  # shard 0, realm 0: id = num
+        Ledger(primary.url).load({"accounts": [{"num": new_account}]})
         time.sleep(BOUND + 1.5)
         paused = second.get("/health/readiness")
         assert paused.status_code == 503, paused.text
@@ -191,6 +194,23 @@ def _paused(
             anchored = behind.get(f"/api/v1/transactions?limit={limit}&timestamp=lte:{format_ns(newest)}")
             assert anchored.status_code == 200
             assert anchored.headers[HEADER] == format_ns(newest)
+        # lists paged by entity id or block number (and keys of no global order): a next link's bound the
+        # standby has not replayed sends the request to the primary; one it holds leaves it in turn
+        for limit in range(1, 7):
+            for path in (
+                f"/api/v1/accounts?limit={limit}&account.id=lt:0.0.{new_account}",
+                f"/api/v1/tokens?limit={limit}&token.id=gt:0.0.{new_account}",
+                f"/api/v1/blocks?limit={limit}&block.number=lt:{newest_block}",
+                f"/api/v1/accounts/0.0.2/nfts?limit={limit}&serialnumber=lt:5&token.id=lte:0.0.9",
+            ):
+                answer = behind.get(path)
+                assert answer.status_code == 200, (path, answer.text)
+                assert answer.headers[HEADER] == format_ns(newest), path
+        held = {
+            behind.get(f"/api/v1/accounts?limit={limit}&account.id=lt:0.0.5").headers[HEADER]
+            for limit in range(1, 9)
+        }
+        assert held == {format_ns(newest), format_ns(half_newest)}
     finally:
         _sql(standby.url, "select pg_wal_replay_resume()")
     return newest
@@ -252,3 +272,44 @@ def test_a_topic_subscription_on_the_standby_learns_of_commits_from_the_primary(
         assert outcome.responses == [expected_response(row) for row in first + later]
     finally:
         server.stop()
+
+
+def test_a_standby_that_lost_its_primary_reports_a_growing_lag_and_fails_readiness(
+    pair: tuple[Server, Server, Path],
+) -> None:
+    """The primary stops: the standby's WAL receiver is gone, it has replayed all it received, and what the
+    primary would commit never arrives. Its lag grows from then (``db/replicas.py``), readiness fails past the
+    bound and it is left; once the primary is back and the receiver reconnects, it serves again."""
+    primary, standby, _ = pair
+    _wait_for(lambda: _caught_up(primary, standby))
+    role = "mirror_api"
+    both = f"{standby.url_as(role)},{primary.url_as(role)}"
+    with (
+        TestClient(create_app(_settings(), standby.url_as(role))) as alone,
+        TestClient(create_app(_settings(), both), raise_server_exceptions=False) as spread,
+    ):
+        _wait_for(lambda: alone.get("/health/readiness").status_code == 200, seconds=20)
+        primary.stop("fast")
+        try:
+            _wait_for(lambda: _lag(alone) > 0)
+            first = _lag(alone)
+            time.sleep(BOUND + 1.5)
+            cut_off = alone.get("/health/readiness")
+            assert cut_off.status_code == 503, cut_off.text
+            assert cut_off.json()["checks"]["replication"] == "DOWN"
+            assert cut_off.json()["replication_lag_seconds"] > max(first, BOUND)  # growing, past the bound
+            listed = {entry["role"]: entry for entry in spread.get("/health/readiness").json()["databases"]}
+            assert listed["standby"]["cut_off"] is True
+            assert listed["standby"]["status"] == "DOWN"  # left: no request chooses it while another answers
+            assert listed["primary"]["answered"] is False
+        finally:
+            primary.start()
+        # the receiver reconnects (the standby retries every wal_retrieve_retry_interval, 5 s): lag 0 again
+        _wait_for(lambda: alone.get("/health/readiness").status_code == 200, seconds=30)
+        assert _lag(alone) == 0
+        assert alone.get("/api/v1/blocks?limit=1").status_code == 200
+
+
+def _lag(client: TestClient) -> float:
+    lag: float = client.get("/health/readiness").json()["replication_lag_seconds"]
+    return lag

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ledgermirror.api import docs_page, openapi
+from ledgermirror.api import docs_page, freshness, openapi
 from ledgermirror.api.admission import Admission
 from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
@@ -172,7 +172,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        ctx.db = api_database(dsn, settings, observer=ctx.metrics)
+        ctx.db = api_database(dsn, settings, observer=ctx.metrics, stamp=freshness.stamp)
         await ctx.db.probe_all(timeout=1.0)  # freshness and health known before the first request
         sampler = asyncio.create_task(_sample_pool(ctx))
         watcher = asyncio.create_task(ctx.db.watch(settings.replica_check_seconds))

@@ -107,13 +107,23 @@ class Endpoint:
 
     async def _run_pinned(self, request: Request, ctx: AppContext) -> tuple[Page | Response, dict[str, str]]:
         """The handler's answer, every query of it read from one database (``api/freshness.py``: one that holds
-        the query string's timestamps, when one does), and that database's freshness header."""
+        the next link's bounds, when the query string has some), and that database's freshness headers. With one
+        database, nothing to choose: its headers as its last probe made them."""
         database = ctx.db
         if database is None:
             return await self._run(request, ctx), {}
-        with database.pinned(freshness.anchor_ns(request.scope["query_string"].decode("latin-1"))):
+        only = database.single
+        if only is not None:
             page = await self._run(request, ctx)
-            fresh = freshness.headers_of(database.current())
+            fresh = only.headers
+        else:
+            settings = ctx.settings
+            floor = freshness.floor_of(
+                request.scope["query_string"].decode("latin-1"), shard=settings.shard, realm=settings.realm
+            )
+            with database.pinned(floor):
+                page = await self._run(request, ctx)
+                fresh = freshness.headers_of(database.current())
         if isinstance(page, Response) and page.status_code < 500:
             page.headers.update(fresh)
         return page, fresh

@@ -8,24 +8,38 @@ reference tables. Citus requires every primary key and unique index of a distrib
 distribution column: :data:`WIDENED_KEYS` are our primary keys that do not, and :func:`apply` widens them with
 it first (the reference's v2 keys are those wider ones).
 
-Time partitioning of the large tables (the reference's ``V2.0.2__static_partitioning.sql`` and its partition
-maintenance) is not applied here: our tables are created unpartitioned by ``migrations/``, and converting them
-is a table rewrite that belongs to a migration of its own (docs/scaling.md, "What Citus needs").
+The large append-only tables are partitioned by time first (:data:`TIME_PARTITIONED`, the tables the
+reference's v2 ``V2.0.0__create_tables.sql`` creates ``partition by range (consensus_timestamp)``, and
+``record_file`` by ``consensus_end``): monthly range partitions in nanoseconds, named ``<table>_pYYYY_MM``, from
+the month of the table's oldest row to :data:`MONTHS_AHEAD` months after the current one
+(:func:`partition_by_time`). Our tables are created unpartitioned by ``migrations/``, so a table is converted
+in one transaction (renamed, created again ``like`` it ``partition by range``, its rows copied, the old one
+dropped): a rewrite, cheap on a new database, long on a loaded one. Partitioning is plain PostgreSQL, so it is
+tested here on the embedded server; Citus distributes a partitioned table with its partitions. Running ``db
+migrate --citus`` again adds the months missing up to :data:`MONTHS_AHEAD` ahead: it is the partition
+maintenance (the reference's ``R__time_partition_maintenance.sql``), to run at least monthly (a row past the last
+partition is refused). Left unpartitioned, as in the reference's later migrations: ``file_data`` (its
+``V2.2.0__undo_file_data_time_partition.sql``) and ``transaction_hash`` (partitioned otherwise by its
+``V2.16.0``).
 
 Citus cannot be installed on the machines this was written on: the statements here were never run against a
 Citus server. ``tests/db/test_citus.py`` checks the layout against the migrated catalog (every table and
-column exists, every unique index holds the distribution column once widened) and that the API's hot routes
-filter every distributed table they read by its distribution column.
+column exists, every unique index holds the distribution column once widened), converts every time-partitioned
+table on the embedded PostgreSQL (rolled back) and that the API's hot routes filter every distributed table they
+read by its distribution column.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import asyncpg
 
 from ledgermirror.db.sql import quote_identifier
+from ledgermirror.ledger.timestamps import month_start
 
 _log = logging.getLogger(__name__)
 
@@ -98,11 +112,40 @@ WIDENED_KEYS: dict[str, tuple[str, ...]] = {
 }
 """Primary keys given their table's distribution column (Citus enforces uniqueness per shard only)."""
 
+TIME_PARTITIONED: dict[str, str] = {
+    "account_balance": "consensus_timestamp",
+    "assessed_custom_fee": "consensus_timestamp",
+    "contract_action": "consensus_timestamp",
+    "contract_log": "consensus_timestamp",
+    "contract_result": "consensus_timestamp",
+    "contract_state_change": "consensus_timestamp",
+    "crypto_transfer": "consensus_timestamp",
+    "entity_transaction": "consensus_timestamp",
+    "ethereum_transaction": "consensus_timestamp",
+    "network_freeze": "consensus_timestamp",
+    "record_file": "consensus_end",
+    "staking_reward_transfer": "consensus_timestamp",
+    "token_balance": "consensus_timestamp",
+    "token_transfer": "consensus_timestamp",
+    "topic_message": "consensus_timestamp",
+    "transaction": "consensus_timestamp",
+}
+"""The tables partitioned by time and their partition column (nanoseconds since the epoch)."""
+
+MONTHS_AHEAD = 3
+"""Monthly partitions are made this many months past the current one."""
+
 _AVAILABLE = "select exists (select 1 from pg_available_extensions where name = 'citus')"
 _DISTRIBUTED_ALREADY = "select exists (select 1 from pg_dist_partition where logicalrelid = $1::regclass)"
 _DISTRIBUTE = "select create_distributed_table($1::regclass, $2, colocate_with => $3)"
 _REFERENCE = "select create_reference_table($1::regclass)"
 _PRIMARY_KEY = "select conname from pg_constraint where conrelid = $1::regclass and contype = 'p'"
+_PARTITIONED_ALREADY = "select exists (select 1 from pg_partitioned_table where partrelid = $1::regclass)"
+_PARTITIONS = "select count(*) from pg_inherits where inhparent = $1::regclass"
+_NEWEST_BOUND = r"""select max((regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \(''(-?[0-9]+)''\)'))[1]
+           ::bigint)
+from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = $1::regclass"""
+"""The upper bound of a range-partitioned table's last partition."""
 
 
 async def apply(conn: asyncpg.Connection) -> list[str]:
@@ -119,6 +162,10 @@ async def apply(conn: asyncpg.Connection) -> list[str]:
         if not await conn.fetchval(_DISTRIBUTED_ALREADY, table):
             async with conn.transaction():
                 await widen_key(conn, table)
+    now = time.time_ns()
+    for table in TIME_PARTITIONED:
+        async with conn.transaction():
+            await partition_by_time(conn, table, now_ns=now)
     done = []
     for item in DISTRIBUTED:
         if not await conn.fetchval(_DISTRIBUTED_ALREADY, item.table):
@@ -140,3 +187,46 @@ async def widen_key(conn: asyncpg.Connection, table: str) -> None:
         await conn.execute(f"alter table {quoted} drop constraint {quote_identifier(name)}")
     columns = ", ".join(quote_identifier(column) for column in WIDENED_KEYS[table])
     await conn.execute(f"alter table {quoted} add primary key ({columns})")
+
+
+async def partition_by_time(conn: asyncpg.Connection, table: str, *, now_ns: int) -> list[str]:
+    """Make ``table`` range-partitioned by month on its :data:`TIME_PARTITIONED` column, its rows kept, with
+    partitions from its oldest row's month to :data:`MONTHS_AHEAD` months past ``now_ns``'s; on a table already
+    partitioned, add the months missing at the end. The partitions made, by name. Run inside a transaction."""
+    column = quote_identifier(TIME_PARTITIONED[table])
+    quoted = quote_identifier(table)
+    last = month_start(now_ns, months_back=-MONTHS_AHEAD)
+    if await conn.fetchval(_PARTITIONED_ALREADY, table):
+        if await conn.fetchval(_PARTITIONS, table) == 0:
+            first = month_start(now_ns)
+        else:
+            newest = await conn.fetchval(_NEWEST_BOUND, table)
+            first = month_start(newest)
+            if first != newest:  # a bound that is not a month start: the next month start after it
+                first = month_start(newest, months_back=-1)
+        return await _add_months(conn, table, first, last)
+    old = quote_identifier(f"{table}_unpartitioned")
+    await conn.execute(f"alter table {quoted} rename to {old}")
+    await conn.execute(f"create table {quoted} (like {old} including all) partition by range ({column})")
+    oldest = await conn.fetchval(f"select min({column}) from {old}")
+    made = await _add_months(conn, table, month_start(now_ns if oldest is None else min(oldest, now_ns)), last)
+    await conn.execute(f"insert into {quoted} select * from {old}")
+    await conn.execute(f"drop table {old}")
+    return made
+
+
+async def _add_months(conn: asyncpg.Connection, table: str, first: int, last: int) -> list[str]:
+    """Monthly partitions of ``table`` from the month starting at ``first`` to the one starting at ``last``."""
+    made = []
+    start = first
+    while start <= last:
+        end = month_start(start, months_back=-1)
+        moment = datetime.fromtimestamp(start // 1_000_000_000, tz=UTC)
+        name = f"{table}_p{moment.year:04d}_{moment.month:02d}"
+        await conn.execute(
+            f"create table {quote_identifier(name)} partition of {quote_identifier(table)} "
+            f"for values from ({int(start)}) to ({int(end)})"
+        )
+        made.append(name)
+        start = end
+    return made

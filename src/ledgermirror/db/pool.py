@@ -19,7 +19,7 @@ import asyncpg
 
 from ledgermirror.db.connections import ConnectionSet, connection_set
 from ledgermirror.db.errors import CONNECTION_FAILURES, DatabaseUnavailable, connection_is_broken
-from ledgermirror.db.replicas import PROBE, Member, describe, split_urls
+from ledgermirror.db.replicas import PROBE, Floor, Member, describe, split_urls
 from ledgermirror.db.sql import Statement
 from ledgermirror.settings import Settings
 
@@ -48,15 +48,23 @@ def session_settings(settings: Settings) -> dict[str, str]:
     }
 
 
-def api_database(urls: str, settings: Settings, observer: PoolObserver | None = None) -> Database:
+def api_database(
+    urls: str,
+    settings: Settings,
+    observer: PoolObserver | None = None,
+    *,
+    stamp: Callable[[int], dict[str, str]] | None = None,
+) -> Database:
     """The API's :class:`Database` over each URL of ``urls`` (one, or several comma-separated: read replicas,
-    optionally the primary last; ``db/replicas.split_urls``), each with its own :func:`api_connections`."""
+    optionally the primary last; ``db/replicas.split_urls``), each with its own :func:`api_connections`.
+    ``stamp`` makes each member's freshness headers from its newest consensus timestamp (``Member.headers``)."""
     listed = split_urls(urls)
     return Database(
         [api_connections(url, settings) for url in listed],
         observer=observer,
         labels=[describe(url) for url in listed],
         max_lag_seconds=settings.replica_max_lag_seconds,
+        stamp=stamp,
     )
 
 
@@ -102,16 +110,18 @@ class Database:
         *,
         labels: Sequence[str] = (),
         max_lag_seconds: float = 30.0,
+        stamp: Callable[[int], dict[str, str]] | None = None,
     ) -> None:
         pools = [pool] if isinstance(pool, ConnectionSet) else list(pool)
         if not pools:
             raise ValueError("the API reads from at least one database")
         names = list(labels) or [f"database {number}" for number in range(1, len(pools) + 1)]
         self.members = [
-            Member(name, member_pool, max_lag_seconds=max_lag_seconds)
+            Member(name, member_pool, max_lag_seconds=max_lag_seconds, stamp=stamp)
             for name, member_pool in zip(names, pools, strict=True)
         ]
-        self._single = self.members[0] if len(self.members) == 1 else None
+        self.single = self.members[0] if len(self.members) == 1 else None
+        """The only database, when there is one: nothing to choose (requests need not be pinned)."""
         self._turn = 0
         self._pinned: ContextVar[Member | None] = ContextVar("pinned_member", default=None)
         self.acquire_timeout = acquire_timeout
@@ -136,18 +146,22 @@ class Database:
     async def fetchval(self, text: str, *args: Any) -> Any:
         return await self._query(lambda conn: conn.fetchval(text, *args))
 
-    def choose(self, at_least_ns: int | None = None, avoid: Member | None = None) -> Member:
-        """The member a request reads from: a usable one holding consensus data up to ``at_least_ns`` (a next
-        link's anchor), the least busy, in turn on ties; else the freshest usable one; else, when none is usable,
-        any but ``avoid`` (its failure is then the answer)."""
-        if self._single is not None:
-            return self._single
+    def choose(self, floor: Floor | None = None, avoid: Member | None = None) -> Member:
+        """The member a request reads from: a usable one holding what ``floor`` asks (a next link's bounds,
+        ``api/freshness.floor_of``; with ``floor.freshest``, one of those with the newest consensus data), the
+        least busy, in turn on ties; else the freshest usable one; else, when none is usable, any but ``avoid``
+        (its failure is then the answer)."""
+        if self.single is not None:
+            return self.single
         members = [member for member in self.members if member is not avoid] or self.members
         usable = [member for member in members if member.usable]
         if not usable:
             return members[self._next_turn() % len(members)]
-        if at_least_ns is not None:
-            fresh = [member for member in usable if (member.newest_ns or 0) >= at_least_ns]
+        if floor is not None:
+            fresh = [member for member in usable if member.holds(floor)]
+            if fresh and floor.freshest:
+                newest = max(member.newest_ns or 0 for member in fresh)
+                fresh = [member for member in fresh if (member.newest_ns or 0) == newest]
             if not fresh:
                 return max(usable, key=lambda member: member.newest_ns or 0)
             usable = fresh
@@ -170,10 +184,10 @@ class Database:
         return self._turn
 
     @contextlib.contextmanager
-    def pinned(self, at_least_ns: int | None = None, member: Member | None = None) -> Iterator[Member]:
+    def pinned(self, floor: Floor | None = None, member: Member | None = None) -> Iterator[Member]:
         """Every query inside the block (in this task) goes to one member: ``member``, or one chosen now
         (:meth:`choose`)."""
-        member = member or self.choose(at_least_ns)
+        member = member or self.choose(floor)
         token = self.pin(member)
         try:
             yield member
@@ -193,11 +207,13 @@ class Database:
         return self._pinned.get()
 
     async def _query(self, work: Callable[[Any], Awaitable[T]]) -> T:
+        if self.single is not None:
+            return await self._query_on(self.single, work)
         member = self._pinned.get() or self.choose()
         try:
             return await self._query_on(member, work)
         except DatabaseUnavailable as error:
-            if self._single is not None or not isinstance(error.__cause__, CONNECTION_FAILURES):
+            if not isinstance(error.__cause__, CONNECTION_FAILURES):
                 raise
             if isinstance(error.__cause__, asyncpg.QueryCanceledError):
                 raise  # the statement's time ran out: another database would take as long
