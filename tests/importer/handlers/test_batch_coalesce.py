@@ -1,0 +1,79 @@
+"""Which segments of a batch are written as one (``batch_writer.coalesce``): a deferred step that says what it
+touches lets later rows that touch none of it be written before it; anything else keeps the segment order."""
+
+from __future__ import annotations
+
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch_writer import coalesce
+
+
+async def _step(conn: object) -> dict[str, int]:
+    return {}
+
+
+def _association(account: int, token: int, stamp: int) -> dict[str, object]:
+    return {"account_id": account, "token_id": token, "associated": True, "timestamp_range": stamp}
+
+
+def test_a_step_without_touches_keeps_the_segments_apart() -> None:
+    batch = Batch()
+    batch.insert("prng", {"consensus_timestamp": 1, "payer_account_id": 2, "range": 0})
+    batch.defer(_step)
+    batch.insert("prng", {"consensus_timestamp": 2, "payer_account_id": 2, "range": 0})
+    written = coalesce(batch.segments)
+    assert [len(part.rows.inserts["prng"]) for part in written] == [1, 1]
+    assert [len(part.steps) for part in written] == [1, 0]
+
+
+def test_rows_touching_other_keys_join_the_rows_before_the_step() -> None:
+    batch = Batch()
+    batch.upsert("token_account", _association(10, 20, 1))
+    batch.defer(_step, touches={"token_account": [(10, 20)]})
+    batch.upsert("token_account", _association(11, 20, 2))  # another key
+    batch.insert("prng", {"consensus_timestamp": 2, "payer_account_id": 2, "range": 0})  # another table
+    batch.add_token_balance(12, 20, 5, 2)
+    written = coalesce(batch.segments)
+    assert len(written) == 1
+    assert [(row["account_id"], row["token_id"]) for row in written[0].rows.upserts["token_account"]] == [
+        (10, 20),
+        (11, 20),
+    ]
+    assert written[0].rows.token_balances == {(12, 20): [5, 2]}
+    assert [segment.step for segment in written[0].steps] == [_step]
+
+
+def test_rows_touching_the_steps_keys_come_after_it() -> None:
+    for later in (
+        lambda batch: batch.upsert("token_account", _association(10, 20, 2)),
+        lambda batch: batch.add_token_balance(10, 20, 5, 2),
+    ):
+        batch = Batch()
+        batch.defer(_step, touches={"token_account": [(10, 20)]})
+        later(batch)
+        assert len(coalesce(batch.segments)) == 2
+
+
+def test_a_key_prefix_touches_every_row_under_it() -> None:
+    batch = Batch()
+    batch.defer(_step, touches={"nft": [(7,)]})
+    batch.upsert("nft", {"token_id": 7, "serial_number": 3, "deleted": True, "timestamp_range": 2})
+    assert len(coalesce(batch.segments)) == 2
+    other = Batch()
+    other.defer(_step, touches={"nft": [(7,)]})
+    other.upsert("nft", {"token_id": 8, "serial_number": 3, "deleted": True, "timestamp_range": 2})
+    assert len(coalesce(other.segments)) == 1
+
+
+def test_a_running_value_is_applied_before_a_later_upsert_of_its_key() -> None:
+    batch = Batch()
+    batch.add_balance(1001, 5, 1)
+    batch.defer(_step, touches={"hook_storage": None})
+    batch.upsert("entity", {"id": 1001, "memo": "x", "timestamp_range": 2})
+    assert len(coalesce(batch.segments)) == 2
+    other = Batch()
+    other.add_balance(1001, 5, 1)
+    other.defer(_step, touches={"hook_storage": None})
+    other.upsert("entity", {"id": 1002, "memo": "x", "timestamp_range": 2})
+    other.add_balance(1001, 7, 2)
+    (part,) = coalesce(other.segments)
+    assert part.rows.entity_balances == {1001: [12, 2]}
