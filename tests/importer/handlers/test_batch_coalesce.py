@@ -4,7 +4,7 @@ touches lets later rows that touch none of it be written before it; anything els
 from __future__ import annotations
 
 from ledgermirror.importer.handlers.batch import Batch
-from ledgermirror.importer.handlers.batch_writer import coalesce
+from ledgermirror.importer.handlers.batch_writer import coalesce, hoisted_tables
 
 
 async def _step(conn: object) -> dict[str, int]:
@@ -77,3 +77,15 @@ def test_a_running_value_is_applied_before_a_later_upsert_of_its_key() -> None:
     other.add_balance(1001, 7, 2)
     (part,) = coalesce(other.segments)
     assert part.rows.entity_balances == {1001: [12, 2]}
+
+
+def test_append_only_rows_nothing_reads_are_written_first() -> None:
+    batch = Batch()
+    batch.insert("prng", {"consensus_timestamp": 1, "payer_account_id": 2, "range": 0})
+    batch.insert("file_data", {"consensus_timestamp": 1, "entity_id": 150, "transaction_type": 19})
+    batch.upsert("token_account", _association(10, 20, 1))
+    batch.defer(_step, touches={"file_data": None})
+    batch.insert("prng", {"consensus_timestamp": 2, "payer_account_id": 2, "range": 0})
+    assert hoisted_tables(batch.segments) == {"prng"}  # file_data a step reads; token_account is merged
+    batch.defer(_step)  # may touch anything
+    assert hoisted_tables(batch.segments) == set()

@@ -62,6 +62,8 @@ class Written:
     rows: Segment
     steps: list[Segment] = field(default_factory=list)
     """The segments whose steps run after ``rows``, in order."""
+    after: dict[str, set[tuple[Any, ...]]] = field(default_factory=dict)
+    """:func:`_applied_after_rows` of ``rows``, kept as segments join."""
 
 
 _HISTORY_TWINS = frozenset(model.history_name for model in TABLES.values() if model.history)
@@ -139,7 +141,7 @@ def _may_join(written: Written, later: Segment) -> bool:
                 keys = found[name]
                 if touched is None or keys is None or _overlap(touched, keys):
                     return False
-    for name, held in _applied_after_rows(written.rows).items():
+    for name, held in written.after.items():
         if held and name in later.upserts and held & _upserted(later, name, _KEYS[name]):
             return False
     return True
@@ -174,15 +176,31 @@ def coalesce(segments: list[Segment]) -> list[Written]:
     ones."""
     written: list[Written] = []
     for segment in segments:
-        if written and _may_join(written[-1], segment):
-            _join(written[-1].rows, segment)
-        else:
-            rows = Segment()
-            _join(rows, segment)
-            written.append(Written(rows))
+        if not written or not _may_join(written[-1], segment):
+            written.append(Written(Segment()))
+        part = written[-1]
+        _join(part.rows, segment)
+        for name, keys in _applied_after_rows(segment).items():
+            part.after.setdefault(name, set()).update(keys)
         if segment.step is not None:
             written[-1].steps.append(segment)
     return written
+
+
+_RUNNING_TABLES = frozenset(("entity", "token_account", "crypto_allowance", "token_allowance"))
+
+
+def hoisted_tables(segments: list[Segment]) -> set[str]:
+    """Append-only tables whose rows of every segment may be written at once, before anything else of the
+    batch: no deferred step of the batch may touch them (a step that does not say what it touches may touch
+    anything), and no merge or running value reads them. Appended rows commute with one another."""
+    steps = [segment for segment in segments if segment.step is not None]
+    if any(segment.touches is None for segment in steps):
+        return set()
+    touched = {name for segment in steps for name in segment.touches or ()}
+    touched |= {table_model(name).history_name for name in touched if table_model(name).history}
+    kept = touched | _RUNNING_TABLES | {name for segment in segments for name in segment.upserts}
+    return {name for segment in segments for name in segment.inserts if name not in kept}
 
 
 async def write_segment(
@@ -249,19 +267,29 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     ``entity_history`` or set ``balance_timestamp``). No deferred step reads ``entity``, so the result is the
     same as applying every segment's deltas in turn, with one statement per batch instead of one per segment.
 
-    Segments are first coalesced (:func:`coalesce`): a deferred step that says what it touches lets later rows
-    that touch none of it be written with the rows before it. The merges and running values run in one
-    ``db.write.bulk`` block (staging tables created once, joins by index set once).
+    The rows of append-only tables that nothing else in the batch reads go first, one COPY per table for the
+    batch (:func:`hoisted_tables`). The segments are coalesced (:func:`coalesce`): a deferred step that says
+    what it touches lets later rows that touch none of it be written with the rows before it. The merges and
+    running values run in one ``db.write.bulk`` block (staging tables created once, joins by index set once).
 
     A batch holding a NodeStakeUpdate ends with the pending rewards of the period it ended (``entity_stakes``),
     read from the balances and entity versions written before.
     """
     counts: dict[str, int] = {}
+    hoisted = hoisted_tables(batch.segments)
+    appended = {
+        name: [row for segment in batch.segments for row in segment.inserts.get(name, ())] for name in hoisted
+    }
     written = coalesce(batch.segments)
+    for part in written:
+        for name in hoisted:
+            part.rows.inserts.pop(name, None)
     upserted_after = _entities_upserted_after([part.rows for part in written])
     carried: dict[int, list[int]] = {}
     upserted = {name for part in written for name in part.rows.upserts}
     async with conn.transaction():
+        for name, rows in appended.items():
+            _add(counts, await write.copy_rows(conn, name, rows))
         async with write.bulk(conn, sorted(upserted)):
             for part, later in zip(written, upserted_after, strict=True):
                 segment = part.rows
