@@ -43,14 +43,29 @@ def test_rows_touching_other_keys_join_the_rows_before_the_step() -> None:
 
 
 def test_rows_touching_the_steps_keys_come_after_it() -> None:
-    for later in (
-        lambda batch: batch.upsert("token_account", _association(10, 20, 2)),
-        lambda batch: batch.add_token_balance(10, 20, 5, 2),
-    ):
-        batch = Batch()
-        batch.defer(_step, touches={"token_account": [(10, 20)]})
-        later(batch)
-        assert len(coalesce(batch.segments)) == 2
+    batch = Batch()
+    batch.defer(_step, touches={"token_account": [(10, 20)]})
+    batch.upsert("token_account", _association(10, 20, 2))
+    assert len(coalesce(batch.segments)) == 2
+
+
+def test_a_token_balance_of_a_key_a_step_touches_waits_for_the_steps() -> None:
+    """An airdrop claim: its association step, then its own transfer of the token to the receiver."""
+    batch = Batch()
+    batch.add_token_balance(10, 20, 1, 1)  # before the step: applied before it
+    batch.defer(_step, touches={"token_account": [(10, 20)]})
+    batch.add_token_balance(10, 20, 5, 2)  # after it
+    batch.add_token_balance(11, 20, 7, 2)  # another key: with the rows
+    (part,) = coalesce(batch.segments)
+    assert part.rows.token_balances == {(10, 20): [1, 1], (11, 20): [7, 2]}
+    assert part.late_token_balances == {(10, 20): [5, 2]}
+    # when the segment's own step touches the key, its balance must come before that step: it stays apart
+    batch.defer(_step, touches={"token_account": [(10, 20)]})
+    batch.add_token_balance(12, 20, 1, 3)
+    first, second = coalesce(batch.segments)
+    assert first.late_token_balances == {} and len(first.steps) == 1
+    assert second.rows.token_balances == {(10, 20): [5, 2], (11, 20): [7, 2], (12, 20): [1, 3]}
+    assert len(second.steps) == 1
 
 
 def test_a_key_prefix_touches_every_row_under_it() -> None:

@@ -64,6 +64,9 @@ class Written:
     """The segments whose steps run after ``rows``, in order."""
     after: dict[str, set[tuple[Any, ...]]] = field(default_factory=dict)
     """:func:`_applied_after_rows` of ``rows``, kept as segments join."""
+    late_token_balances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    """Token balance deltas of joined segments on keys a held step touches: applied after the steps (an airdrop
+    claim's association step, then the claim's own transfer of the token)."""
 
 
 _HISTORY_TWINS = frozenset(model.history_name for model in TABLES.values() if model.history)
@@ -83,7 +86,7 @@ def _add_keys(found: dict[str, set[tuple[Any, ...]] | None], name: str, keys: It
         held.update(keys)
 
 
-def keys_of(segment: Segment) -> dict[str, set[tuple[Any, ...]] | None]:
+def keys_of(segment: Segment, *, token_balances: bool = True) -> dict[str, set[tuple[Any, ...]] | None]:
     """What a segment's rows write or read (not its step's): table -> keys of the rows, None for any row.
     Appended rows count as any row of their table, except closed versions appended to a history twin: a step only
     adds to a history twin too, and additions commute (its table's rows are what a step touches)."""
@@ -95,7 +98,8 @@ def keys_of(segment: Segment) -> dict[str, set[tuple[Any, ...]] | None]:
         key = table_model(name).key
         _add_keys(found, name, (tuple(row[column] for column in key) for row in rows))
     _add_keys(found, "entity", ((entity,) for entity in segment.entity_balances))
-    _add_keys(found, "token_account", segment.token_balances)
+    if token_balances:
+        _add_keys(found, "token_account", segment.token_balances)
     for owner, spender, token in segment.allowance_debits:
         if token is None:
             _add_keys(found, "crypto_allowance", [(owner, spender)])
@@ -126,12 +130,30 @@ def _applied_after_rows(held: Segment) -> dict[str, set[tuple[Any, ...]]]:
     }
 
 
+def _late_keys(written: Written, later: Segment) -> set[tuple[Any, ...]]:
+    """``later``'s token balance keys that a held step touches (applied after the steps if ``later`` joins)."""
+    keys = set(later.token_balances)
+    late: set[tuple[Any, ...]] = set()
+    for segment in written.steps:
+        touched = (segment.touches or {}).get("token_account", frozenset())
+        if touched is None:
+            return keys
+        late.update(key for key in keys if _overlap(touched, {key}))
+    return late
+
+
 def _may_join(written: Written, later: Segment) -> bool:
     """Whether ``later``'s rows may be written with ``written``'s, before its steps, with the same result: every
-    step held says what it touches and ``later``'s rows touch none of it, and ``later`` upserts no key whose
-    row ``written`` changes after its upserts."""
+    step held says what it touches and ``later``'s rows touch none of it (but token balances, which then wait
+    for the steps: :func:`_late_keys`, unless ``later``'s own step touches one of the keys waiting), and
+    ``later`` upserts no key whose row ``written`` changes after its upserts."""
     if written.steps:
-        found = keys_of(later)
+        found = keys_of(later, token_balances=False)
+        late = _late_keys(written, later) | set(written.late_token_balances)
+        if late and later.step is not None:
+            own = None if later.touches is None else later.touches.get("token_account", frozenset())
+            if own is None or _overlap(own, late):
+                return False
         for segment in written.steps:
             if segment.touches is None:
                 return False
@@ -151,8 +173,9 @@ def _upserted(segment: Segment, name: str, key: tuple[str, ...]) -> set[tuple[An
     return {tuple(row[column] for column in key) for row in segment.upserts.get(name, ())}
 
 
-def _join(rows: Segment, later: Segment) -> None:
-    """Add ``later``'s rows to ``rows`` (rows in order; running deltas summed, the later timestamp kept)."""
+def _join(rows: Segment, later: Segment, late: dict[tuple[int, int], list[int]] | None = None) -> None:
+    """Add ``later``'s rows to ``rows`` (rows in order; running deltas summed, the later timestamp kept); token
+    balance deltas of the keys in ``late`` go there instead."""
     for name, inserted in later.inserts.items():
         rows.inserts.setdefault(name, []).extend(inserted)
     for name, upserted in later.upserts.items():
@@ -162,7 +185,7 @@ def _join(rows: Segment, later: Segment) -> None:
         held[0] += delta
         held[1] = stamp
     for pair, (delta, stamp) in later.token_balances.items():
-        held = rows.token_balances.setdefault(pair, [0, stamp])
+        held = (late if late is not None and pair in late else rows.token_balances).setdefault(pair, [0, stamp])
         held[0] += delta
         held[1] = stamp
     for debit, amount in later.allowance_debits.items():
@@ -179,7 +202,9 @@ def coalesce(segments: list[Segment]) -> list[Written]:
         if not written or not _may_join(written[-1], segment):
             written.append(Written(Segment()))
         part = written[-1]
-        _join(part.rows, segment)
+        for key in _late_keys(part, segment):
+            part.late_token_balances.setdefault(key, [0, 0])
+        _join(part.rows, segment, part.late_token_balances)
         for name, keys in _applied_after_rows(segment).items():
             part.after.setdefault(name, set()).update(keys)
         if segment.step is not None:
@@ -304,6 +329,14 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
                         carried[key] = [delta, stamp]
                 steps = [held.step for held in part.steps if held.step is not None]
                 _add(counts, await write_segment(conn, segment, now, steps))
+                if part.late_token_balances:
+                    await running.add_token_balances(
+                        conn,
+                        [
+                            (account, token, delta, stamp)
+                            for (account, token), (delta, stamp) in part.late_token_balances.items()
+                        ],
+                    )
             if carried:
                 await running.add_entity_balances(
                     conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
