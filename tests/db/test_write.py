@@ -305,6 +305,39 @@ def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> N
         assert "Index" in plan, plan
 
 
+def test_bulk_block_merges_with_index_joins_set_once(ledger: Ledger) -> None:
+    """Inside ``write.bulk`` the merges and running values give what they give outside it, with the index joins
+    on for the whole block and the session's settings back after it; it needs the caller's transaction."""
+
+    async def settings(conn: asyncpg.Connection) -> tuple[str, str]:
+        row = await conn.fetchrow("select current_setting('enable_hashjoin'), current_setting('enable_mergejoin')")
+        return row[0], row[1]
+
+    async def action(conn: asyncpg.Connection) -> tuple[tuple[str, str], tuple[str, str]]:
+        with pytest.raises(write.WriteError):
+            async with write.bulk(conn, ["entity"]):
+                pass
+        async with conn.transaction():
+            async with write.bulk(conn, ["entity", "token"]):
+                inside = await settings(conn)
+                await write.upsert(conn, "entity", [entity(7, 100, memo="first", created_timestamp=100)])
+                await write.upsert(conn, "entity", [{"id": 7, "timestamp_range": Range(200, None), "memo": "b"}])
+                await write.upsert(conn, "nft", [{"token_id": 5, "serial_number": 1, "timestamp_range": 10}])
+                await write.execute_by_index(
+                    conn, "update entity set balance = 3 where id = any($1::bigint[])", [7]
+                )
+            after = await settings(conn)
+        return inside, after
+
+    inside, after = run(ledger.url, action)
+    assert inside == ("off", "off") and after == ("on", "on")
+    (current,) = fetch(ledger.url, "select * from entity")
+    (old,) = fetch(ledger.url, "select * from entity_history")
+    assert (current["memo"], current["balance"], current["timestamp_range"]) == ("b", 3, Range(200, None))
+    assert (old["memo"], old["timestamp_range"]) == ("first", Range(100, 200))
+    assert [row["serial_number"] for row in fetch(ledger.url, "select * from nft")] == [1]  # staged on its own
+
+
 # Text --------------------------------------------------------------------------------------------------------
 
 

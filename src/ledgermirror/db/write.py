@@ -32,9 +32,11 @@ Every statement is composed here from model names only; values are always bound 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -313,26 +315,57 @@ rows). Without hash and merge joins each staged row is one probe of the key's in
 _DEFAULT_JOINS = ("set local enable_hashjoin to default", "set local enable_mergejoin to default")
 
 
+_BULK: weakref.WeakKeyDictionary[asyncpg.Connection, set[str]] = weakref.WeakKeyDictionary()
+"""Connections inside :func:`bulk`: the staging tables it created (index joins are on for the whole block)."""
+
+
+@contextlib.asynccontextmanager
+async def bulk(conn: asyncpg.Connection, tables: Iterable[str]) -> AsyncIterator[None]:
+    """Inside the caller's transaction, a block of many merges and running-value updates with fewer round
+    trips: the staging tables of ``tables`` created at once, and joins by index lookup (``_INDEX_JOINS``) set
+    once for the block instead of around each statement; the session's settings are restored at its end (not
+    after an error: the transaction is then aborted, and its rollback restores them)."""
+    if not conn.is_in_transaction():
+        raise WriteError("db.write.bulk needs an open transaction")
+    if conn in _BULK:  # nested: the outer block holds the settings
+        yield
+        return
+    models = [table(name) for name in dict.fromkeys(tables)]
+    await conn.execute(";\n".join([*_INDEX_JOINS, *(_stage_sql(model) for model in models if model.key)]))
+    _BULK[conn] = {stage_name(model) for model in models if model.key}
+    try:
+        yield
+    except BaseException:
+        _BULK.pop(conn, None)
+        raise
+    _BULK.pop(conn, None)
+    await conn.execute(";\n".join(_DEFAULT_JOINS))
+
+
 async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any) -> str:
     """Run one statement that joins a few given rows (arrays, a staging table) to a large table with joins by
     index lookup (``_INDEX_JOINS``), then restore the session's settings; its status. Planned with its
     values, an ``unnest`` of a few thousand ids would otherwise hash the whole table (``entity`` at 44 k rows:
-    168 ms for 3,000 balance changes, 63 ms by index). Outside a transaction the call is one."""
+    168 ms for 3,000 balance changes, 63 ms by index). Outside a transaction the call is one; inside
+    :func:`bulk`, the statement alone."""
+    if conn in _BULK:
+        status: str = await conn.execute(statement, *args)
+        return status
     if not conn.is_in_transaction():
         async with conn.transaction():
             return await execute_by_index(conn, statement, *args)
     await conn.execute(";\n".join(_INDEX_JOINS))
-    status: str = await conn.execute(statement, *args)
+    status = await conn.execute(statement, *args)
     await conn.execute(";\n".join(_DEFAULT_JOINS))
     return status
 
 
-def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
+def merge_sql(model: Table, columns: tuple[str, ...], *, joins: bool = True) -> str:
     """The statements that merge the staged rows (given ``columns``) into the table, then empty the stage:
     one simple-protocol round trip, with joins by index lookup (``_INDEX_JOINS``; the session's settings are
-    restored after)."""
+    restored after; without ``joins``, the caller has set them: :func:`bulk`)."""
     versioned = model.history and RANGE_COLUMN in columns
-    statements = [*_INDEX_JOINS]
+    statements = [*_INDEX_JOINS] if joins else []
     if versioned:
         statements.append(_history_sql(model))
     update = _update_sql(model, columns)
@@ -341,7 +374,8 @@ def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     if versioned or not model.history:
         statements.append(_insert_sql(model, columns))
     statements.append(f"delete from {stage_name(model)}")
-    statements.extend(_DEFAULT_JOINS)
+    if joins:
+        statements.extend(_DEFAULT_JOINS)
     return ";\n".join(statements)
 
 
@@ -408,7 +442,9 @@ async def _merge_rows(
     if not merge:
         return
     stage = stage_name(model)
-    await conn.execute(_stage_sql(model))
+    staged = _BULK.get(conn)
+    if staged is None or stage not in staged:
+        await conn.execute(_stage_sql(model))
     for batch in _rounds(model, merge):
         groups: dict[tuple[str, ...], list[Record]] = {}
         for row in batch:
@@ -416,7 +452,7 @@ async def _merge_rows(
             groups.setdefault(columns, []).append(tuple(row[name] for name in columns))
         for columns, records in groups.items():
             await conn.copy_records_to_table(stage, records=records, columns=list(columns))
-            await conn.execute(merge_sql(model, columns))
+            await conn.execute(merge_sql(model, columns, joins=staged is None))
 
 
 async def upsert(conn: asyncpg.Connection, table_name: str, rows: Iterable[Row]) -> int:
@@ -461,6 +497,7 @@ __all__ = [
     "WriteError",
     "as_json",
     "as_range",
+    "bulk",
     "copy_chunks",
     "copy_records",
     "copy_rows",

@@ -78,12 +78,13 @@ def _settle(state: str, body_name: str) -> Handler:
                 if held is None or not held.get("associated"):
                     associations.append(association(receiver, token, stamp))
         if associations:
-            rows = list({(row["account_id"], row["token_id"]): row for row in associations}.values())
+            by_pair = {(row["account_id"], row["token_id"]): row for row in associations}
+            rows, key_pairs = list(by_pair.values()), list(by_pair)
 
             async def step(conn: asyncpg.Connection) -> dict[str, int]:
                 return await token_state.associate_new(conn, rows)
 
-            batch.defer(step)
+            batch.defer(step, touches={"token_account": list(key_pairs)})
 
     return handler
 

@@ -16,7 +16,9 @@ column name, checked against ``db/schema/`` when written:
   batch (one statement) unless a later segment upserts that entity (``batch_writer.write_batch``);
 * ``batch.defer(step)``: an async step that needs the database state of everything gathered so far (address
   books of files 0.0.101/102 built from their ``file_data``, an NFT treasury change). It closes the current
-  *segment*: ``write_batch`` writes segment by segment (COPY, upserts, running values, then the step).
+  *segment*: ``write_batch`` writes segment by segment (COPY, upserts, running values, then the step). A step
+  that names the tables it ``touches`` lets ``write_batch`` write the next segments' rows before it when they
+  touch none of those tables (one COPY and one merge per table for the lot instead of one per segment).
 
 What one item hands to the handlers after its own (its ``transaction`` row, the entities it touches) and what
 the items of one file hand to later items is not kept here: it is the :class:`~.context.ItemContext` each
@@ -25,7 +27,7 @@ handler is given.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +37,7 @@ from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer.handlers.aliases import Aliases
 
 Step = Callable[[asyncpg.Connection], Awaitable[dict[str, int] | None]]
+Touches = Mapping[str, frozenset[tuple[Any, ...]] | None]
 
 
 @dataclass(slots=True)
@@ -50,6 +53,10 @@ class Segment:
     allowance_debits: dict[tuple[int, int, int | None], int] = field(default_factory=dict)
     """(owner, spender, token id or None for HBAR) -> summed (negative) amount"""
     step: Step | None = None
+    touches: Touches | None = None
+    """What ``step`` reads or writes (None: anything): table -> the keys of its rows (a key may be a prefix of
+    the table's key: every row under it), or None for the whole table; a table's history twin goes with it. A
+    step may run after a later segment's rows that touch none of it (``batch_writer`` writes both as one)."""
 
 
 class Batch:
@@ -132,9 +139,16 @@ class Batch:
         key = (owner, spender, token_id)
         self._segment.allowance_debits[key] = self._segment.allowance_debits.get(key, 0) + amount
 
-    def defer(self, step: Step) -> None:
-        """Run ``step`` after everything gathered so far is written; later rows are written after it."""
+    def defer(self, step: Step, touches: Mapping[str, Iterable[tuple[Any, ...]] | None] | None = None) -> None:
+        """Run ``step`` after everything gathered so far is written; later rows are written after it, unless
+        ``touches`` (every table and key the step reads or writes: :attr:`Segment.touches`) shows that the order
+        does not matter for them."""
         self._segment.step = step
+        self._segment.touches = (
+            None
+            if touches is None
+            else {name: None if keys is None else frozenset(keys) for name, keys in touches.items()}
+        )
         self.segments.append(Segment())
 
     def row_count(self) -> int:

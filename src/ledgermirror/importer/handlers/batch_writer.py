@@ -1,16 +1,19 @@
 """Writing a batch: its segments in order through ``db/`` (COPY, upserts, running values, deferred steps) in
-one database transaction (see :mod:`.batch`)."""
+one database transaction (see :mod:`.batch`). Consecutive segments are written as one where their deferred steps
+allow it (:func:`coalesce`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
 
 from ledgermirror.db import running, write
-from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN
+from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN, TABLES
 from ledgermirror.db.schema import table as table_model
-from ledgermirror.importer.handlers.batch import Batch, Segment
+from ledgermirror.importer.handlers.batch import Batch, Segment, Step
 from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
 
 _UPSERT_FIRST = ("entity",)
@@ -52,11 +55,187 @@ def _uniform(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+@dataclass(slots=True)
+class Written:
+    """Consecutive segments written as one: their rows together, then their steps in order."""
+
+    rows: Segment
+    steps: list[Segment] = field(default_factory=list)
+    """The segments whose steps run after ``rows``, in order."""
+    after: dict[str, set[tuple[Any, ...]]] = field(default_factory=dict)
+    """:func:`_applied_after_rows` of ``rows``, kept as segments join."""
+    late_token_balances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    """Token balance deltas of joined segments on keys a held step touches: applied after the steps (an airdrop
+    claim's association step, then the claim's own transfer of the token)."""
+
+
+_HISTORY_TWINS = frozenset(model.history_name for model in TABLES.values() if model.history)
+
+_KEYS = {
+    "entity": ("id",),
+    "node": ("node_id",),
+    "token_account": ("account_id", "token_id"),
+    "crypto_allowance": ("owner", "spender"),
+    "token_allowance": ("owner", "spender", "token_id"),
+}
+
+
+def _add_keys(found: dict[str, set[tuple[Any, ...]] | None], name: str, keys: Iterable[tuple[Any, ...]]) -> None:
+    held = found.setdefault(name, set())
+    if held is not None:
+        held.update(keys)
+
+
+def keys_of(segment: Segment, *, token_balances: bool = True) -> dict[str, set[tuple[Any, ...]] | None]:
+    """What a segment's rows write or read (not its step's): table -> keys of the rows, None for any row.
+    Appended rows count as any row of their table, except closed versions appended to a history twin: a step only
+    adds to a history twin too, and additions commute (its table's rows are what a step touches)."""
+    found: dict[str, set[tuple[Any, ...]] | None] = {}
+    for name in segment.inserts:
+        if name not in _HISTORY_TWINS:
+            found[name] = None
+    for name, rows in segment.upserts.items():
+        key = table_model(name).key
+        _add_keys(found, name, (tuple(row[column] for column in key) for row in rows))
+    _add_keys(found, "entity", ((entity,) for entity in segment.entity_balances))
+    if token_balances:
+        _add_keys(found, "token_account", segment.token_balances)
+    for owner, spender, token in segment.allowance_debits:
+        if token is None:
+            _add_keys(found, "crypto_allowance", [(owner, spender)])
+        else:
+            _add_keys(found, "token_allowance", [(owner, spender, token)])
+    return found
+
+
+def _overlap(touched: frozenset[tuple[Any, ...]], keys: set[tuple[Any, ...]]) -> bool:
+    """Whether a key of ``keys`` is, or falls under, a key of ``touched`` (a prefix: every row under it)."""
+    return any(key[:length] in touched for length in {len(key) for key in touched} for key in keys)
+
+
+def _applied_after_rows(held: Segment) -> dict[str, set[tuple[Any, ...]]]:
+    """Keys whose row ``held`` changes after its upserts (running values, cleared sentinels): writing a later
+    segment's upserts of those keys first would change the result."""
+    return {
+        "entity": {(key,) for key in held.entity_balances}
+        | {(row["id"],) for row in held.upserts.get("entity", ()) if row.get("public_key") == ""},
+        "node": {
+            (row["node_id"],)
+            for row in held.upserts.get("node", ())
+            if (row.get("grpc_proxy_endpoint") or {}).get("port") == -1
+        },
+        "token_account": set(held.token_balances),
+        "crypto_allowance": {(owner, spender) for owner, spender, token in held.allowance_debits if token is None},
+        "token_allowance": {key for key in held.allowance_debits if key[2] is not None},
+    }
+
+
+def _late_keys(written: Written, later: Segment) -> set[tuple[Any, ...]]:
+    """``later``'s token balance keys that a held step touches (applied after the steps if ``later`` joins)."""
+    keys = set(later.token_balances)
+    late: set[tuple[Any, ...]] = set()
+    for segment in written.steps:
+        touched = (segment.touches or {}).get("token_account", frozenset())
+        if touched is None:
+            return keys
+        late.update(key for key in keys if _overlap(touched, {key}))
+    return late
+
+
+def _may_join(written: Written, later: Segment) -> bool:
+    """Whether ``later``'s rows may be written with ``written``'s, before its steps, with the same result: every
+    step held says what it touches and ``later``'s rows touch none of it (but token balances, which then wait
+    for the steps: :func:`_late_keys`, unless ``later``'s own step touches one of the keys waiting), and
+    ``later`` upserts no key whose row ``written`` changes after its upserts."""
+    if written.steps:
+        found = keys_of(later, token_balances=False)
+        late = _late_keys(written, later) | set(written.late_token_balances)
+        if late and later.step is not None:
+            own = None if later.touches is None else later.touches.get("token_account", frozenset())
+            if own is None or _overlap(own, late):
+                return False
+        for segment in written.steps:
+            if segment.touches is None:
+                return False
+            for name, touched in segment.touches.items():
+                if name not in found:
+                    continue
+                keys = found[name]
+                if touched is None or keys is None or _overlap(touched, keys):
+                    return False
+    for name, held in written.after.items():
+        if held and name in later.upserts and held & _upserted(later, name, _KEYS[name]):
+            return False
+    return True
+
+
+def _upserted(segment: Segment, name: str, key: tuple[str, ...]) -> set[tuple[Any, ...]]:
+    return {tuple(row[column] for column in key) for row in segment.upserts.get(name, ())}
+
+
+def _join(rows: Segment, later: Segment, late: dict[tuple[int, int], list[int]] | None = None) -> None:
+    """Add ``later``'s rows to ``rows`` (rows in order; running deltas summed, the later timestamp kept); token
+    balance deltas of the keys in ``late`` go there instead."""
+    for name, inserted in later.inserts.items():
+        rows.inserts.setdefault(name, []).extend(inserted)
+    for name, upserted in later.upserts.items():
+        rows.upserts.setdefault(name, []).extend(upserted)
+    for entity, (delta, stamp) in later.entity_balances.items():
+        held = rows.entity_balances.setdefault(entity, [0, stamp])
+        held[0] += delta
+        held[1] = stamp
+    for pair, (delta, stamp) in later.token_balances.items():
+        held = (late if late is not None and pair in late else rows.token_balances).setdefault(pair, [0, stamp])
+        held[0] += delta
+        held[1] = stamp
+    for debit, amount in later.allowance_debits.items():
+        rows.allowance_debits[debit] = rows.allowance_debits.get(debit, 0) + amount
+
+
+def coalesce(segments: list[Segment]) -> list[Written]:
+    """The segments as fewer writes: a segment joins the write before it when :func:`_may_join` allows. Each
+    step still runs after the rows gathered before it and before the rows of any table it touches that were
+    gathered after it; the running values of a key still follow the upserts before them and precede the later
+    ones."""
+    written: list[Written] = []
+    for segment in segments:
+        if not written or not _may_join(written[-1], segment):
+            written.append(Written(Segment()))
+        part = written[-1]
+        for key in _late_keys(part, segment):
+            part.late_token_balances.setdefault(key, [0, 0])
+        _join(part.rows, segment, part.late_token_balances)
+        for name, keys in _applied_after_rows(segment).items():
+            part.after.setdefault(name, set()).update(keys)
+        if segment.step is not None:
+            written[-1].steps.append(segment)
+    return written
+
+
+_RUNNING_TABLES = frozenset(("entity", "token_account", "crypto_allowance", "token_allowance"))
+
+
+def hoisted_tables(segments: list[Segment]) -> set[str]:
+    """Append-only tables whose rows of every segment may be written at once, before anything else of the
+    batch: no deferred step of the batch may touch them (a step that does not say what it touches may touch
+    anything), and no merge or running value reads them. Appended rows commute with one another."""
+    steps = [segment for segment in segments if segment.step is not None]
+    if any(segment.touches is None for segment in steps):
+        return set()
+    touched = {name for segment in steps for name in segment.touches or ()}
+    touched |= {table_model(name).history_name for name in touched if table_model(name).history}
+    kept = touched | _RUNNING_TABLES | {name for segment in segments for name in segment.upserts}
+    return {name for segment in segments for name in segment.inserts if name not in kept}
+
+
 async def write_segment(
-    conn: asyncpg.Connection, segment: Segment, entity_balances: dict[int, list[int]] | None = None
+    conn: asyncpg.Connection,
+    segment: Segment,
+    entity_balances: dict[int, list[int]] | None = None,
+    steps: list[Step] | None = None,
 ) -> dict[str, int]:
-    """The segment's rows, upserts, running values and step; ``entity_balances`` (default: the segment's)
-    are the entity balance deltas to apply now."""
+    """The segment's rows, upserts, running values and step (or ``steps``); ``entity_balances`` (default: the
+    segment's) are the entity balance deltas to apply now."""
     counts: dict[str, int] = {}
     balances = segment.entity_balances if entity_balances is None else entity_balances
     for name, rows in segment.inserts.items():
@@ -88,8 +267,8 @@ async def write_segment(
                 for (owner, spender, token), amount in segment.allowance_debits.items()
             ],
         )
-    if segment.step is not None:
-        _add(counts, await segment.step(conn))
+    for step in [segment.step] if steps is None and segment.step is not None else steps or []:
+        _add(counts, await step(conn))
     return counts
 
 
@@ -113,28 +292,55 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     ``entity_history`` or set ``balance_timestamp``). No deferred step reads ``entity``, so the result is the
     same as applying every segment's deltas in turn, with one statement per batch instead of one per segment.
 
+    The rows of append-only tables that nothing else in the batch reads go first, one COPY per table for the
+    batch (:func:`hoisted_tables`). The segments are coalesced (:func:`coalesce`): a deferred step that says
+    what it touches lets later rows that touch none of it be written with the rows before it. The merges and
+    running values run in one ``db.write.bulk`` block (staging tables created once, joins by index set once).
+
     A batch holding a NodeStakeUpdate ends with the pending rewards of the period it ended (``entity_stakes``),
     read from the balances and entity versions written before.
     """
     counts: dict[str, int] = {}
-    upserted_after = _entities_upserted_after(batch.segments)
+    hoisted = hoisted_tables(batch.segments)
+    appended = {
+        name: [row for segment in batch.segments for row in segment.inserts.get(name, ())] for name in hoisted
+    }
+    written = coalesce(batch.segments)
+    for part in written:
+        for name in hoisted:
+            part.rows.inserts.pop(name, None)
+    upserted_after = _entities_upserted_after([part.rows for part in written])
     carried: dict[int, list[int]] = {}
+    upserted = {name for part in written for name in part.rows.upserts}
     async with conn.transaction():
-        for segment, later in zip(batch.segments, upserted_after, strict=True):
-            now: dict[int, list[int]] = {}
-            for key, (delta, stamp) in segment.entity_balances.items():
-                if key in later:
-                    now[key] = [delta, stamp]
-                elif (held := carried.get(key)) is not None:
-                    held[0] += delta
-                    held[1] = stamp
-                else:
-                    carried[key] = [delta, stamp]
-            _add(counts, await write_segment(conn, segment, now))
-        if carried:
-            await running.add_entity_balances(
-                conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
-            )
+        for name, rows in appended.items():
+            _add(counts, await write.copy_rows(conn, name, rows))
+        async with write.bulk(conn, sorted(upserted)):
+            for part, later in zip(written, upserted_after, strict=True):
+                segment = part.rows
+                now: dict[int, list[int]] = {}
+                for key, (delta, stamp) in segment.entity_balances.items():
+                    if key in later:
+                        now[key] = [delta, stamp]
+                    elif (held := carried.get(key)) is not None:
+                        held[0] += delta
+                        held[1] = stamp
+                    else:
+                        carried[key] = [delta, stamp]
+                steps = [held.step for held in part.steps if held.step is not None]
+                _add(counts, await write_segment(conn, segment, now, steps))
+                if part.late_token_balances:
+                    await running.add_token_balances(
+                        conn,
+                        [
+                            (account, token, delta, stamp)
+                            for (account, token), (delta, stamp) in part.late_token_balances.items()
+                        ],
+                    )
+            if carried:
+                await running.add_entity_balances(
+                    conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
+                )
         if any("node_stake" in segment.inserts for segment in batch.segments):
             _add(counts, await update_entity_stakes(conn))
     return counts

@@ -381,7 +381,7 @@ def _migrated_contracts(batch: Batch) -> _MigratedContracts:
         if isinstance(segment.step, _MigratedContracts):
             return segment.step
     step = _MigratedContracts()
-    batch.defer(step)
+    batch.defer(step, touches={"entity": None})  # its list grows after
     return step
 
 

@@ -87,7 +87,7 @@ def write_storage(item: Item, batch: Batch, owner: int, hook_id: int, updates: I
         async def step(conn: asyncpg.Connection) -> dict[str, int]:
             return {"hook_storage": await hook_storage.upsert_slots(conn, slots)}
 
-        batch.defer(step)
+        batch.defer(step, touches={"hook_storage": None})
 
 
 _AMOUNT_HOOKS = ("pre_tx_allowance_hook", "pre_post_tx_allowance_hook")

@@ -54,7 +54,7 @@ def delete(item: Item, batch: Batch, token: int, serials: Sequence[int]) -> None
     async def step(conn: asyncpg.Connection) -> dict[str, int]:
         return await token_state.clear_deleted_owners(conn, token, serial_list)
 
-    batch.defer(step)
+    batch.defer(step, touches={"nft": [(token, serial) for serial in serial_list]})
 
 
 def update_nfts(item: Item, batch: Batch, context: ItemContext) -> None:
@@ -71,4 +71,4 @@ def update_nfts(item: Item, batch: Batch, context: ItemContext) -> None:
     async def step(conn: asyncpg.Connection) -> dict[str, int]:
         return await token_state.update_nft_metadata(conn, token, serials, metadata, stamp)
 
-    batch.defer(step)
+    batch.defer(step, touches={"nft": [(token, serial) for serial in serials]})

@@ -129,7 +129,7 @@ def _stored_executions(batch: Batch) -> _StoredExecutions:
         if isinstance(segment.step, _StoredExecutions):
             return segment.step
     step = _StoredExecutions()
-    batch.defer(step)
+    batch.defer(step, touches={"schedule": None})  # its list grows after
     return step
 
 

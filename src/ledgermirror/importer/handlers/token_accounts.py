@@ -78,7 +78,11 @@ def token_dissociate(item: Item, batch: Batch, context: ItemContext) -> None:
         context.touch(token)
     holdings = _deleted_token_holdings(item, account)
     if holdings:
-        batch.defer(_dissociate_deleted(account, holdings, item.consensus_timestamp))
+        tokens = [(token,) for token, _ in holdings]
+        batch.defer(
+            _dissociate_deleted(account, holdings, item.consensus_timestamp),
+            touches={"token": tokens, "nft": tokens},
+        )
 
 
 def _dissociate_deleted(account: int, holdings: list[tuple[int, int]], stamp: int) -> Step:

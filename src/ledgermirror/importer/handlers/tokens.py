@@ -163,7 +163,14 @@ def _defer_token_update(
                 counts[name] = counts.get(name, 0) + count
         return counts
 
-    batch.defer(step)
+    token = row["token_id"]
+    accounts = {(account, moved) for moved, old, new, _ in treasury_moves for account in (old, new)}
+    touches = {
+        "token": [(token,)],
+        "nft": [(moved,) for moved, _, _, _ in treasury_moves],
+        "token_account": accounts,
+    }
+    batch.defer(step, touches=touches)
 
 
 def _treasury_moves(item: Item) -> list[tuple[int, int, int, int]]:

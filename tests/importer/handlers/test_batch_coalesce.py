@@ -1,0 +1,106 @@
+"""Which segments of a batch are written as one (``batch_writer.coalesce``): a deferred step that says what it
+touches lets later rows that touch none of it be written before it; anything else keeps the segment order."""
+
+from __future__ import annotations
+
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch_writer import coalesce, hoisted_tables
+
+
+async def _step(conn: object) -> dict[str, int]:
+    return {}
+
+
+def _association(account: int, token: int, stamp: int) -> dict[str, object]:
+    return {"account_id": account, "token_id": token, "associated": True, "timestamp_range": stamp}
+
+
+def test_a_step_without_touches_keeps_the_segments_apart() -> None:
+    batch = Batch()
+    batch.insert("prng", {"consensus_timestamp": 1, "payer_account_id": 2, "range": 0})
+    batch.defer(_step)
+    batch.insert("prng", {"consensus_timestamp": 2, "payer_account_id": 2, "range": 0})
+    written = coalesce(batch.segments)
+    assert [len(part.rows.inserts["prng"]) for part in written] == [1, 1]
+    assert [len(part.steps) for part in written] == [1, 0]
+
+
+def test_rows_touching_other_keys_join_the_rows_before_the_step() -> None:
+    batch = Batch()
+    batch.upsert("token_account", _association(10, 20, 1))
+    batch.defer(_step, touches={"token_account": [(10, 20)]})
+    batch.upsert("token_account", _association(11, 20, 2))  # another key
+    batch.insert("prng", {"consensus_timestamp": 2, "payer_account_id": 2, "range": 0})  # another table
+    batch.add_token_balance(12, 20, 5, 2)
+    written = coalesce(batch.segments)
+    assert len(written) == 1
+    assert [(row["account_id"], row["token_id"]) for row in written[0].rows.upserts["token_account"]] == [
+        (10, 20),
+        (11, 20),
+    ]
+    assert written[0].rows.token_balances == {(12, 20): [5, 2]}
+    assert [segment.step for segment in written[0].steps] == [_step]
+
+
+def test_rows_touching_the_steps_keys_come_after_it() -> None:
+    batch = Batch()
+    batch.defer(_step, touches={"token_account": [(10, 20)]})
+    batch.upsert("token_account", _association(10, 20, 2))
+    assert len(coalesce(batch.segments)) == 2
+
+
+def test_a_token_balance_of_a_key_a_step_touches_waits_for_the_steps() -> None:
+    """An airdrop claim: its association step, then its own transfer of the token to the receiver."""
+    batch = Batch()
+    batch.add_token_balance(10, 20, 1, 1)  # before the step: applied before it
+    batch.defer(_step, touches={"token_account": [(10, 20)]})
+    batch.add_token_balance(10, 20, 5, 2)  # after it
+    batch.add_token_balance(11, 20, 7, 2)  # another key: with the rows
+    (part,) = coalesce(batch.segments)
+    assert part.rows.token_balances == {(10, 20): [1, 1], (11, 20): [7, 2]}
+    assert part.late_token_balances == {(10, 20): [5, 2]}
+    # when the segment's own step touches the key, its balance must come before that step: it stays apart
+    batch.defer(_step, touches={"token_account": [(10, 20)]})
+    batch.add_token_balance(12, 20, 1, 3)
+    first, second = coalesce(batch.segments)
+    assert first.late_token_balances == {} and len(first.steps) == 1
+    assert second.rows.token_balances == {(10, 20): [5, 2], (11, 20): [7, 2], (12, 20): [1, 3]}
+    assert len(second.steps) == 1
+
+
+def test_a_key_prefix_touches_every_row_under_it() -> None:
+    batch = Batch()
+    batch.defer(_step, touches={"nft": [(7,)]})
+    batch.upsert("nft", {"token_id": 7, "serial_number": 3, "deleted": True, "timestamp_range": 2})
+    assert len(coalesce(batch.segments)) == 2
+    other = Batch()
+    other.defer(_step, touches={"nft": [(7,)]})
+    other.upsert("nft", {"token_id": 8, "serial_number": 3, "deleted": True, "timestamp_range": 2})
+    assert len(coalesce(other.segments)) == 1
+
+
+def test_a_running_value_is_applied_before_a_later_upsert_of_its_key() -> None:
+    batch = Batch()
+    batch.add_balance(1001, 5, 1)
+    batch.defer(_step, touches={"hook_storage": None})
+    batch.upsert("entity", {"id": 1001, "memo": "x", "timestamp_range": 2})
+    assert len(coalesce(batch.segments)) == 2
+    other = Batch()
+    other.add_balance(1001, 5, 1)
+    other.defer(_step, touches={"hook_storage": None})
+    other.upsert("entity", {"id": 1002, "memo": "x", "timestamp_range": 2})
+    other.add_balance(1001, 7, 2)
+    (part,) = coalesce(other.segments)
+    assert part.rows.entity_balances == {1001: [12, 2]}
+
+
+def test_append_only_rows_nothing_reads_are_written_first() -> None:
+    batch = Batch()
+    batch.insert("prng", {"consensus_timestamp": 1, "payer_account_id": 2, "range": 0})
+    batch.insert("file_data", {"consensus_timestamp": 1, "entity_id": 150, "transaction_type": 19})
+    batch.upsert("token_account", _association(10, 20, 1))
+    batch.defer(_step, touches={"file_data": None})
+    batch.insert("prng", {"consensus_timestamp": 2, "payer_account_id": 2, "range": 0})
+    assert hoisted_tables(batch.segments) == {"prng"}  # file_data a step reads; token_account is merged
+    batch.defer(_step)  # may touch anything
+    assert hoisted_tables(batch.segments) == set()
