@@ -65,7 +65,7 @@ from ledgermirror.api.resources.tokens import (
 from ledgermirror.api.resources.topics import topic_messages, topics
 from ledgermirror.api.resources.transactions import transaction, transactions
 from ledgermirror.api.responses import error_response
-from ledgermirror.api.routing import IndexedRouter, literal_first
+from ledgermirror.api.routing import DirectDispatch, IndexedRouter, literal_first
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import api_database
 from ledgermirror.metrics import exposition
@@ -182,9 +182,9 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
             watcher.cancel()
             await ctx.db.close()
 
-    routes = (
-        [endpoint.route() for endpoint in literal_first(ENDPOINTS)] + health.ROUTES + docs_page.routes(document)
-    )
+    endpoint_routes = [(endpoint, endpoint.route()) for endpoint in literal_first(ENDPOINTS)]
+    direct = [(route, endpoint.serve_direct) for endpoint, route in endpoint_routes if endpoint.method == "GET"]
+    routes = [route for _, route in endpoint_routes] + health.ROUTES + docs_page.routes(document)
     routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.sample_pool(ctx.db)))
     app = Starlette(
         routes=routes,
@@ -198,6 +198,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
                 wait_seconds=settings.statement_timeout_ms / 1000,
             ),
             Middleware(BasicAuth),
+            Middleware(DirectDispatch, routes=routes, direct=direct),
         ],
         exception_handlers={404: _not_found, 405: _method_not_allowed},
     )
