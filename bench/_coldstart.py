@@ -156,10 +156,46 @@ def evict(folder: Path, how: str) -> None:
             os.close(fd)
 
 
+BLKIO = Path("/sys/fs/cgroup/blkio")
+
+
+class ReadLimit:
+    """A cgroup (v1 ``blkio``) whose members may read at most ``iops`` times a second from the block device that
+    holds ``folder``: a disk as slow as a cloud volume, for the server and its PostgreSQL only (they join it
+    at their start). This machine's disk is a virtual one that the host's own cache serves, which a cold
+    cache of ours hardly slows down."""
+
+    def __init__(self, folder: Path, iops: int) -> None:
+        device = os.stat(folder).st_dev
+        self.path = BLKIO / f"ledgermirror-coldstart-{os.getpid()}"
+        try:
+            self.path.mkdir(exist_ok=True)
+            (self.path / "blkio.throttle.read_iops_device").write_text(
+                f"{os.major(device)}:{os.minor(device)} {iops}\n"
+            )
+        except OSError as error:
+            raise SystemExit(f"--read-iops: cannot set up a blkio cgroup under {BLKIO} ({error})") from error
+
+    def join(self) -> None:
+        """Make the calling process a member (run in the server's process before it starts anything)."""
+        (self.path / "cgroup.procs").write_text(f"{os.getpid()}\n")
+
+    def remove(self) -> None:
+        for _ in range(100):
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                time.sleep(0.1)  # members still leaving
+
+
 class Server:
     """``ledgermirror serve`` on a data folder, as a child process."""
 
-    def __init__(self, data_dir: Path, port: int, workers: int, env: dict[str, str]) -> None:
+    def __init__(
+        self, data_dir: Path, port: int, workers: int, env: dict[str, str], limit: ReadLimit | None = None
+    ) -> None:
+        self.limit = limit
         self.data_dir = data_dir
         self.port = port
         command = Path(sys.executable).parent / "ledgermirror"
@@ -178,7 +214,13 @@ class Server:
     def start(self) -> float:
         """Start it; the seconds until its port accepts connections."""
         started = time.monotonic()
-        self.process = subprocess.Popen(self.args, env=self.env, stdout=subprocess.DEVNULL, stderr=self.log)
+        self.process = subprocess.Popen(
+            self.args,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+            preexec_fn=None if self.limit is None else self.limit.join,  # noqa: PLW1509 (no threads here)
+        )
         while True:
             if self.process.poll() is not None:
                 raise SystemExit(f"the server exited with {self.process.returncode}")
@@ -215,12 +257,19 @@ async def _sample(base_url: str) -> Sample:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/coldstart", description=__doc__.split("\n\n")[0])
     p.add_argument("--data-dir", required=True, type=Path, help="an embedded database folder (bench/generate)")
-    p.add_argument("--scenario", default="account-by-id", choices=sorted(SCENARIOS))
+    p.add_argument("--scenario", default="account-by-id-spread", choices=sorted(SCENARIOS))
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--connections", type=int, default=64)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--port", type=int, default=5613)
     p.add_argument("--evict", choices=["files", "system", "none"], default="files")
+    p.add_argument(
+        "--read-iops",
+        type=int,
+        default=0,
+        help="limit the server's and PostgreSQL's disk reads to this many a second (a blkio cgroup; root only), "
+        "as a cloud volume would; 0: no limit",
+    )
     p.add_argument("--env", action="append", default=[], help="NAME=VALUE for the server (repeatable)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", help="also write the windows as JSON")
@@ -237,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     before = resident_mb(pgdata)
     evict(pgdata, args.evict)
     after = resident_mb(pgdata)
+    limit = ReadLimit(pgdata, args.read_iops) if args.read_iops else None
+    server = Server(args.data_dir, args.port, args.workers, env, limit)
     try:
         start_seconds = server.start()
         started = time.monotonic()
@@ -251,11 +302,14 @@ def main(argv: list[str] | None = None) -> int:
         )
     finally:
         server.stop()
+        if limit is not None:
+            limit.remove()
     finished = resident_mb(pgdata)
     edges = [edge for edge in WINDOWS if edge < args.seconds] + [args.seconds]
     rows = windows(stats.timeline or [], started, edges)
     print(
         f"{args.scenario}, {args.connections} connections, {args.workers} workers, evict {args.evict}, "
+        f"read IOPS {args.read_iops or 'unlimited'}, "
         f"env {env or '{}'}: server listening {start_seconds:.2f} s after its start; pgdata resident "
         f"{_mb(before)} before the eviction, {_mb(after)} after it, {_mb(finished)} after the run"
     )

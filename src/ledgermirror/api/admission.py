@@ -12,7 +12,10 @@ for the first in line, turns away everyone whose time is up when it fires and is
 
 The limit defaults to the connection pool's size (``LEDGERMIRROR_POOL_MAX_SIZE``): more requests in flight than
 connections only move the queue into the pool. A request that waits longer than ``wait_seconds`` is answered
-``503`` with our error body, so overload shows as fast refusals rather than requests hanging. The health
+``503`` with our error body, so overload shows as refusals rather than requests hanging. That wait is its own
+budget (``LEDGERMIRROR_ADMISSION_WAIT_SECONDS``, 30 s), not the statement timeout's: on a cold cache every
+request is slow and the line behind them long, and with the 5 s of a statement as the bound, a server whose
+line was still moving refused requests that only the cold cache had slowed (``bench/coldstart``). The health
 routes are never queued: readiness must answer while the service is busy. Nor are requests with a body (the
 ``POST`` fee estimate): a handler reads its body after admission, and a client trickling a body would hold a
 slot for the whole body timeout, a way to starve everyone else.

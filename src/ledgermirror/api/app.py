@@ -195,7 +195,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
             Middleware(
                 Admission,
                 limit=settings.max_in_flight or settings.pool_max_size,
-                wait_seconds=settings.statement_timeout_ms / 1000,
+                wait_seconds=settings.admission_wait_seconds,
             ),
             Middleware(BasicAuth),
             Middleware(DirectDispatch, routes=routes, direct=direct),
