@@ -56,18 +56,24 @@ class Admission:
         ):
             await self.app(scope, receive, send)
             return
-        if self._free:
-            self._free -= 1
-        elif not await self._wait_turn():
+        if not self.take_free() and not await self.wait_turn():
             await error_response(ServiceUnavailable(REFUSAL))(scope, receive, send)
             return
         try:
             await self.app(scope, receive, send)
         finally:
-            self._pass_on()
+            self.pass_on()
 
-    async def _wait_turn(self) -> bool:
-        """Wait in line for a slot; False when the wait ran out."""
+    def take_free(self) -> bool:
+        """Take a free slot, if one is free and nobody waits (then the caller must :meth:`pass_on` when done)."""
+        if self._free:
+            self._free -= 1
+            return True
+        return False
+
+    async def wait_turn(self) -> bool:
+        """Wait in line for a slot (then the caller must :meth:`pass_on` when done); False when the wait ran
+        out."""
         loop = asyncio.get_running_loop()
         turn: asyncio.Future[None] = loop.create_future()
         self._line.append((loop.time() + self.wait_seconds, turn))
@@ -79,13 +85,13 @@ class Admission:
             return False
         except BaseException:
             if turn.done() and not turn.cancelled() and turn.exception() is None:
-                self._pass_on()  # given the slot as it was cancelled: the next in line takes it
+                self.pass_on()  # given the slot as it was cancelled: the next in line takes it
             else:
                 turn.cancel()
             raise
         return True
 
-    def _pass_on(self) -> None:
+    def pass_on(self) -> None:
         """A slot came free: the first in line still waiting gets it, or it stays free."""
         line = self._line
         while line:

@@ -98,7 +98,7 @@ class Endpoint:
 
     def route(self) -> Route:
         return Route(
-            self.path, self._serve if self.method == "GET" else self._serve_uncached, methods=[self.method]
+            self.path, self.serve if self.method == "GET" else self._serve_uncached, methods=[self.method]
         )
 
     async def _run(self, request: Request, ctx: AppContext) -> Page | Response:
@@ -140,12 +140,13 @@ class Endpoint:
 
     async def serve_direct(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The ``GET`` route as a plain ASGI app, for ``api/routing.DirectDispatch``: the same answer as through
-        Starlette's route (which wraps :meth:`_serve` in a request-response function and exception handling
+        Starlette's route (which wraps :meth:`serve` in a request-response function and exception handling
         that :meth:`_run` makes idle), without those layers."""
-        response = await self._serve(Request(scope, receive, send))
+        response = await self.serve(Request(scope, receive, send))
         await response(scope, receive, send)
 
-    async def _serve(self, request: Request) -> Response | ReadyResponse:
+    async def serve(self, request: Request) -> Response | ReadyResponse:
+        """A ``GET`` (or ``HEAD``): the cached answer, else the handler's, rendered; errors as responses."""
         ctx = _context(request)
         key = request.scope["path"] + "?" + request.scope["query_string"].decode("latin-1")
         if USER_LIMIT in request.scope:
