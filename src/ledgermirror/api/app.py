@@ -186,7 +186,7 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
     endpoint_routes = [(endpoint, endpoint.route()) for endpoint in literal_first(ENDPOINTS)]
     direct = [(route, endpoint.serve_direct) for endpoint, route in endpoint_routes if endpoint.method == "GET"]
     routes = [route for _, route in endpoint_routes] + health.ROUTES + docs_page.routes(document)
-    routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.sample_pool(ctx.db)))
+    routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.publish(ctx.db)))
     admission = Admission(
         _unbound,
         limit=settings.max_in_flight or settings.pool_max_size,
@@ -244,9 +244,10 @@ def _bound(app: ASGIApp, layer: Admission) -> Admission:
 
 
 async def _sample_pool(ctx: AppContext) -> None:
-    """The pool gauges, every second (other workers' scrapes read them from the multiprocess files)."""
+    """The pool gauges and the batched counts, every second (other workers' scrapes read them from the
+    multiprocess files)."""
     while True:
-        ctx.metrics.sample_pool(ctx.db)
+        ctx.metrics.publish(ctx.db)
         await asyncio.sleep(SAMPLE_SECONDS)
 
 

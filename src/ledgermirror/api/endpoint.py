@@ -153,9 +153,9 @@ class Endpoint:
             key += f"\x00{ctx.parse_ctx.limit_max}"  # a user's answer is theirs: their limit shapes it
         rendered = ctx.cache.get(key)
         if rendered is not None:
-            ctx.metrics.cache_hits.inc()
+            ctx.metrics.cache_hit_count += 1
         else:
-            ctx.metrics.cache_misses.inc()
+            ctx.metrics.cache_miss_count += 1
             page, fresh = await self._run_pinned(request, ctx)
             if isinstance(page, Response):
                 return page

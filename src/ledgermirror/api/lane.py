@@ -74,7 +74,7 @@ class DirectLane:
         admission = self.admission
         started = time.perf_counter()
         status = 500
-        metrics.in_flight.inc()
+        metrics.started()
         try:
             if not admission.take_free() and not await admission.wait_turn():
                 status = 503
@@ -91,5 +91,5 @@ class DirectLane:
             finally:
                 admission.pass_on()
         finally:
-            metrics.in_flight.dec()
+            metrics.finished()
             metrics.record(route.path, scope["method"], status, time.perf_counter() - started)
