@@ -9,9 +9,10 @@ broken connection is ended, and the next query opens a new one once the database
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from contextvars import ContextVar, Token
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
 import asyncpg
@@ -84,23 +85,6 @@ class _Unobserved:
 
     def failed(self) -> None:
         pass
-
-
-class _Pinned:
-    __slots__ = ("_token", "_var", "member")
-
-    def __init__(self, var: ContextVar[Member | None], member: Member) -> None:
-        self._var = var
-        self.member = member
-        self._token: Token[Member | None] | None = None
-
-    def __enter__(self) -> Member:
-        self._token = self._var.set(self.member)
-        return self.member
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._token is not None:
-            self._var.reset(self._token)
 
 
 class Database:
@@ -185,11 +169,16 @@ class Database:
         self._turn += 1
         return self._turn
 
-    def pinned(self, at_least_ns: int | None = None, member: Member | None = None) -> _Pinned:
-        """Every query inside the ``with`` block (in this task) goes to one member: ``member``, or one chosen now
-        (:meth:`choose`). A plain context manager: ``contextlib.contextmanager``'s generator cost a few
-        microseconds a request."""
-        return _Pinned(self._pinned, member or self.choose(at_least_ns))
+    @contextlib.contextmanager
+    def pinned(self, at_least_ns: int | None = None, member: Member | None = None) -> Iterator[Member]:
+        """Every query inside the block (in this task) goes to one member: ``member``, or one chosen now
+        (:meth:`choose`)."""
+        member = member or self.choose(at_least_ns)
+        token = self._pinned.set(member)
+        try:
+            yield member
+        finally:
+            self._pinned.reset(token)
 
     def current(self) -> Member | None:
         """The member the running request is pinned to, if any."""
