@@ -35,6 +35,9 @@ class Stats:
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
     statuses: dict[int, int] = field(default_factory=dict)
+    timeline: list[tuple[float, float, int, bytes]] | None = None
+    """When a list: each answer's end (``time.monotonic``), latency, status and, for a 5xx, its body's start
+    (which failure it was); ``bench/coldstart`` reads the run in windows."""
 
     def percentile(self, fraction: float) -> float:
         if not self.latencies:
@@ -83,8 +86,11 @@ async def _connection(host: str, port: int, next_path: NextPath, stop_at: float,
             started = time.perf_counter()
             writer.write(request)
             status, body = await _read_response(reader)
-            stats.latencies.append(time.perf_counter() - started)
+            latency = time.perf_counter() - started
+            stats.latencies.append(latency)
             stats.statuses[status] = stats.statuses.get(status, 0) + 1
+            if stats.timeline is not None:
+                stats.timeline.append((time.monotonic(), latency, status, body[:120] if status >= 500 else b""))
             if status >= 500:
                 stats.errors += 1
             previous_next = _next_link(body) if status == 200 else None
@@ -102,9 +108,11 @@ def _encode(request: str | Post, host: str) -> bytes:
     return head.encode() + request.body
 
 
-async def drive(base_url: str, next_path: NextPath, *, seconds: float, connections: int) -> Stats:
+async def drive(
+    base_url: str, next_path: NextPath, *, seconds: float, connections: int, timeline: bool = False
+) -> Stats:
     host, port = loopback_target(base_url)
-    stats = Stats()
+    stats = Stats(timeline=[] if timeline else None)
     stop_at = time.monotonic() + seconds
     await asyncio.gather(*(_connection(host, port, next_path, stop_at, stats) for _ in range(connections)))
     return stats

@@ -36,6 +36,9 @@ class Sample:
     """Consensus timestamps (``seconds.nanos``) within the ledger: the blocks' ends, for ``timestamp=`` filters."""
     contracts: ContractSample = field(default_factory=lambda: ContractSample([], [], [], []))
     """Contracts with logs, and what their logs name."""
+    spread_accounts: list[str] = field(default_factory=list)
+    """Accounts from all over the id range (``accounts`` are 100 neighbours: a few pages of each table), for
+    the scenarios whose working set must be the ledger's, not a corner of it (``account-by-id-spread``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +78,7 @@ async def sample(base_url: str) -> Sample:
         return Sample([], [], [], [], [], [])
     rows = accounts["accounts"]
     topics, sequences, stamps = await sample_topics(lambda path: get_json(base_url, path))
+    spread = await sample_spread_accounts(lambda path: get_json(base_url, path))
     contracts = await sample_contracts(lambda path: get_json(base_url, path))
     return Sample(
         accounts=[row["account"] for row in rows],
@@ -90,7 +94,30 @@ async def sample(base_url: str) -> Sample:
         transaction_hashes=transaction_hashes(transfers["transactions"]),
         moments=moments(blocks["blocks"]),
         contracts=contracts,
+        spread_accounts=spread,
     )
+
+
+_SPREAD_PAGES = 40
+
+
+async def sample_spread_accounts(fetch: Callable[[str], Awaitable[Any]]) -> list[str]:
+    """A page of 25 accounts at each of :data:`_SPREAD_PAGES` evenly spaced points of the id range (from 0.0.1001
+    to the last account); empty when there are none. ``fetch(path)`` answers the JSON body (or raises
+    ``RuntimeError``)."""
+    try:
+        last: Any = await fetch("/api/v1/accounts?order=desc&limit=1&balance=false")
+    except RuntimeError:
+        return []
+    if not last.get("accounts"):
+        return []
+    shard, realm, highest = (int(part) for part in last["accounts"][0]["account"].split("."))
+    found: list[str] = []
+    for page in range(_SPREAD_PAGES):
+        start = 1001 + (highest - 1001) * page // _SPREAD_PAGES
+        rows: Any = await fetch(f"/api/v1/accounts?limit=25&balance=false&account.id=gte:{shard}.{realm}.{start}")
+        found.extend(row["account"] for row in rows.get("accounts", []))
+    return list(dict.fromkeys(found))
 
 
 _DAY_NS = 86_400 * 1_000_000_000
@@ -165,6 +192,7 @@ def _mix(*templates: str) -> Builder:
     def build(data: Sample, rng: random.Random) -> NextPath:
         pools = {
             "account": data.accounts,
+            "spread_account": data.spread_accounts or data.accounts,
             "evm": data.evm_addresses or data.accounts,
             "alias": data.aliases or data.accounts,
             "token": data.tokens,
@@ -259,6 +287,9 @@ SCENARIOS: dict[str, Builder] = {
         "/api/v1/accounts/{account}?transactions=false",
     ),
     "account-by-id": _mix("/api/v1/accounts/{account}"),
+    # 1,000 accounts from all over the ledger (account-by-id's 100 neighbours fit in a few pages): a cold
+    # server's working set (bench/coldstart)
+    "account-by-id-spread": _mix("/api/v1/accounts/{spread_account}"),
     "account-by-alias-or-evm": _mix("/api/v1/accounts/{evm}", "/api/v1/accounts/{alias}"),
     "crypto-allowances": _mix("/api/v1/accounts/{account}/allowances/crypto"),
     "account-allowances": _mix(

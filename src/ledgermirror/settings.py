@@ -73,7 +73,14 @@ class Settings:
     """PostgreSQL's ``max_parallel_workers_per_gather`` for the API's sessions."""
     max_in_flight: NonNegative = 0
     """Requests a worker works on at once (the rest wait in arrival order, ``503`` after
-    ``statement_timeout_ms``); 0: the pool's size (``api/admission.py``)."""
+    ``admission_wait_seconds``); 0: the pool's size (``api/admission.py``)."""
+    warm_up_seconds: Annotated[float, Range(0)] = 60.0
+    """``serve`` reads the hot routes' indexes into the cache before its workers start, for at most this long
+    (``db/warm_up.py``); 0: not at all."""
+    admission_wait_seconds: Annotated[float, Range(0.1)] = 30.0
+    """Longest a request waits for its turn (``max_in_flight``) before ``503``. Its own budget, apart from the
+    statement timeout: a cold cache slows every request, and the line behind them grows with it
+    (docs/performance.md, "A cold start")."""
     statement_cache_size: NonNegative = 256
     db_max_idle_seconds: Annotated[float, Range(1)] = 180.0
     """A database connection left unused longer than this is ended and a new one opened when next needed (both

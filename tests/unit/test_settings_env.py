@@ -52,6 +52,8 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "plan_cache_mode": ("AUTO", "auto"),
         "parallel_workers_per_query": ("2", 2),
         "max_in_flight": ("3", 3),
+        "admission_wait_seconds": ("12.5", 12.5),
+        "warm_up_seconds": ("0", 0.0),
         "statement_cache_size": ("0", 0),
         "db_max_idle_seconds": ("90.5", 90.5),
         "response_cache_entries": ("0", 0),
@@ -255,12 +257,22 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "a minute",
             "LEDGERMIRROR_INGEST_MAX_LAG_SECONDS must be a number, not 'a minute'",
         ),
+        (
+            "LEDGERMIRROR_WARM_UP_SECONDS",
+            "-5",
+            "LEDGERMIRROR_WARM_UP_SECONDS must be at least 0, not '-5'",
+        ),
     ],
     "float at least 0.1": [
         (
             "LEDGERMIRROR_REPLICA_CHECK_SECONDS",
             "0.01",
             "LEDGERMIRROR_REPLICA_CHECK_SECONDS must be at least 0.1, not '0.01'",
+        ),
+        (
+            "LEDGERMIRROR_ADMISSION_WAIT_SECONDS",
+            "0",
+            "LEDGERMIRROR_ADMISSION_WAIT_SECONDS must be at least 0.1, not '0'",
         ),
     ],
     "bool": [

@@ -12,7 +12,10 @@ for the first in line, turns away everyone whose time is up when it fires and is
 
 The limit defaults to the connection pool's size (``LEDGERMIRROR_POOL_MAX_SIZE``): more requests in flight than
 connections only move the queue into the pool. A request that waits longer than ``wait_seconds`` is answered
-``503`` with our error body, so overload shows as fast refusals rather than requests hanging. The health
+``503`` with our error body, so overload shows as refusals rather than requests hanging. That wait is its own
+budget (``LEDGERMIRROR_ADMISSION_WAIT_SECONDS``, 30 s), not the statement timeout's: on a cold cache every
+request is slow and the line behind them long, and with the 5 s of a statement as the bound, a server whose
+line was still moving refused requests that only the cold cache had slowed (``bench/coldstart``). The health
 routes are never queued: readiness must answer while the service is busy. Nor are requests with a body (the
 ``POST`` fee estimate): a handler reads its body after admission, and a client trickling a body would hold a
 slot for the whole body timeout, a way to starve everyone else.
@@ -53,18 +56,24 @@ class Admission:
         ):
             await self.app(scope, receive, send)
             return
-        if self._free:
-            self._free -= 1
-        elif not await self._wait_turn():
+        if not self.take_free() and not await self.wait_turn():
             await error_response(ServiceUnavailable(REFUSAL))(scope, receive, send)
             return
         try:
             await self.app(scope, receive, send)
         finally:
-            self._pass_on()
+            self.pass_on()
 
-    async def _wait_turn(self) -> bool:
-        """Wait in line for a slot; False when the wait ran out."""
+    def take_free(self) -> bool:
+        """Take a free slot, if one is free and nobody waits (then the caller must :meth:`pass_on` when done)."""
+        if self._free:
+            self._free -= 1
+            return True
+        return False
+
+    async def wait_turn(self) -> bool:
+        """Wait in line for a slot (then the caller must :meth:`pass_on` when done); False when the wait ran
+        out."""
         loop = asyncio.get_running_loop()
         turn: asyncio.Future[None] = loop.create_future()
         self._line.append((loop.time() + self.wait_seconds, turn))
@@ -76,13 +85,13 @@ class Admission:
             return False
         except BaseException:
             if turn.done() and not turn.cancelled() and turn.exception() is None:
-                self._pass_on()  # given the slot as it was cancelled: the next in line takes it
+                self.pass_on()  # given the slot as it was cancelled: the next in line takes it
             else:
                 turn.cancel()
             raise
         return True
 
-    def _pass_on(self) -> None:
+    def pass_on(self) -> None:
         """A slot came free: the first in line still waiting gets it, or it stays free."""
         line = self._line
         while line:

@@ -19,6 +19,7 @@ from ledgermirror.api.auth import BasicAuth
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.errors import MethodNotAllowed, NotFound
+from ledgermirror.api.lane import DirectLane
 from ledgermirror.api.resources import health
 from ledgermirror.api.resources.accounts import (
     account,
@@ -66,7 +67,7 @@ from ledgermirror.api.resources.tokens import (
 from ledgermirror.api.resources.topics import topic_messages, topics
 from ledgermirror.api.resources.transactions import transaction, transactions
 from ledgermirror.api.responses import error_response
-from ledgermirror.api.routing import IndexedRouter, literal_first
+from ledgermirror.api.routing import DirectDispatch, IndexedRouter, PathIndex, literal_first
 from ledgermirror.clock import Clock, SystemClock
 from ledgermirror.db.pool import api_database
 from ledgermirror.metrics import exposition
@@ -185,35 +186,71 @@ def create_app(settings: Settings, dsn: str, *, clock: Clock | None = None) -> S
             app.state.ctx.contract_workers.close()  # a context given to the app later (tests' reconfigure)
             await ctx.db.close()
 
-    routes = (
-        [endpoint.route() for endpoint in literal_first(ENDPOINTS)] + health.ROUTES + docs_page.routes(document)
+    endpoint_routes = [(endpoint, endpoint.route()) for endpoint in literal_first(ENDPOINTS)]
+    direct = [(route, endpoint.serve_direct) for endpoint, route in endpoint_routes if endpoint.method == "GET"]
+    routes = [route for _, route in endpoint_routes] + health.ROUTES + docs_page.routes(document)
+    routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.publish(ctx.db)))
+    admission = Admission(
+        _unbound,
+        limit=settings.max_in_flight or settings.pool_max_size,
+        wait_seconds=settings.admission_wait_seconds,
     )
-    routes.append(exposition.route(ctx.metrics.registry, lambda: ctx.metrics.sample_pool(ctx.db)))
-    app = Starlette(
+    app = ApiApp(
         routes=routes,
         lifespan=lifespan,
         middleware=[
             Middleware(StripTrailingSlash),
             Middleware(HttpMetricsMiddleware, metrics=ctx.metrics.http),
-            Middleware(
-                Admission,
-                limit=settings.max_in_flight or settings.pool_max_size,
-                wait_seconds=settings.statement_timeout_ms / 1000,
-            ),
+            Middleware(_bound, layer=admission),
             Middleware(BasicAuth),
+            Middleware(DirectDispatch, routes=routes, direct=direct),
         ],
         exception_handlers={404: _not_found, 405: _method_not_allowed},
     )
     app.router = IndexedRouter(app.router.routes, redirect_slashes=False, lifespan=lifespan)
+    endpoint_of = {id(route): endpoint for endpoint, route in endpoint_routes if endpoint.method == "GET"}
+    app.lane = DirectLane(
+        PathIndex(routes),
+        [(route, endpoint_of[id(route)]) for route, _ in direct],
+        admission,
+        ctx.metrics.http,
+    )
     app.state.ctx = ctx
     app.state.openapi = document
     return app
 
 
+class ApiApp(Starlette):
+    """The API's Starlette application, with its direct lane (``api/lane.py``) in front of the middleware."""
+
+    lane: DirectLane | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        lane = self.lane
+        found = lane.find(scope) if lane is not None else None
+        if found is None:
+            await super().__call__(scope, receive, send)
+            return
+        assert lane is not None
+        scope["app"] = self
+        await lane.serve(scope, receive, send, found)
+
+
+async def _unbound(scope: Scope, receive: Receive, send: Send) -> None:
+    raise RuntimeError("the admission middleware is used before the middleware stack is built")
+
+
+def _bound(app: ASGIApp, layer: Admission) -> Admission:
+    """The one :class:`Admission` of the app (shared with the direct lane) as a layer of Starlette's stack."""
+    layer.app = app
+    return layer
+
+
 async def _sample_pool(ctx: AppContext) -> None:
-    """The pool gauges, every second (other workers' scrapes read them from the multiprocess files)."""
+    """The pool gauges and the batched counts, every second (other workers' scrapes read them from the
+    multiprocess files)."""
     while True:
-        ctx.metrics.sample_pool(ctx.db)
+        ctx.metrics.publish(ctx.db)
         await asyncio.sleep(SAMPLE_SECONDS)
 
 

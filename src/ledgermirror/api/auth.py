@@ -16,7 +16,6 @@ import binascii
 import hashlib
 import re
 
-from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -61,6 +60,15 @@ def user_limit(request: Request) -> int | None:
     return limit if isinstance(limit, int) else None
 
 
+def _authorization(scope: Scope) -> str | None:
+    """The first ``Authorization`` header, as Starlette's ``Headers.get`` reads it (without building one)."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
 class BasicAuth:
     """ASGI middleware: anonymous, an authenticated user (their limit in the scope), or ``401``."""
 
@@ -69,7 +77,7 @@ class BasicAuth:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            found = credentials_of(Headers(scope=scope).get("authorization"))
+            found = credentials_of(_authorization(scope))
             if found is not None:
                 ctx: AppContext = scope["app"].state.ctx
                 matched, limit = check(ctx, *found)

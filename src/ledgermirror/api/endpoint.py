@@ -19,13 +19,21 @@ import orjson
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ledgermirror.api import freshness
 from ledgermirror.api.auth import USER_LIMIT
 from ledgermirror.api.context import AppContext, context_of
 from ledgermirror.api.errors import ANSWERED, InternalError, api_error
 from ledgermirror.api.querystring.params import ParamSet, ParsedQuery
-from ledgermirror.api.responses import JSON_TYPE, TEXT_TYPE, Rendered, error_response, render_json
+from ledgermirror.api.responses import (
+    JSON_TYPE,
+    TEXT_TYPE,
+    ReadyResponse,
+    Rendered,
+    error_response,
+    render_json,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -90,7 +98,7 @@ class Endpoint:
 
     def route(self) -> Route:
         return Route(
-            self.path, self._serve if self.method == "GET" else self._serve_uncached, methods=[self.method]
+            self.path, self.serve if self.method == "GET" else self._serve_uncached, methods=[self.method]
         )
 
     async def _run(self, request: Request, ctx: AppContext) -> Page | Response:
@@ -140,16 +148,24 @@ class Endpoint:
         }
         return Response(orjson.dumps(page.payload), status_code=page.status, headers=headers, media_type=JSON_TYPE)
 
-    async def _serve(self, request: Request) -> Response:
+    async def serve_direct(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The ``GET`` route as a plain ASGI app, for ``api/routing.DirectDispatch``: the same answer as through
+        Starlette's route (which wraps :meth:`serve` in a request-response function and exception handling
+        that :meth:`_run` makes idle), without those layers."""
+        response = await self.serve(Request(scope, receive, send))
+        await response(scope, receive, send)
+
+    async def serve(self, request: Request) -> Response | ReadyResponse:
+        """A ``GET`` (or ``HEAD``): the cached answer, else the handler's, rendered; errors as responses."""
         ctx = _context(request)
         key = request.scope["path"] + "?" + request.scope["query_string"].decode("latin-1")
         if USER_LIMIT in request.scope:
             key += f"\x00{ctx.parse_ctx.limit_max}"  # a user's answer is theirs: their limit shapes it
         rendered = ctx.cache.get(key)
         if rendered is not None:
-            ctx.metrics.cache_hits.inc()
+            ctx.metrics.cache_hit_count += 1
         else:
-            ctx.metrics.cache_misses.inc()
+            ctx.metrics.cache_miss_count += 1
             page, fresh = await self._run_pinned(request, ctx)
             if isinstance(page, Response):
                 return page

@@ -4,6 +4,7 @@ and what ``demo`` shares with it (the listen check, the announcement, serving a 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import atexit
 import errno
 import logging
@@ -15,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ledgermirror import http_server
+from ledgermirror.db.warm_up import warm_up_at
 from ledgermirror.exits import EXIT_CANNOT_LISTEN
 from ledgermirror.grpc_api import server as grpc_api_server
 from ledgermirror.metrics import exposition
@@ -79,6 +81,8 @@ def serve(settings: Settings, log_format: str, prepared: Prepared | None = None,
     prepared = prepared or prepare(settings)
     try:
         check_reachable(prepared.api_url)
+        if settings.warm_up_seconds > 0:
+            asyncio.run(warm_up_at(prepared.owner_url, settings.warm_up_seconds))
         base = f"http://{settings.host}:{settings.port}"
         if settings.workers > 1 or settings.grpc_port:
             _share_metrics_between_workers()

@@ -29,12 +29,19 @@ class Op(Enum):
     LT = "lt"
     LTE = "lte"
 
+    __hash__ = object.__hash__
+    """By identity (members are singletons): ``Enum``'s own hash is a Python call on the name, paid at every
+    dict lookup keyed by an operator (each condition of each statement)."""
+
 
 class Order(Enum):
     """A sort direction."""
 
     ASC = "asc"
     DESC = "desc"
+
+    __hash__ = object.__hash__
+    """By identity, as :class:`Op`'s."""
 
 
 Column = NewType("Column", str)
@@ -181,7 +188,9 @@ class Select:
         return self
 
     def compare(self, column: Column, op: Op, value: Any) -> Select:
-        self.conditions.append(f"{column} {_OPERATORS[op]} {self.bind(value)}")
+        args = self.args
+        args.append(value)  # bind, inline: a plain comparison is most conditions of most statements
+        self.conditions.append(f"{column} {_OPERATORS[op]} ${len(args)}")
         return self
 
     def any_of(self, column: Column, values: Sequence[Any]) -> Select:
@@ -216,8 +225,8 @@ class Select:
         return self
 
     def order_by(self, columns: Sequence[Column], order: Order) -> Select:
-        direction = "asc" if order is Order.ASC else "desc"
-        self.ordering = ", ".join(f"{column} {direction}" for column in columns)
+        direction = " asc" if order is Order.ASC else " desc"
+        self.ordering = (direction + ", ").join(columns) + direction if columns else ""
         return self
 
     def then_by(self, column: Column, order: Order) -> Select:

@@ -17,7 +17,10 @@ SAMPLE_SECONDS = 1.0
 class ApiMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
-        self.http = HttpMetrics(self.registry, "api")
+        self.http = HttpMetrics(self.registry, "api", batched=True)
+        self.cache_hit_count = 0
+        """Response cache hits and misses since the last :meth:`publish` (plain integers: see ``HttpMetrics``)."""
+        self.cache_miss_count = 0
         cache = Counter(
             "ledgermirror_api_response_cache",
             "Response cache lookups of GET endpoints, by result",
@@ -46,6 +49,18 @@ class ApiMetrics:
             "Queries that failed because the database was unreachable or out of time (answered 503)",
             registry=self.registry,
         )
+
+    def publish(self, database: Database | None) -> None:
+        """Everything counted in plain integers, and the pool's gauges, handed to ``prometheus_client``: before
+        each scrape and every second."""
+        self.http.publish()
+        hits, misses = self.cache_hit_count, self.cache_miss_count
+        self.cache_hit_count = self.cache_miss_count = 0
+        if hits:
+            self.cache_hits.inc(hits)
+        if misses:
+            self.cache_misses.inc(misses)
+        self.sample_pool(database)
 
     def sample_pool(self, database: Database | None) -> None:
         if database is None:

@@ -56,6 +56,8 @@ async def filter_id(ctx: AppContext, value: EntityId | EvmAddress) -> int:
 
 async def filter_values(ctx: AppContext, values: Sequence[EntityId | EvmAddress]) -> list[int | None]:
     """Each value's encoded id, addresses looked up in one statement (``None``: no live entity has it)."""
+    if not values:
+        return []
     known = await filter_ids(ctx, [value.address for value in values if isinstance(value, EvmAddress)])
     return [value.encoded if isinstance(value, EntityId) else known.get(value.address) for value in values]
 
