@@ -1,0 +1,352 @@
+"""Contracts the EVM runs (the ``evm_contracts`` mix): an ERC-20, an ERC-721 and a contract reading HTS tokens
+through the token service (``tests/contracts/*.sol``, their bytecode in ``evm_contracts.json``), deployed and
+called by ContractCreate and ContractCall transactions executed by :mod:`.evm_world`. The records and sidecars
+(results, gas, logs and blooms, state changes, actions, bytecode) are what the EVM produced; the simulator's
+own account of each contract (:class:`~ledgermirror.simulator.ledger_state.EvmToken`, decided before the call)
+is what ``truth.json`` lists and what the views must answer. A call the EVM does not carry out as decided
+stops the run (the contracts and the simulator disagree)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from ledgermirror.ledger.evm import log_bloom
+from ledgermirror.simulator import picks
+from ledgermirror.simulator.emitter import Emitter, Tx
+from ledgermirror.simulator.ethereum import CHAIN_ID
+from ledgermirror.simulator.evm_world import EvmWorld, Execution, TokenView, long_zero, num_of, selector
+from ledgermirror.simulator.hapi import set_timestamp
+from ledgermirror.simulator.ledger_state import Contract, EvmToken, Ledger
+from ledgermirror.simulator.picks import HBAR
+
+DEPLOY_GAS = 2_000_000
+CALL_GAS = 200_000
+_NAMES = ("Lumen", "Quartz", "Meridian", "Solstice", "Tidal")
+_CALL, _CREATE, _PRECOMPILE, _SYSTEM = 1, 2, 3, 4
+"""``ContractActionType``."""
+_OP_CALL, _OP_DELEGATECALL, _OP_STATICCALL, _OP_CREATE = 1, 3, 4, 5
+"""``CallOperationType``."""
+
+
+def compiled() -> dict[str, Any]:
+    """Creation and runtime bytecode of the shipped contracts, by name."""
+    text = resources.files("ledgermirror.simulator").joinpath("evm_contracts.json").read_text()
+    contracts: dict[str, Any] = json.loads(text)["contracts"]
+    return contracts
+
+
+def _word(value: int) -> bytes:
+    return value.to_bytes(32, "big")
+
+
+def _string_tail(text: str) -> bytes:
+    raw = text.encode()
+    return _word(len(raw)) + raw.ljust((len(raw) + 31) // 32 * 32, b"\0")
+
+
+def encode(*values: int | str) -> bytes:
+    """ABI encoding of ``uint256``/``address`` (ints) and ``string`` values."""
+    head, tail = b"", b""
+    offset = 32 * len(values)
+    for value in values:
+        if isinstance(value, str):
+            head += _word(offset + len(tail))
+            tail += _string_tail(value)
+        else:
+            head += _word(value)
+    return head + tail
+
+
+def world(ledger: Ledger) -> EvmWorld:
+    """The ledger's EVM world, created on first use; it answers token reads from the ledger's tokens."""
+    if ledger.evm_world is None:
+
+        def token(num: int) -> TokenView | None:
+            found = ledger.tokens.get(num)
+            if found is None or found.deleted:
+                return None
+            return TokenView(
+                found.name,
+                found.symbol,
+                found.decimals,
+                found.total_supply,
+                found.fungible,
+                lambda owner: found.balances.get(owner, 0),
+            )
+
+        ledger.evm_world = EvmWorld(tokens=token, chain_id=CHAIN_ID)
+    return ledger.evm_world
+
+
+def deploy(em: Emitter, kind: str) -> bool:
+    """Deploy an ``Erc20`` (the whole supply to the deployer), an ``Erc721`` (the deployer mints) or a
+    ``TokenReader``."""
+    creator = picks.payer(em, 500 * HBAR)
+    if creator is None or not em.sidecars_allowed:
+        return False
+    code = compiled()[kind]
+    num = em.ledger.new_num()
+    name = f"{em.rng.choice(_NAMES)} {num}"
+    symbol = f"{name[:3].upper()}{num % 100}"
+    token = EvmToken(Contract(num, 0, creator, b""), kind, name, symbol)
+    arguments = b""
+    if kind == "Erc20":
+        token.total_supply = em.rng.randrange(1, 1000) * 10**8 * 1000
+        arguments = encode(name, symbol, token.total_supply)
+    elif kind == "Erc721":
+        arguments = encode(name, symbol)
+    initcode = bytes.fromhex(code["bytecode"]) + arguments
+    body = em.hapi.bodies["contract_create"].ContractCreateTransactionBody(
+        initcode=initcode,
+        gas=DEPLOY_GAS,
+        memo=f"{kind} {name}",
+        adminKey=picks.key_message(em, em.ledger.accounts[creator].key),
+    )
+    body.autoRenewPeriod.seconds = 7_776_000
+    stamp = em.peek()
+    execution = world(em.ledger).execute(
+        sender=long_zero(creator),
+        to=None,
+        data=initcode,
+        gas=DEPLOY_GAS,
+        block_number=em.block_number,
+        timestamp=stamp // 1_000_000_000,
+        create_at=long_zero(num),
+    )
+    _expect(execution, kind)
+    record = em.new_record()
+    record.receipt.contractID.contractNum = num
+    result = record.contractCreateResult
+    _fill(em, result, execution, contract=num, sender=creator, gas=DEPLOY_GAS, parameters=b"")
+    result.evm_address.value = long_zero(num)
+    result.createdContractIDs.add(contractNum=num)
+    sidecars = _sidecars(em, execution, creator, bytecode=(num, initcode, execution.output))
+    token.contract.runtime_bytecode, token.contract.initcode = execution.output, initcode
+    token.contract.memo = body.memo
+    token.contract.created_timestamp = em.emit(
+        Tx(creator, "contractCreateInstance", body, picks.fee(em, "contractCreateInstance"), sidecars=sidecars),
+        record,
+    )
+    _keep_storage(token.contract, execution)
+    if kind == "Erc20":
+        token.balances[creator] = token.total_supply
+        token.events.append({"timestamp": stamp, "from": None, "to": creator, "amount": token.total_supply})
+    em.ledger.contracts[num] = token.contract
+    em.ledger.evm_tokens.append(token)
+    em.ledger.balances.setdefault(num, 0)
+    em.ledger.accounts[creator].pinned = True
+    return True
+
+
+def erc20_transfer(em: Emitter) -> bool:
+    """A holder sends part of its balance to another user."""
+    token = _pick(em, "Erc20")
+    if token is None:
+        return False
+    holder = picks.sample(em, sorted(token.balances), lambda a: token.balances[a] > 0 and _can_pay(em, a))
+    receiver = picks.other_user(em, holder) if holder is not None else None
+    if holder is None or receiver is None:
+        return False
+    amount = em.rng.randrange(1, token.balances[holder] + 1) if em.rng.random() < 0.2 else max(
+        1, token.balances[holder] // em.rng.randrange(2, 20)
+    )
+    data = selector("transfer(address,uint256)") + encode(receiver, amount)
+    stamp = _call(em, token, holder, data, expect=_word(1))
+    token.balances[holder] -= amount
+    token.balances[receiver] = token.balances.get(receiver, 0) + amount
+    token.events.append({"timestamp": stamp, "from": holder, "to": receiver, "amount": amount})
+    em.ledger.accounts[receiver].pinned = True
+    return True
+
+
+def erc721_mint(em: Emitter) -> bool:
+    """The deployer mints the next token id, with its URI, to a user."""
+    token = _pick(em, "Erc721", lambda t: _can_pay(em, t.contract.creator))
+    receiver = picks.other_user(em) if token is not None else None
+    if token is None or receiver is None:
+        return False
+    token_id = token.next_id
+    uri = f"ipfs://simulated/{token.contract.num}/{token_id}"
+    data = selector("mint(address,uint256,string)") + encode(receiver, token_id, uri)
+    stamp = _call(em, token, token.contract.creator, data, expect=b"")
+    token.next_id += 1
+    token.owners[token_id], token.uris[token_id] = receiver, uri
+    token.balances[receiver] = token.balances.get(receiver, 0) + 1
+    token.total_supply += 1
+    token.events.append({"timestamp": stamp, "from": None, "to": receiver, "token_id": token_id})
+    em.ledger.accounts[receiver].pinned = True
+    return True
+
+
+def erc721_transfer(em: Emitter) -> bool:
+    """An owner moves one of its tokens to another user."""
+    token = _pick(em, "Erc721", lambda t: bool(t.owners))
+    if token is None:
+        return False
+    token_id = picks.sample(em, sorted(token.owners), lambda i: _can_pay(em, token.owners[i]))
+    if token_id is None:
+        return False
+    owner = token.owners[token_id]
+    receiver = picks.other_user(em, owner)
+    if receiver is None:
+        return False
+    data = selector("transferFrom(address,address,uint256)") + encode(owner, receiver, token_id)
+    stamp = _call(em, token, owner, data, expect=b"")
+    token.owners[token_id] = receiver
+    token.balances[owner] -= 1
+    token.balances[receiver] = token.balances.get(receiver, 0) + 1
+    token.events.append({"timestamp": stamp, "from": owner, "to": receiver, "token_id": token_id})
+    em.ledger.accounts[receiver].pinned = True
+    return True
+
+
+def read_token(em: Emitter) -> bool:
+    """A user asks the token reader for a holder's balance of an HTS fungible token (a call of the token's
+    address, answered by the token service)."""
+    reader = _pick(em, "TokenReader")
+    hts = picks.sample(em, em.ledger.fungible, lambda t: not t.deleted and bool(t.balances))
+    payer = picks.payer(em, 50 * HBAR)
+    if reader is None or hts is None or payer is None:
+        return False
+    owner = em.rng.choice(sorted(hts.balances))
+    balance = hts.balances[owner]
+    data = selector("balanceIn(address,address)") + encode(hts.num, owner)
+    stamp = _call(em, reader, payer, data, expect=_word(balance))
+    reader.events.append({"timestamp": stamp, "token": hts.num, "owner": owner, "balance": balance})
+    return True
+
+
+def _pick(em: Emitter, kind: str, accept: Any = lambda _: True) -> EvmToken | None:
+    return picks.sample(
+        em, em.ledger.evm_tokens, lambda t: t.kind == kind and not t.contract.deleted and accept(t)
+    )
+
+
+def _can_pay(em: Emitter, num: int) -> bool:
+    account = em.ledger.accounts.get(num)
+    return account is not None and not account.deleted and em.ledger.balance(num) >= 50 * HBAR
+
+
+def _call(em: Emitter, token: EvmToken, sender: int, data: bytes, *, expect: bytes) -> int:
+    """A ContractCall of ``token``'s contract by ``sender``; returns its consensus timestamp."""
+    num = token.contract.num
+    stamp = em.peek()
+    execution = world(em.ledger).execute(
+        sender=long_zero(sender),
+        to=long_zero(num),
+        data=data,
+        gas=CALL_GAS,
+        block_number=em.block_number,
+        timestamp=stamp // 1_000_000_000,
+    )
+    _expect(execution, token.kind, expect)
+    body = em.hapi.bodies["contract_call"].ContractCallTransactionBody(gas=CALL_GAS, functionParameters=data)
+    body.contractID.contractNum = num
+    record = em.new_record()
+    record.receipt.contractID.contractNum = num
+    _fill(em, record.contractCallResult, execution, contract=num, sender=sender, gas=CALL_GAS, parameters=data)
+    sidecars = _sidecars(em, execution, sender)
+    emitted = em.emit(Tx(sender, "contractCall", body, picks.fee(em, "contractCall"), sidecars=sidecars), record)
+    _keep_storage(token.contract, execution)
+    token.contract.calls += 1
+    return emitted
+
+
+def _expect(execution: Execution, kind: str, output: bytes | None = None) -> None:
+    if not execution.success or (output is not None and execution.output != output):
+        raise AssertionError(f"the EVM ran a {kind} call otherwise than the simulator decided: {execution}")
+
+
+def _keep_storage(contract: Contract, execution: Execution) -> None:
+    """The contract's storage as the EVM left it (what ``truth.json`` lists)."""
+    for access in execution.storage.get(long_zero(contract.num), []):
+        if access.written is not None:
+            if any(access.written):
+                contract.storage[access.slot] = access.written
+            else:
+                contract.storage.pop(access.slot, None)
+
+
+def _fill(  # noqa: PLR0913
+    em: Emitter, result: Any, execution: Execution, *, contract: int, sender: int, gas: int, parameters: bytes
+) -> None:
+    result.contractID.contractNum = contract
+    result.contractCallResult = execution.output
+    result.gasUsed = execution.gas_used
+    result.gas = gas
+    result.functionParameters = parameters
+    result.sender_id.accountNum = sender
+    bloom = 0
+    for address, topics, data in execution.logs:
+        log = result.logInfo.add(data=data)
+        log.contractID.contractNum = num_of(address) or 0
+        log.topic.extend(topics)
+        log.bloom = log_bloom(address, list(topics))
+        bloom |= int.from_bytes(log.bloom, "big")
+    if execution.logs:
+        result.bloom = bloom.to_bytes(256, "big")
+    del em
+
+
+def _stripped(word: bytes) -> bytes:
+    return word.lstrip(b"\0")
+
+
+def _sidecars(
+    em: Emitter, execution: Execution, payer: int, *, bytecode: tuple[int, bytes, bytes] | None = None
+) -> tuple[object, ...]:
+    """State changes, actions and (for a creation) bytecode, as the EVM produced them."""
+    hapi = em.hapi
+    records = []
+    if execution.storage:
+        state = hapi.sidecar.TransactionSidecarRecord()
+        for address, accesses in execution.storage.items():
+            change = state.state_changes.contract_state_changes.add()
+            change.contract_id.contractNum = num_of(address) or 0
+            for access in accesses:
+                storage = change.storage_changes.add(slot=_stripped(access.slot), value_read=_stripped(access.read))
+                if access.written is not None:
+                    storage.value_written.value = _stripped(access.written)
+        records.append(state)
+    actions = hapi.sidecar.TransactionSidecarRecord()
+    for frame in execution.frames:
+        action = actions.actions.contract_actions.add(
+            call_type=_SYSTEM if frame.system else _PRECOMPILE if frame.precompile else
+            _CREATE if frame.create else _CALL,
+            gas=frame.gas,
+            input=frame.input,
+            value=frame.value,
+            gas_used=frame.gas_used,
+            call_depth=frame.depth,
+        )  # fmt: skip
+        if frame.create:
+            action.call_operation_type = _OP_CREATE
+        elif frame.delegate:
+            action.call_operation_type = _OP_DELEGATECALL
+        elif frame.static:
+            action.call_operation_type = _OP_STATICCALL
+        else:
+            action.call_operation_type = _OP_CALL
+        if frame.depth == 0:
+            action.calling_account.accountNum = payer
+        else:
+            action.calling_contract.contractNum = num_of(frame.sender) or 0
+        action.recipient_contract.contractNum = num_of(frame.to) or 0
+        if frame.success:
+            action.output = frame.output
+        elif frame.reverted:
+            action.revert_reason = frame.output
+        else:
+            action.error = frame.error.encode()
+    records.append(actions)
+    if bytecode is not None:
+        code = hapi.sidecar.TransactionSidecarRecord()
+        code.bytecode.contract_id.contractNum = bytecode[0]
+        code.bytecode.initcode = bytecode[1]
+        code.bytecode.runtime_bytecode = bytecode[2]
+        records.append(code)
+    for sidecar in records:
+        set_timestamp(sidecar.consensus_timestamp, em.peek())
+    return tuple(records)
