@@ -90,7 +90,9 @@ def _replay(events: list[dict[str, Any]], until: int) -> tuple[dict[str, int], d
 
 
 def _blocks(database: Prepared) -> list[Any]:
-    return fetch(database.owner_url, "select index, consensus_start, consensus_end from record_file order by index")
+    return fetch(
+        database.owner_url, "select index, consensus_start, consensus_end from record_file order by index"
+    )
 
 
 def _past_block(database: Prepared, events: list[dict[str, Any]]) -> Any:
@@ -132,9 +134,7 @@ def test_erc721_views_answer_the_simulated_values(
     assert state["owners"]
     for token_id, owner in state["owners"].items():
         assert _call(client, address, "ownerOf(uint256)", int(token_id)) == "0x" + _word(_num(owner))
-        assert _call(client, address, "tokenURI(uint256)", int(token_id)) == _string(
-            state["token_uris"][token_id]
-        )
+        assert _call(client, address, "tokenURI(uint256)", int(token_id)) == _string(state["token_uris"][token_id])
     for holder, count in state["balances"].items():
         assert _call(client, address, "balanceOf(address)", _num(holder)) == "0x" + _word(count)
     unminted = len(state["owners"]) + 1
@@ -180,9 +180,7 @@ def test_imported_results_are_what_the_evm_produced(
         nums,
     )
     assert len(rows) == sum(1 + imported["contracts"][c]["calls"] for c in imported["evm_tokens"])
-    initcode = {
-        _num(c): bytes.fromhex(imported["contracts"][c]["initcode"]) for c in imported["evm_tokens"]
-    }
+    initcode = {_num(c): bytes.fromhex(imported["contracts"][c]["initcode"]) for c in imported["evm_tokens"]}
     created = {imported["contracts"][c]["created_timestamp"] for c in imported["evm_tokens"]}
     reads = {
         event["timestamp"]: event
@@ -213,7 +211,7 @@ def test_imported_results_are_what_the_evm_produced(
         logs = client.get(f"/api/v1/contracts/{contract}/results/logs?limit=100&order=asc").json()["logs"]
         assert [log["topics"][0] for log in logs].count(transfer) == len(state["events"])
         served = client.get(f"/api/v1/contracts/{contract}/state?limit=100").json()["state"]
-        # a slot set back to zero stays listed with a zero value (the mirror keeps the row); the EVM holds no such slot
+        # a slot set back to zero stays listed with a zero value (the mirror keeps its row); the EVM has none
         assert {item["slot"]: item["value"] for item in served if int(item["value"], 16)} == {
             "0x" + slot: "0x" + value for slot, value in imported["contracts"][contract]["storage"].items()
         }
@@ -226,10 +224,10 @@ def _token_views(imported: dict[str, Any], answering: list[dict[str, Any]]) -> A
         token = imported["tokens"].get(f"0.0.{num}")
         if token is None:
             return None
-        balances = {
-            _num(event["owner"]): event["balance"] for event in answering if _num(event["token"]) == num
-        }
+        balances = {_num(event["owner"]): event["balance"] for event in answering if _num(event["token"]) == num}
         fungible = token["type"] == "FUNGIBLE_COMMON"
-        return TokenView(token["name"], token["symbol"], token["decimals"], 0, fungible, lambda o: balances.get(o, 0))
+        return TokenView(
+            token["name"], token["symbol"], token["decimals"], 0, fungible, lambda o: balances.get(o, 0)
+        )
 
     return view

@@ -16,7 +16,7 @@ from ledgermirror.ledger.evm import log_bloom
 from ledgermirror.simulator import picks
 from ledgermirror.simulator.emitter import Emitter, Tx
 from ledgermirror.simulator.ethereum import CHAIN_ID
-from ledgermirror.simulator.evm_world import EvmWorld, Execution, TokenView, long_zero, num_of, selector
+from ledgermirror.simulator.evm_world import EvmWorld, Execution, Frame, TokenView, long_zero, num_of, selector
 from ledgermirror.simulator.hapi import set_timestamp
 from ledgermirror.simulator.ledger_state import Contract, EvmToken, Ledger
 from ledgermirror.simulator.picks import HBAR
@@ -149,8 +149,10 @@ def erc20_transfer(em: Emitter) -> bool:
     receiver = picks.other_user(em, holder) if holder is not None else None
     if holder is None or receiver is None:
         return False
-    amount = em.rng.randrange(1, token.balances[holder] + 1) if em.rng.random() < 0.2 else max(
-        1, token.balances[holder] // em.rng.randrange(2, 20)
+    amount = (
+        em.rng.randrange(1, token.balances[holder] + 1)
+        if em.rng.random() < 0.2
+        else max(1, token.balances[holder] // em.rng.randrange(2, 20))
     )
     data = selector("transfer(address,uint256)") + encode(receiver, amount)
     stamp = _call(em, token, holder, data, expect=_word(1))
@@ -269,7 +271,7 @@ def _keep_storage(contract: Contract, execution: Execution) -> None:
                 contract.storage.pop(access.slot, None)
 
 
-def _fill(  # noqa: PLR0913
+def _fill(
     em: Emitter, result: Any, execution: Execution, *, contract: int, sender: int, gas: int, parameters: bytes
 ) -> None:
     result.contractID.contractNum = contract
@@ -301,45 +303,10 @@ def _sidecars(
     hapi = em.hapi
     records = []
     if execution.storage:
-        state = hapi.sidecar.TransactionSidecarRecord()
-        for address, accesses in execution.storage.items():
-            change = state.state_changes.contract_state_changes.add()
-            change.contract_id.contractNum = num_of(address) or 0
-            for access in accesses:
-                storage = change.storage_changes.add(slot=_stripped(access.slot), value_read=_stripped(access.read))
-                if access.written is not None:
-                    storage.value_written.value = _stripped(access.written)
-        records.append(state)
+        records.append(_state_changes(hapi, execution))
     actions = hapi.sidecar.TransactionSidecarRecord()
     for frame in execution.frames:
-        action = actions.actions.contract_actions.add(
-            call_type=_SYSTEM if frame.system else _PRECOMPILE if frame.precompile else
-            _CREATE if frame.create else _CALL,
-            gas=frame.gas,
-            input=frame.input,
-            value=frame.value,
-            gas_used=frame.gas_used,
-            call_depth=frame.depth,
-        )  # fmt: skip
-        if frame.create:
-            action.call_operation_type = _OP_CREATE
-        elif frame.delegate:
-            action.call_operation_type = _OP_DELEGATECALL
-        elif frame.static:
-            action.call_operation_type = _OP_STATICCALL
-        else:
-            action.call_operation_type = _OP_CALL
-        if frame.depth == 0:
-            action.calling_account.accountNum = payer
-        else:
-            action.calling_contract.contractNum = num_of(frame.sender) or 0
-        action.recipient_contract.contractNum = num_of(frame.to) or 0
-        if frame.success:
-            action.output = frame.output
-        elif frame.reverted:
-            action.revert_reason = frame.output
-        else:
-            action.error = frame.error.encode()
+        _action(actions.actions.contract_actions.add(), frame, payer)
     records.append(actions)
     if bytecode is not None:
         code = hapi.sidecar.TransactionSidecarRecord()
@@ -350,3 +317,45 @@ def _sidecars(
     for sidecar in records:
         set_timestamp(sidecar.consensus_timestamp, em.peek())
     return tuple(records)
+
+
+def _state_changes(hapi: Any, execution: Execution) -> Any:
+    """Every slot read or written, per contract (slots and values without leading zeros, as the network)."""
+    state = hapi.sidecar.TransactionSidecarRecord()
+    for address, accesses in execution.storage.items():
+        change = state.state_changes.contract_state_changes.add()
+        change.contract_id.contractNum = num_of(address) or 0
+        for access in accesses:
+            storage = change.storage_changes.add(slot=_stripped(access.slot), value_read=_stripped(access.read))
+            if access.written is not None:
+                storage.value_written.value = _stripped(access.written)
+    return state
+
+
+def _action(action: Any, frame: Frame, payer: int) -> None:
+    """One frame as a ``ContractAction``."""
+    if frame.system:
+        action.call_type = _SYSTEM
+    elif frame.precompile:
+        action.call_type = _PRECOMPILE
+    else:
+        action.call_type = _CREATE if frame.create else _CALL
+    action.gas, action.input, action.value = frame.gas, frame.input, frame.value
+    action.gas_used, action.call_depth = frame.gas_used, frame.depth
+    if frame.create:
+        action.call_operation_type = _OP_CREATE
+    elif frame.delegate:
+        action.call_operation_type = _OP_DELEGATECALL
+    else:
+        action.call_operation_type = _OP_STATICCALL if frame.static else _OP_CALL
+    if frame.depth == 0:
+        action.calling_account.accountNum = payer
+    else:
+        action.calling_contract.contractNum = num_of(frame.sender) or 0
+    action.recipient_contract.contractNum = num_of(frame.to) or 0
+    if frame.success:
+        action.output = frame.output
+    elif frame.reverted:
+        action.revert_reason = frame.output
+    else:
+        action.error = frame.error.encode()

@@ -206,7 +206,7 @@ class _Executor(CancunTransactionExecutor):
         message = super().build_evm_message(transaction)
         create_at = cast(_State, self.vm_state).create_at
         if message.is_create and create_at is not None:
-            message.storage_address = Address(create_at)
+            cast(Any, message).storage_address = Address(create_at)
         return message
 
 
@@ -240,7 +240,7 @@ class EvmWorld:
     _db: AtomicDB = field(default_factory=AtomicDB)
     _root: Hash32 = BLANK_ROOT_HASH
 
-    def execute(  # noqa: PLR0913
+    def execute(
         self,
         *,
         sender: bytes,

@@ -303,11 +303,15 @@ def _evm_tokens(ledger: Ledger) -> dict[str, Any]:
             "balances": {entity(a): t.balances[a] for a in sorted(t.balances)},
             "owners": {str(i): entity(t.owners[i]) for i in sorted(t.owners)},
             "token_uris": {str(i): t.uris[i] for i in sorted(t.uris)},
-            "events": [
-                {key: entity(value) if key in {"from", "to", "owner", "token"} and value else value
-                 for key, value in event.items()}
-                for event in t.events
-            ],
-        }  # fmt: skip
+            "events": [_event(event) for event in t.events],
+        }
         for t in ledger.evm_tokens
+    }
+
+
+def _event(event: dict[str, Any]) -> dict[str, Any]:
+    """Entity numbers as ``0.0.N``; a mint's ``from`` stays None."""
+    return {
+        key: entity(value) if key in {"from", "to", "owner", "token"} and value is not None else value
+        for key, value in event.items()
     }
