@@ -204,6 +204,15 @@ def test_imported_results_are_what_the_evm_produced(
         )
         assert execution.success and row["transaction_result"] == 22
         assert (row["gas_used"], bytes(row["call_result"])) == (execution.gas_used, execution.output), row
+        stamp = row["consensus_timestamp"]
+        contract = f"0.0.{row['contract_id']}"
+        served = client.get(f"/api/v1/contracts/{contract}/results/{stamp // 10**9}.{stamp % 10**9:09d}").json()
+        assert (served["gas_used"], served["call_result"]) == (execution.gas_used, "0x" + execution.output.hex())
+        if stamp in reads:  # the reader's call of the token's address: a SYSTEM action
+            actions = client.get(f"/api/v1/contracts/results/{served['hash']}/actions")
+            top, inner = actions.json()["actions"]
+            assert (top["call_depth"], inner["call_depth"], inner["call_type"]) == (0, 1, "SYSTEM")
+            assert inner["to"] == _address(reads[stamp]["token"])
     transfer = "0x" + keccak256(b"Transfer(address,address,uint256)").hex()
     for contract, state in imported["evm_tokens"].items():
         if state["kind"] == "TokenReader":
