@@ -175,7 +175,7 @@ def test_imported_results_are_what_the_evm_produced(
     rows = fetch(
         database.owner_url,
         "select consensus_timestamp, contract_id, gas_used, gas_limit, call_result, function_parameters, "
-        "sender_id, transaction_result from contract_result where contract_id = any($1::bigint[]) "
+        "sender_id, transaction_result, error_message from contract_result where contract_id = any($1::bigint[]) "
         "order by consensus_timestamp",
         nums,
     )
@@ -190,6 +190,7 @@ def test_imported_results_are_what_the_evm_produced(
     }
     answering: list[dict[str, Any]] = []
     replay = EvmWorld(tokens=_token_views(imported, answering), chain_id=298)
+    failed = 0
     for row in rows:
         creation = row["consensus_timestamp"] in created
         answering[:] = [reads[row["consensus_timestamp"]]] if row["consensus_timestamp"] in reads else []
@@ -202,8 +203,13 @@ def test_imported_results_are_what_the_evm_produced(
             timestamp=row["consensus_timestamp"] // 1_000_000_000,
             create_at=bytes(12) + row["contract_id"].to_bytes(8, "big") if creation else None,
         )
-        assert execution.success and row["transaction_result"] == 22
-        assert (row["gas_used"], bytes(row["call_result"])) == (execution.gas_used, execution.output), row
+        assert row["gas_used"] == execution.gas_used, row
+        if row["transaction_result"] != 22:  # CONTRACT_REVERT_EXECUTED: the revert data as the error message
+            assert (row["transaction_result"], execution.reverted) == (33, True)
+            assert row["error_message"] == "0x" + execution.output.hex()
+            failed += 1
+            continue
+        assert execution.success and bytes(row["call_result"]) == execution.output, row
         stamp = row["consensus_timestamp"]
         contract = f"0.0.{row['contract_id']}"
         served = client.get(f"/api/v1/contracts/{contract}/results/{stamp // 10**9}.{stamp % 10**9:09d}").json()
@@ -213,6 +219,7 @@ def test_imported_results_are_what_the_evm_produced(
             top, inner = actions.json()["actions"]
             assert (top["call_depth"], inner["call_depth"], inner["call_type"]) == (0, 1, "SYSTEM")
             assert inner["to"] == _address(reads[stamp]["token"])
+    assert failed > 0
     transfer = "0x" + keccak256(b"Transfer(address,address,uint256)").hex()
     for contract, state in imported["evm_tokens"].items():
         if state["kind"] == "TokenReader":

@@ -77,9 +77,16 @@ def test_records_and_sidecars_are_what_the_evm_produced(
     assert len(results) == sum(1 + truth["contracts"][c]["calls"] for c in tokens)
     storage: dict[str, dict[str, str]] = defaultdict(dict)
     transfers: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+    reverted = 0
     for item, result in results:
         contract = f"0.0.{result.contractID.contractNum}"
-        assert item.record.receipt.status == 22 and 21_000 < result.gasUsed < result.gas
+        assert 21_000 < result.gasUsed < result.gas
+        if item.record.receipt.status != 22:  # a transfer above the balance
+            assert item.record.receipt.status == 33  # CONTRACT_REVERT_EXECUTED
+            reason = bytes.fromhex(result.errorMessage.removeprefix("0x"))
+            assert reason[:4] == selector("Error(string)") and b"insufficient balance" in reason
+            assert not result.logInfo and not result.contractCallResult
+            reverted += 1
         kinds = {record.WhichOneof("sidecar_records") for record in sidecars[item.consensus_timestamp]}
         assert "actions" in kinds
         bloom = 0
@@ -94,17 +101,12 @@ def test_records_and_sidecars_are_what_the_evm_produced(
         assert int.from_bytes(result.bloom or bytes(256), "big") == bloom
         for record in sidecars[item.consensus_timestamp]:
             if record.WhichOneof("sidecar_records") == "state_changes":
-                for change in record.state_changes.contract_state_changes:
-                    for slot in change.storage_changes:
-                        if slot.HasField("value_written"):
-                            key = f"0.0.{change.contract_id.contractNum}"
-                            storage[key][bytes(slot.slot).rjust(32, b"\0").hex()] = (
-                                bytes(slot.value_written.value).rjust(32, b"\0").hex()
-                            )
+                _fold_writes(record, storage)
             if record.WhichOneof("sidecar_records") == "bytecode":
                 assert record.bytecode.runtime_bytecode == result.contractCallResult
                 assert record.bytecode.runtime_bytecode.hex() == truth["contracts"][contract]["runtime_bytecode"]
                 assert result.evm_address.value == long_zero(result.contractID.contractNum)
+    assert reverted > 0
     for contract, state in tokens.items():
         live = {slot: value for slot, value in storage[contract].items() if int(value, 16)}
         assert live == truth["contracts"][contract]["storage"], contract
@@ -116,6 +118,16 @@ def test_records_and_sidecars_are_what_the_evm_produced(
             for e in state["events"]
         ]  # fmt: skip
         assert transfers[contract] == expected
+
+
+def _fold_writes(record: Any, storage: dict[str, dict[str, str]]) -> None:
+    """The slots a state-change sidecar record wrote, into contract → slot → value (32-byte hex)."""
+    for change in record.state_changes.contract_state_changes:
+        for slot in change.storage_changes:
+            if slot.HasField("value_written"):
+                key = f"0.0.{change.contract_id.contractNum}"
+                value = bytes(slot.value_written.value).rjust(32, b"\0").hex()
+                storage[key][bytes(slot.slot).rjust(32, b"\0").hex()] = value
 
 
 def test_the_token_reader_asks_the_token_service(

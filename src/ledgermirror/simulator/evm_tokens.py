@@ -163,6 +163,22 @@ def erc20_transfer(em: Emitter) -> bool:
     return True
 
 
+def erc20_failed_transfer(em: Emitter) -> bool:
+    """A holder tries to send more than it holds: the contract reverts (``insufficient balance``), the record
+    is CONTRACT_REVERT_EXECUTED with the revert data as its error message, and nothing but the fee moves."""
+    token = _pick(em, "Erc20")
+    if token is None:
+        return False
+    holder = picks.sample(em, sorted(token.balances), lambda a: _can_pay(em, a))
+    receiver = picks.other_user(em, holder) if holder is not None else None
+    if holder is None or receiver is None:
+        return False
+    amount = token.balances[holder] + em.rng.randrange(1, 1000)
+    data = selector("transfer(address,uint256)") + encode(receiver, amount)
+    _call(em, token, holder, data, expect=None)
+    return True
+
+
 def erc721_mint(em: Emitter) -> bool:
     """The deployer mints the next token id, with its URI, to a user."""
     token = _pick(em, "Erc721", lambda t: _can_pay(em, t.contract.creator))
@@ -231,8 +247,9 @@ def _can_pay(em: Emitter, num: int) -> bool:
     return account is not None and not account.deleted and em.ledger.balance(num) >= 50 * HBAR
 
 
-def _call(em: Emitter, token: EvmToken, sender: int, data: bytes, *, expect: bytes) -> int:
-    """A ContractCall of ``token``'s contract by ``sender``; returns its consensus timestamp."""
+def _call(em: Emitter, token: EvmToken, sender: int, data: bytes, *, expect: bytes | None) -> int:
+    """A ContractCall of ``token``'s contract by ``sender`` returning ``expect`` (None: it must revert);
+    returns its consensus timestamp."""
     num = token.contract.num
     stamp = em.peek()
     execution = world(em.ledger).execute(
@@ -243,14 +260,20 @@ def _call(em: Emitter, token: EvmToken, sender: int, data: bytes, *, expect: byt
         block_number=em.block_number,
         timestamp=stamp // 1_000_000_000,
     )
-    _expect(execution, token.kind, expect)
+    if expect is None:
+        if not execution.reverted:
+            raise AssertionError(f"a {token.kind} call the simulator meant to fail did not revert: {execution}")
+    else:
+        _expect(execution, token.kind, expect)
     body = em.hapi.bodies["contract_call"].ContractCallTransactionBody(gas=CALL_GAS, functionParameters=data)
     body.contractID.contractNum = num
     record = em.new_record()
     record.receipt.contractID.contractNum = num
     _fill(em, record.contractCallResult, execution, contract=num, sender=sender, gas=CALL_GAS, parameters=data)
     sidecars = _sidecars(em, execution, sender)
-    emitted = em.emit(Tx(sender, "contractCall", body, picks.fee(em, "contractCall"), sidecars=sidecars), record)
+    status = "SUCCESS" if execution.success else "CONTRACT_REVERT_EXECUTED"
+    fee = picks.fee(em, "contractCall")
+    emitted = em.emit(Tx(sender, "contractCall", body, fee, status=status, sidecars=sidecars), record)
     _keep_storage(token.contract, execution)
     token.contract.calls += 1
     return emitted
@@ -275,7 +298,10 @@ def _fill(
     em: Emitter, result: Any, execution: Execution, *, contract: int, sender: int, gas: int, parameters: bytes
 ) -> None:
     result.contractID.contractNum = contract
-    result.contractCallResult = execution.output
+    if execution.success:
+        result.contractCallResult = execution.output
+    else:  # the network's text of a failure: the revert data in hex, else the error's name
+        result.errorMessage = "0x" + execution.output.hex() if execution.reverted else execution.error
     result.gasUsed = execution.gas_used
     result.gas = gas
     result.functionParameters = parameters

@@ -187,6 +187,7 @@ _TOUR_RETRIES = 5
 EVM_WEIGHTS: tuple[tuple[str, int, Generator], ...] = (
     ("ERC-20 deploy", 1, functools.partial(evm_tokens.deploy, kind="Erc20")),
     ("ERC-20 transfer", 12, evm_tokens.erc20_transfer),
+    ("ERC-20 failed transfer", 2, evm_tokens.erc20_failed_transfer),
     ("ERC-721 deploy", 1, functools.partial(evm_tokens.deploy, kind="Erc721")),
     ("ERC-721 mint", 8, evm_tokens.erc721_mint),
     ("ERC-721 transfer", 6, evm_tokens.erc721_transfer),
@@ -198,6 +199,7 @@ EVM_TOUR: tuple[str, ...] = (
     "ERC-20 deploy",
     "ERC-20 transfer",
     "ERC-20 transfer",
+    "ERC-20 failed transfer",
     "ERC-721 deploy",
     "ERC-721 mint",
     "ERC-721 mint",
