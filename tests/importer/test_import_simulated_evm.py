@@ -78,6 +78,8 @@ def _replay(events: list[dict[str, Any]], until: int) -> tuple[dict[str, int], d
     for event in events:
         if event["timestamp"] > until:
             break
+        if "to" not in event:  # an approval
+            continue
         moved = event.get("amount", 1)
         if event["from"] is None:
             supply += moved
@@ -137,6 +139,11 @@ def test_erc721_views_answer_the_simulated_values(
         assert _call(client, address, "tokenURI(uint256)", int(token_id)) == _string(state["token_uris"][token_id])
     for holder, count in state["balances"].items():
         assert _call(client, address, "balanceOf(address)", _num(holder)) == "0x" + _word(count)
+    for token_id in state["owners"]:
+        approved = state["approved"].get(token_id)
+        expected = "0x" + _word(_num(approved) if approved else 0)
+        assert _call(client, address, "getApproved(uint256)", int(token_id)) == expected
+    _approvals_at_every_block(database, client, address, state["events"])
     unminted = len(state["owners"]) + 1
     assert _call(client, address, "ownerOf(uint256)", unminted) == "0x" + _word(0)
 
@@ -151,6 +158,23 @@ def test_erc721_views_answer_the_simulated_values(
     for holder in state["balances"]:
         expected = "0x" + _word(balances.get(holder, 0))
         assert _call(client, address, "balanceOf(address)", _num(holder), block=at) == expected
+
+
+def _approvals_at_every_block(database: Prepared, client: TestClient, address: str, events: list[Any]) -> None:
+    """``getApproved`` of every minted token at the end of every block: the last approval, cleared by a move."""
+    seen = 0
+    for block in _blocks(database):
+        approved: dict[int, str | None] = {}
+        for event in events:
+            if event["timestamp"] > block["consensus_end"]:
+                break
+            approved[event["token_id"]] = event.get("approved")  # a mint or transfer clears it
+        for token_id, spender in approved.items():
+            expected = "0x" + _word(_num(spender) if spender else 0)
+            at = str(block["index"])
+            assert _call(client, address, "getApproved(uint256)", token_id, block=at) == expected, (token_id, at)
+            seen += spender is not None
+    assert seen > 0
 
 
 def test_the_token_reader_reads_hts_balances_through_the_token_service(
@@ -221,11 +245,14 @@ def test_imported_results_are_what_the_evm_produced(
             assert inner["to"] == _address(reads[stamp]["token"])
     assert failed > 0
     transfer = "0x" + keccak256(b"Transfer(address,address,uint256)").hex()
+    approval = "0x" + keccak256(b"Approval(address,address,uint256)").hex()
     for contract, state in imported["evm_tokens"].items():
         if state["kind"] == "TokenReader":
             continue
         logs = client.get(f"/api/v1/contracts/{contract}/results/logs?limit=100&order=asc").json()["logs"]
-        assert [log["topics"][0] for log in logs].count(transfer) == len(state["events"])
+        topics = [log["topics"][0] for log in logs]
+        assert topics.count(transfer) == len([event for event in state["events"] if "to" in event])
+        assert topics.count(approval) == len([event for event in state["events"] if "approved" in event])
         served = client.get(f"/api/v1/contracts/{contract}/state?limit=100").json()["state"]
         # a slot set back to zero stays listed with a zero value (the mirror keeps its row); the EVM has none
         assert {item["slot"]: item["value"] for item in served if int(item["value"], 16)} == {

@@ -198,8 +198,26 @@ def erc721_mint(em: Emitter) -> bool:
     return True
 
 
+def erc721_approve(em: Emitter) -> bool:
+    """An owner approves another user to move one of its tokens."""
+    token = _pick(em, "Erc721", lambda t: bool(t.owners))
+    if token is None:
+        return False
+    token_id = picks.sample(em, sorted(token.owners), lambda i: _can_pay(em, token.owners[i]))
+    spender = picks.other_user(em, token.owners[token_id]) if token_id is not None else None
+    if token_id is None or spender is None:
+        return False
+    data = selector("approve(address,uint256)") + encode(spender, token_id)
+    stamp = _call(em, token, token.owners[token_id], data, expect=b"")
+    token.approved[token_id] = spender
+    token.events.append({"timestamp": stamp, "token_id": token_id, "approved": spender})
+    em.ledger.accounts[spender].pinned = True
+    return True
+
+
 def erc721_transfer(em: Emitter) -> bool:
-    """An owner moves one of its tokens to another user."""
+    """An owner, or the account it approved (half the time when there is one), moves a token to another
+    user."""
     token = _pick(em, "Erc721", lambda t: bool(t.owners))
     if token is None:
         return False
@@ -207,11 +225,16 @@ def erc721_transfer(em: Emitter) -> bool:
     if token_id is None:
         return False
     owner = token.owners[token_id]
-    receiver = picks.other_user(em, owner)
+    sender = owner
+    spender = token.approved.get(token_id)
+    if spender is not None and _can_pay(em, spender) and em.rng.random() < 0.5:
+        sender = spender
+    receiver = picks.other_user(em, owner, sender)
     if receiver is None:
         return False
     data = selector("transferFrom(address,address,uint256)") + encode(owner, receiver, token_id)
-    stamp = _call(em, token, owner, data, expect=b"")
+    stamp = _call(em, token, sender, data, expect=b"")
+    token.approved.pop(token_id, None)
     token.owners[token_id] = receiver
     token.balances[owner] -= 1
     token.balances[receiver] = token.balances.get(receiver, 0) + 1

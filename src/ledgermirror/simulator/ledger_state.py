@@ -196,10 +196,13 @@ class EvmToken:
     owners: dict[int, int] = field(default_factory=dict)
     """ERC-721 token id → owning account."""
     uris: dict[int, str] = field(default_factory=dict)
+    approved: dict[int, int] = field(default_factory=dict)
+    """ERC-721 token id → the account its owner approved (cleared when the token moves)."""
     next_id: int = 1
     events: list[dict[str, Any]] = field(default_factory=list)
     """``{"timestamp", "from", "to", "amount" | "token_id"}`` of every mint and transfer (``from`` None: a
-    mint), or ``{"timestamp", "token", "owner", "balance"}`` of a token service read."""
+    mint), ``{"timestamp", "token_id", "approved"}`` of an ERC-721 approval, or ``{"timestamp", "token",
+    "owner", "balance"}`` of a token service read."""
 
 
 @dataclass(slots=True)

@@ -190,6 +190,7 @@ EVM_WEIGHTS: tuple[tuple[str, int, Generator], ...] = (
     ("ERC-20 failed transfer", 2, evm_tokens.erc20_failed_transfer),
     ("ERC-721 deploy", 1, functools.partial(evm_tokens.deploy, kind="Erc721")),
     ("ERC-721 mint", 8, evm_tokens.erc721_mint),
+    ("ERC-721 approve", 3, evm_tokens.erc721_approve),
     ("ERC-721 transfer", 6, evm_tokens.erc721_transfer),
     ("token reader deploy", 0, functools.partial(evm_tokens.deploy, kind="TokenReader")),
     ("token reader call", 4, evm_tokens.read_token),
@@ -203,7 +204,9 @@ EVM_TOUR: tuple[str, ...] = (
     "ERC-721 deploy",
     "ERC-721 mint",
     "ERC-721 mint",
+    "ERC-721 approve",
     "ERC-721 transfer",
+    "ERC-721 approve",
     "token reader deploy",
     "token reader call",
 )

@@ -303,6 +303,7 @@ def _evm_tokens(ledger: Ledger) -> dict[str, Any]:
             "balances": {entity(a): t.balances[a] for a in sorted(t.balances)},
             "owners": {str(i): entity(t.owners[i]) for i in sorted(t.owners)},
             "token_uris": {str(i): t.uris[i] for i in sorted(t.uris)},
+            "approved": {str(i): entity(t.approved[i]) for i in sorted(t.approved)},
             "events": [_event(event) for event in t.events],
         }
         for t in ledger.evm_tokens
@@ -312,6 +313,6 @@ def _evm_tokens(ledger: Ledger) -> dict[str, Any]:
 def _event(event: dict[str, Any]) -> dict[str, Any]:
     """Entity numbers as ``0.0.N``; a mint's ``from`` stays None."""
     return {
-        key: entity(value) if key in {"from", "to", "owner", "token"} and value is not None else value
+        key: entity(value) if key in {"from", "to", "owner", "token", "approved"} and value is not None else value
         for key, value in event.items()
     }
