@@ -107,18 +107,27 @@ def test_records_and_sidecars_are_what_the_evm_produced(
                 assert record.bytecode.runtime_bytecode.hex() == truth["contracts"][contract]["runtime_bytecode"]
                 assert result.evm_address.value == long_zero(result.contractID.contractNum)
     assert reverted > 0
+    ecdsa = {num for num, account in truth["accounts"].items() if account["evm_address"]}
+    by_ethereum = [item for item, _ in results if item.body_name == "ethereumTransaction"]
+    assert by_ethereum and all(f"0.0.{item.record.contractCallResult.sender_id.accountNum}" in ecdsa
+                               for item in by_ethereum)  # fmt: skip
     for contract, state in tokens.items():
         live = {slot: value for slot, value in storage[contract].items() if int(value, 16)}
         assert live == truth["contracts"][contract]["storage"], contract
         if state["kind"] == "TokenReader":
             continue
         expected = [
-            (int(e["from"].rsplit(".", 1)[1]) if e["from"] else 0, int(e["to"].rsplit(".", 1)[1]),
-             e.get("amount", e.get("token_id")))
+            (_evm(truth, e["from"]) if e["from"] else 0, _evm(truth, e["to"]), e.get("amount", e.get("token_id")))
             for e in state["events"]
             if "to" in e
         ]  # fmt: skip
         assert transfers[contract] == expected
+
+
+def _evm(truth: dict[str, Any], entity: str) -> int:
+    """The EVM address contracts saw for an account: its ECDSA alias, else its long-zero address."""
+    alias = truth["accounts"][entity]["evm_address"]
+    return int(alias, 16) if alias else int(entity.rsplit(".", 1)[1])
 
 
 def _fold_writes(record: Any, storage: dict[str, dict[str, str]]) -> None:

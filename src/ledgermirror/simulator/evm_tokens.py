@@ -15,12 +15,14 @@ from typing import Any
 from ledgermirror.ledger.evm import log_bloom
 from ledgermirror.simulator import picks
 from ledgermirror.simulator.emitter import Emitter, Tx
-from ledgermirror.simulator.ethereum import CHAIN_ID
+from ledgermirror.simulator.ethereum import CHAIN_ID, EIP_1559
+from ledgermirror.simulator.evm import RlpItem, keccak256, rlp
 from ledgermirror.simulator.evm_world import EvmWorld, Execution, Frame, TokenView, long_zero, num_of, selector
 from ledgermirror.simulator.hapi import set_timestamp
-from ledgermirror.simulator.ledger_state import Contract, EvmToken, Ledger
+from ledgermirror.simulator.ledger_state import TREASURY, Contract, EvmToken, Ledger
 from ledgermirror.simulator.picks import HBAR
 
+_TINYBARS_PER_WEIBAR = 10_000_000_000
 DEPLOY_GAS = 2_000_000
 CALL_GAS = 200_000
 _NAMES = ("Lumen", "Quartz", "Meridian", "Solstice", "Tidal")
@@ -107,7 +109,7 @@ def deploy(em: Emitter, kind: str) -> bool:
     body.autoRenewPeriod.seconds = 7_776_000
     stamp = em.peek()
     execution = world(em.ledger).execute(
-        sender=long_zero(creator),
+        sender=_address(em, creator).to_bytes(20, "big"),
         to=None,
         data=initcode,
         gas=DEPLOY_GAS,
@@ -140,13 +142,22 @@ def deploy(em: Emitter, kind: str) -> bool:
     return True
 
 
-def erc20_transfer(em: Emitter) -> bool:
-    """A holder sends part of its balance to another user."""
+def erc20_transfer(em: Emitter, *, ethereum: bool = False, to_ecdsa: bool = False) -> bool:
+    """A holder sends part of its balance to another user (``to_ecdsa``: to an account keyed by an ECDSA key,
+    whose alias is its address); with ``ethereum``, a holder keyed by an ECDSA key signs it as an EIP-1559
+    transaction that a relay submits (and pays for)."""
     token = _pick(em, "Erc20")
     if token is None:
         return False
-    holder = picks.sample(em, sorted(token.balances), lambda a: token.balances[a] > 0 and _can_pay(em, a))
+    holder = picks.sample(
+        em,
+        sorted(token.balances),
+        lambda a: token.balances[a] > 0 and (_is_ecdsa(em, a) if ethereum else _can_pay(em, a)),
+    )
     receiver = picks.other_user(em, holder) if holder is not None else None
+    if to_ecdsa:
+        chosen = picks.sample(em, em.ledger.ecdsa_accounts, lambda a: not a.deleted and a.num != holder)
+        receiver = chosen.num if chosen is not None else None
     if holder is None or receiver is None:
         return False
     amount = (
@@ -154,8 +165,8 @@ def erc20_transfer(em: Emitter) -> bool:
         if em.rng.random() < 0.2
         else max(1, token.balances[holder] // em.rng.randrange(2, 20))
     )
-    data = selector("transfer(address,uint256)") + encode(receiver, amount)
-    stamp = _call(em, token, holder, data, expect=_word(1))
+    data = selector("transfer(address,uint256)") + encode(_address(em, receiver), amount)
+    stamp = _call(em, token, holder, data, expect=_word(1), ethereum=ethereum)
     token.balances[holder] -= amount
     token.balances[receiver] = token.balances.get(receiver, 0) + amount
     token.events.append({"timestamp": stamp, "from": holder, "to": receiver, "amount": amount})
@@ -174,7 +185,7 @@ def erc20_failed_transfer(em: Emitter) -> bool:
     if holder is None or receiver is None:
         return False
     amount = token.balances[holder] + em.rng.randrange(1, 1000)
-    data = selector("transfer(address,uint256)") + encode(receiver, amount)
+    data = selector("transfer(address,uint256)") + encode(_address(em, receiver), amount)
     _call(em, token, holder, data, expect=None)
     return True
 
@@ -187,7 +198,7 @@ def erc721_mint(em: Emitter) -> bool:
         return False
     token_id = token.next_id
     uri = f"ipfs://simulated/{token.contract.num}/{token_id}"
-    data = selector("mint(address,uint256,string)") + encode(receiver, token_id, uri)
+    data = selector("mint(address,uint256,string)") + encode(_address(em, receiver), token_id, uri)
     stamp = _call(em, token, token.contract.creator, data, expect=b"")
     token.next_id += 1
     token.owners[token_id], token.uris[token_id] = receiver, uri
@@ -207,7 +218,7 @@ def erc721_approve(em: Emitter) -> bool:
     spender = picks.other_user(em, token.owners[token_id]) if token_id is not None else None
     if token_id is None or spender is None:
         return False
-    data = selector("approve(address,uint256)") + encode(spender, token_id)
+    data = selector("approve(address,uint256)") + encode(_address(em, spender), token_id)
     stamp = _call(em, token, token.owners[token_id], data, expect=b"")
     token.approved[token_id] = spender
     token.events.append({"timestamp": stamp, "token_id": token_id, "approved": spender})
@@ -232,7 +243,9 @@ def erc721_transfer(em: Emitter) -> bool:
     receiver = picks.other_user(em, owner, sender)
     if receiver is None:
         return False
-    data = selector("transferFrom(address,address,uint256)") + encode(owner, receiver, token_id)
+    data = selector("transferFrom(address,address,uint256)") + encode(
+        _address(em, owner), _address(em, receiver), token_id
+    )
     stamp = _call(em, token, sender, data, expect=b"")
     token.approved.pop(token_id, None)
     token.owners[token_id] = receiver
@@ -259,6 +272,19 @@ def read_token(em: Emitter) -> bool:
     return True
 
 
+def _address(em: Emitter, num: int) -> int:
+    """The EVM address contracts see for an account (as an integer): its ECDSA alias, else its long-zero
+    address."""
+    account = em.ledger.accounts.get(num)
+    address = account.evm_address if account is not None and account.evm_address else long_zero(num)
+    return int.from_bytes(address, "big")
+
+
+def _is_ecdsa(em: Emitter, num: int) -> bool:
+    account = em.ledger.accounts.get(num)
+    return account is not None and not account.deleted and bool(account.evm_address)
+
+
 def _pick(em: Emitter, kind: str, accept: Any = lambda _: True) -> EvmToken | None:
     return picks.sample(
         em, em.ledger.evm_tokens, lambda t: t.kind == kind and not t.contract.deleted and accept(t)
@@ -270,13 +296,15 @@ def _can_pay(em: Emitter, num: int) -> bool:
     return account is not None and not account.deleted and em.ledger.balance(num) >= 50 * HBAR
 
 
-def _call(em: Emitter, token: EvmToken, sender: int, data: bytes, *, expect: bytes | None) -> int:
-    """A ContractCall of ``token``'s contract by ``sender`` returning ``expect`` (None: it must revert);
-    returns its consensus timestamp."""
+def _call(
+    em: Emitter, token: EvmToken, sender: int, data: bytes, *, expect: bytes | None, ethereum: bool = False
+) -> int:
+    """A ContractCall of ``token``'s contract by ``sender`` returning ``expect`` (None: it must revert), or
+    (``ethereum``) the same call as an Ethereum transaction a relay submits; returns its consensus timestamp."""
     num = token.contract.num
     stamp = em.peek()
     execution = world(em.ledger).execute(
-        sender=long_zero(sender),
+        sender=_address(em, sender).to_bytes(20, "big"),
         to=long_zero(num),
         data=data,
         gas=CALL_GAS,
@@ -288,17 +316,53 @@ def _call(em: Emitter, token: EvmToken, sender: int, data: bytes, *, expect: byt
             raise AssertionError(f"a {token.kind} call the simulator meant to fail did not revert: {execution}")
     else:
         _expect(execution, token.kind, expect)
-    body = em.hapi.bodies["contract_call"].ContractCallTransactionBody(gas=CALL_GAS, functionParameters=data)
-    body.contractID.contractNum = num
     record = em.new_record()
     record.receipt.contractID.contractNum = num
     _fill(em, record.contractCallResult, execution, contract=num, sender=sender, gas=CALL_GAS, parameters=data)
     sidecars = _sidecars(em, execution, sender)
     status = "SUCCESS" if execution.success else "CONTRACT_REVERT_EXECUTED"
-    fee = picks.fee(em, "contractCall")
-    emitted = em.emit(Tx(sender, "contractCall", body, fee, status=status, sidecars=sidecars), record)
+    if ethereum:
+        emitted = _ethereum(em, num, sender, data, record, status, sidecars)
+    else:
+        body = em.hapi.bodies["contract_call"].ContractCallTransactionBody(gas=CALL_GAS, functionParameters=data)
+        body.contractID.contractNum = num
+        fee = picks.fee(em, "contractCall")
+        emitted = em.emit(Tx(sender, "contractCall", body, fee, status=status, sidecars=sidecars), record)
     _keep_storage(token.contract, execution)
     token.contract.calls += 1
+    return emitted
+
+
+def _ethereum(  # noqa: PLR0917
+    em: Emitter, contract: int, sender: int, data: bytes, record: Any, status: str, sidecars: tuple[object, ...]
+) -> int:
+    """The call as an EIP-1559 transaction of ``sender`` (its next nonce), submitted and paid for by a relay;
+    ``r``/``s`` are random bytes, as in :mod:`.ethereum`."""
+    account = em.ledger.accounts[sender]
+    relay = picks.payer(em, 100 * HBAR, exclude=(sender,)) or TREASURY
+    fields: list[RlpItem] = [
+        CHAIN_ID,
+        account.ethereum_nonce,
+        em.rng.randrange(1, 100) * _TINYBARS_PER_WEIBAR,
+        em.rng.randrange(100, 1000) * _TINYBARS_PER_WEIBAR,
+        CALL_GAS,
+        long_zero(contract),
+        0,
+        data,
+        [],
+        em.rng.randrange(2),
+        em.rng.randbytes(32),
+        em.rng.randbytes(32),
+    ]
+    ethereum_data = bytes((EIP_1559,)) + rlp(fields)
+    body = em.hapi.bodies["ethereum_transaction"].EthereumTransactionBody(
+        ethereum_data=ethereum_data, max_gas_allowance=5 * HBAR
+    )
+    record.ethereum_hash = keccak256(ethereum_data)
+    record.contractCallResult.signer_nonce.value = account.ethereum_nonce + 1
+    fee = picks.fee(em, "ethereumTransaction")
+    emitted = em.emit(Tx(relay, "ethereumTransaction", body, fee, status=status, sidecars=sidecars), record)
+    account.ethereum_nonce += 1
     return emitted
 
 
