@@ -121,7 +121,7 @@ def deploy(em: Emitter, kind: str) -> bool:
     record = em.new_record()
     record.receipt.contractID.contractNum = num
     result = record.contractCreateResult
-    _fill(em, result, execution, contract=num, sender=creator, gas=DEPLOY_GAS, parameters=b"")
+    _fill(result, execution, contract=num, sender=creator, gas=DEPLOY_GAS, parameters=b"")
     result.evm_address.value = long_zero(num)
     result.createdContractIDs.add(contractNum=num)
     sidecars = _sidecars(em, execution, creator, bytecode=(num, initcode, execution.output))
@@ -318,7 +318,7 @@ def _call(
         _expect(execution, token.kind, expect)
     record = em.new_record()
     record.receipt.contractID.contractNum = num
-    _fill(em, record.contractCallResult, execution, contract=num, sender=sender, gas=CALL_GAS, parameters=data)
+    _fill(record.contractCallResult, execution, contract=num, sender=sender, gas=CALL_GAS, parameters=data)
     sidecars = _sidecars(em, execution, sender)
     status = "SUCCESS" if execution.success else "CONTRACT_REVERT_EXECUTED"
     if ethereum:
@@ -381,9 +381,8 @@ def _keep_storage(contract: Contract, execution: Execution) -> None:
                 contract.storage.pop(access.slot, None)
 
 
-def _fill(
-    em: Emitter, result: Any, execution: Execution, *, contract: int, sender: int, gas: int, parameters: bytes
-) -> None:
+def _fill(result: Any, execution: Execution, *, contract: int, sender: int, gas: int, parameters: bytes) -> None:
+    """A ``ContractFunctionResult`` as the EVM produced it: output or error message, gas, logs and bloom."""
     result.contractID.contractNum = contract
     if execution.success:
         result.contractCallResult = execution.output
@@ -402,7 +401,6 @@ def _fill(
         bloom |= int.from_bytes(log.bloom, "big")
     if execution.logs:
         result.bloom = bloom.to_bytes(256, "big")
-    del em
 
 
 def _stripped(word: bytes) -> bytes:

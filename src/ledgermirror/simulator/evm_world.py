@@ -34,6 +34,8 @@ HTS_ADDRESS = (0x167).to_bytes(20, "big")
 SYSTEM_VIEW_GAS = 100
 """Gas a token view of the simulated token service costs."""
 _LONG_ZERO_PREFIX = bytes(12)
+_PRECOMPILES = 10
+"""Ethereum's precompiles at 0x01..0x0a."""
 _REFUND_QUOTIENT = 5
 """EIP-3529: refunds are capped at a fifth of the gas used."""
 SUCCESS_CODE = 22
@@ -86,6 +88,7 @@ class Frame:
     system: bool
     """A call of the token service (0x167 or a token's address)."""
     precompile: bool
+    """A call of one of Ethereum's precompiles."""
     gas: int
     gas_used: int
     value: int
@@ -283,7 +286,7 @@ class EvmWorld:
         self._root = state.state_root
         spent = gas - computation.get_gas_remaining()
         gas_used = spent - min(computation.get_gas_refund(), spent // _REFUND_QUOTIENT)
-        frames = tuple(_frames(computation, 0))
+        frames = tuple(_frames(computation, 0, self.tokens))
         if computation.is_success:
             output = bytes(computation.output)
             if to is None:
@@ -330,13 +333,14 @@ def _storage(state: _State) -> dict[bytes, list[SlotAccess]]:
     return found
 
 
-def _frames(computation: Any, depth: int) -> list[Frame]:
+def _frames(computation: Any, depth: int, tokens: TokenLookup) -> list[Frame]:
     message = computation.msg
     target = bytes(message.storage_address if message.is_create else message.code_address)
-    system = target == HTS_ADDRESS or (
-        num_of(target) is not None and not message.is_create and not bytes(message.code)
+    num = num_of(target)
+    system = not message.is_create and (
+        target == HTS_ADDRESS or (num is not None and num > _PRECOMPILES and tokens(num) is not None)
     )
-    precompile = system or (num_of(target) is not None and 0 < cast(int, num_of(target)) <= 10)
+    precompile = not message.is_create and num is not None and 0 < num <= _PRECOMPILES
     reverted = isinstance(computation.error, Revert) if not computation.is_success else False
     gas_used = message.gas - computation.get_gas_remaining() if computation.is_success or reverted else message.gas
     output = bytes(computation.output) if computation.is_success or reverted else b""
@@ -347,7 +351,7 @@ def _frames(computation: Any, depth: int) -> list[Frame]:
         create=bool(message.is_create),
         static=bool(message.is_static),
         delegate=bytes(message.storage_address) != bytes(message.code_address) and not message.is_create,
-        system=system and not (0 < cast(int, num_of(target)) <= 10),
+        system=system,
         precompile=precompile,
         gas=message.gas,
         gas_used=gas_used,
@@ -360,5 +364,5 @@ def _frames(computation: Any, depth: int) -> list[Frame]:
     )
     frames = [frame]
     for child in computation.children:
-        frames += _frames(child, depth + 1)
+        frames += _frames(child, depth + 1, tokens)
     return frames
