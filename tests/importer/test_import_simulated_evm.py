@@ -2,7 +2,8 @@
 contract reading HTS tokens through the token service, executed by py-evm on the simulator's own state) is
 imported by the real pipeline into the embedded PostgreSQL, then ``POST /api/v1/contracts/call`` answers the
 contracts' views with the simulator's values (``truth.json``: the end state, and the changes that lead to the
-state at a past block), and the imported results carry the EVM's gas, output and logs."""
+state at a past block), in process and from uvicorn over HTTP, and the imported results carry the EVM's gas,
+output and logs."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 from tests.importer.importing import fetch, run
+from tests.live_server import bounded_server
 
+from ledgermirror.api.app import create_app
 from ledgermirror.ledger.entity_id import long_zero_address
 from ledgermirror.ledger.evm import keccak256
 from ledgermirror.runtime import Prepared
+from ledgermirror.settings import Settings
 from ledgermirror.simulator.evm_world import EvmWorld, TokenView
 from ledgermirror.simulator.run import INITIAL_BALANCES, simulate
 
@@ -65,7 +70,7 @@ def _string(text: str) -> str:
     return "0x" + _word(32) + _word(len(raw)) + raw.hex().ljust((len(raw) + 31) // 32 * 64, "0")
 
 
-def _call(client: TestClient, to: str, signature: str, *args: int, block: str | None = None) -> str:
+def _call(client: TestClient | httpx.Client, to: str, signature: str, *args: int, block: str | None = None) -> str:
     data = "0x" + keccak256(signature.encode())[:4].hex() + "".join(_word(arg) for arg in args)
     body: dict[str, Any] = {"to": to, "data": data}
     if block is not None:
@@ -281,3 +286,24 @@ def _token_views(imported: dict[str, Any], answering: list[dict[str, Any]]) -> A
         )
 
     return view
+
+
+def test_a_served_api_answers_the_same(database: Prepared, imported: dict[str, Any]) -> None:
+    """The same views over HTTP from uvicorn (the services' own configuration, EVM worker processes)."""
+    erc20, erc721 = (
+        next((c, s) for c, s in imported["evm_tokens"].items() if s["kind"] == kind)
+        for kind in ("Erc20", "Erc721")
+    )
+    app = create_app(Settings(), database.api_url)
+    with (
+        bounded_server(app, Settings()) as port,
+        httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http,
+    ):
+        assert _call(http, _address(erc20[0]), "totalSupply()") == "0x" + _word(erc20[1]["total_supply"])
+        for holder, balance in erc20[1]["balances"].items():
+            assert _call(http, _address(erc20[0]), "balanceOf(address)", _evm(imported, holder)) == "0x" + _word(
+                balance
+            )
+        for token_id, owner in erc721[1]["owners"].items():
+            expected = "0x" + _word(_evm(imported, owner))
+            assert _call(http, _address(erc721[0]), "ownerOf(uint256)", int(token_id)) == expected
