@@ -153,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="record file version: 6 (default), 5, 2, or mixed (the first third v2, then v5, then v6); "
         "wrapped in blocks with --format blocks or cutover; not with --format native",
     )
+    simulate.add_argument(
+        "--evm-contracts",
+        action="store_true",
+        help="also deploy and call an ERC-20, an ERC-721 and a reader of HTS tokens, executed by py-evm "
+        "(their results and sidecars what the EVM produced; truth.json lists their views as evm_tokens)",
+    )
     commands.add_parser(
         "hash-password",
         help="hash an API user's password for LEDGERMIRROR_USERS",

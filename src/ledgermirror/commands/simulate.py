@@ -26,6 +26,7 @@ def run(args: argparse.Namespace, settings: Settings, log_format: str) -> int:
         layout=args.layout,
         fmt=args.format,
         record_version=args.record_version,
+        evm_contracts=args.evm_contracts,
     )
     print(
         f"simulated {summary.transactions} transactions in {summary.record_files} record files "

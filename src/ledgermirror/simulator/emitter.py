@@ -86,6 +86,8 @@ class Emitter:
         self._last_top: tuple[int, int, int | None] = (0, 0, None)
         self.sidecars_allowed = True
         """False while a v5 or v2 file is written (they have no sidecars): contract kinds stand aside."""
+        self.block_number = 0
+        """The index of the record file being written (the EVM's block number)."""
         self.last_signature: tuple[bytes, bytes] = (b"", b"")
         """(public key prefix, ED25519 signature) of the last top-level transaction's signature map."""
 

@@ -5,6 +5,9 @@ and change it exactly as the records they write say; ``truth.json`` is its final
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from ledgermirror.simulator.evm_world import EvmWorld
 
 TREASURY = 2
 """0.0.2 holds the whole initial supply at genesis."""
@@ -179,6 +182,30 @@ class Contract:
 
 
 @dataclass(slots=True)
+class EvmToken:
+    """A token contract run by the EVM (``kind`` ``ERC20`` or ``ERC721``) or the contract reading HTS tokens
+    (``TokenReader``): what its views must answer, as the simulator decided it, and every change in order."""
+
+    contract: Contract
+    kind: str
+    name: str = ""
+    symbol: str = ""
+    total_supply: int = 0
+    balances: dict[int, int] = field(default_factory=dict)
+    """Account → units (ERC-20) or token count (ERC-721)."""
+    owners: dict[int, int] = field(default_factory=dict)
+    """ERC-721 token id → owning account."""
+    uris: dict[int, str] = field(default_factory=dict)
+    approved: dict[int, int] = field(default_factory=dict)
+    """ERC-721 token id → the account its owner approved (cleared when the token moves)."""
+    next_id: int = 1
+    events: list[dict[str, Any]] = field(default_factory=list)
+    """``{"timestamp", "from", "to", "amount" | "token_id"}`` of every mint and transfer (``from`` None: a
+    mint), ``{"timestamp", "token_id", "approved"}`` of an ERC-721 approval, or ``{"timestamp", "token",
+    "owner", "balance"}`` of a token service read."""
+
+
+@dataclass(slots=True)
 class Node:
     """A node created in the stream (HIP-869): in the node list, not in the address book that signs."""
 
@@ -269,6 +296,10 @@ class Ledger:
     reward_period_end: int | None = None
     """End of the staking period the last stake update closed (its midnight): accounts staked before it are
     owed one reward for that period (a simplification: the network pays only stakes held all period long)."""
+    evm_tokens: list[EvmToken] = field(default_factory=list)
+    """Contracts the EVM runs (``evm_contracts`` mix): kept out of :attr:`contract_list` (the synthetic kinds')."""
+    evm_world: EvmWorld | None = None
+    """The EVM state of those contracts, when the mix has them."""
     files: dict[int, bytes] = field(default_factory=dict)
     """System file contents after the last update/append (0.0.101, 0.0.102, 0.0.111, 0.0.112)."""
     next_num: int = FIRST_USER_NUM

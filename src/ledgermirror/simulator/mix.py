@@ -15,6 +15,7 @@ from ledgermirror.simulator import (
     contracts,
     crypto,
     ethereum,
+    evm_tokens,
     governance,
     hooks,
     services,
@@ -183,20 +184,55 @@ TOUR: tuple[str, ...] = (
 )
 _TOUR_RETRIES = 5
 
+EVM_WEIGHTS: tuple[tuple[str, int, Generator], ...] = (
+    ("ERC-20 deploy", 1, functools.partial(evm_tokens.deploy, kind="Erc20")),
+    ("ERC-20 transfer", 12, evm_tokens.erc20_transfer),
+    ("ERC-20 failed transfer", 2, evm_tokens.erc20_failed_transfer),
+    ("ERC-20 Ethereum transfer", 4, functools.partial(evm_tokens.erc20_transfer, ethereum=True)),
+    ("ERC-20 transfer to an ECDSA account", 2, functools.partial(evm_tokens.erc20_transfer, to_ecdsa=True)),
+    ("ERC-721 deploy", 1, functools.partial(evm_tokens.deploy, kind="Erc721")),
+    ("ERC-721 mint", 8, evm_tokens.erc721_mint),
+    ("ERC-721 approve", 3, evm_tokens.erc721_approve),
+    ("ERC-721 transfer", 6, evm_tokens.erc721_transfer),
+    ("token reader deploy", 0, functools.partial(evm_tokens.deploy, kind="TokenReader")),
+    ("token reader call", 4, evm_tokens.read_token),
+)
+"""The contracts the EVM runs (``evm_contracts``): an ERC-20, an ERC-721 and a reader of HTS tokens."""
+EVM_TOUR: tuple[str, ...] = (
+    "ERC-20 deploy",
+    "ERC-20 transfer",
+    "ERC-20 transfer",
+    "ERC-20 failed transfer",
+    "ERC-20 transfer to an ECDSA account",
+    "ERC-20 Ethereum transfer",
+    "ERC-721 deploy",
+    "ERC-721 mint",
+    "ERC-721 mint",
+    "ERC-721 approve",
+    "ERC-721 transfer",
+    "ERC-721 approve",
+    "token reader deploy",
+    "token reader call",
+)
+
 
 class Mix:
-    def __init__(self, em: Emitter) -> None:
+    def __init__(self, em: Emitter, *, evm_contracts: bool = False) -> None:
+        """``evm_contracts``: also deploy and call the contracts the EVM runs (:data:`EVM_WEIGHTS`, toured after
+        the rest); off by default, so the default mix's streams stay as they were."""
         self.em = em
-        self.by_name = {name: generator for name, _, generator in WEIGHTS}
-        self.names = [name for name, _, _ in WEIGHTS]
+        weights = WEIGHTS + (EVM_WEIGHTS if evm_contracts else ())
+        self.by_name = {name: generator for name, _, generator in weights}
+        self.names = [name for name, _, _ in weights]
         self.cumulative: list[int] = []
         total = 0
-        for _, weight, _ in WEIGHTS:
+        for _, weight, _ in weights:
             total += weight
             self.cumulative.append(total)
         self.total = total
         self.scripted: deque[Callable[[Emitter], None]] = deque()
-        self.tour: deque[tuple[str, int]] = deque((name, 0) for name in TOUR)
+        tour = TOUR + (EVM_TOUR if evm_contracts else ())
+        self.tour: deque[tuple[str, int]] = deque((name, 0) for name in tour)
 
     def step(self) -> None:
         """Fill one slot."""

@@ -89,12 +89,14 @@ def simulate(
     fmt: str = "records",
     record_version: str = "6",
     upgrade_freezes: bool = False,
+    evm_contracts: bool = False,
 ) -> Summary:
     """Write ``seconds // 2`` record files (at least one) of about ``2 * tps`` transactions each, in the
     ``recordstreams/record0.0.N/`` layout or (``layout="node-id"``) HIP-679's ``<network>/0/<node>/record/``.
     ``record_version`` is 6, 5 or 2 for every file, or ``mixed``: the first third v2, the next v5, the rest
     v6, as the network's history went (contract kinds, which need sidecars, only run in v6 files).
-    ``upgrade_freezes``: the freezes schedule upgrades (FREEZE_UPGRADE) rather than prepare them."""
+    ``upgrade_freezes``: the freezes schedule upgrades (FREEZE_UPGRADE) rather than prepare them.
+    ``evm_contracts``: the mix also deploys and calls contracts the EVM runs (:mod:`.evm_tokens`)."""
     _check(nodes, seconds, tps, layout, fmt, record_version)
     began = time.perf_counter()
     node_keys = [keys.node_private_key(seed, node_id) for node_id in range(nodes)]
@@ -111,7 +113,7 @@ def simulate(
     file_count = max(1, seconds // FILE_SECONDS)
     first_block = {"records": file_count, "blocks": 0, "native": 0, "cutover": max(1, file_count // 2)}[fmt]
     output = _Output(out, folders, node_keys, seed, first_block, fmt)
-    mix = Mix(em)
+    mix = Mix(em, evm_contracts=evm_contracts)
     _bootstrap(mix, book, nodes)
     running = hashlib.sha384(f"ledgermirror-simulator:genesis:{seed}".encode()).digest()
     written = sidecars = 0
@@ -127,6 +129,7 @@ def simulate(
         if index > 0 and file_start // system.NANOS_PER_DAY != previous_start // system.NANOS_PER_DAY:
             mix.scripted.append(lambda em: system.node_stake_update(em, nodes))  # the new staking day
         em.new_file()
+        em.block_number = index
         version = file_version(record_version, index, file_count)
         em.sidecars_allowed = version == stream_files.RECORD_FILE_VERSION
         for slot in range(per_file):
@@ -172,6 +175,7 @@ def simulate(
         "record_version": record_version,
         "folders": [str(folder.relative_to(out)) for folder in folders],
         "format": fmt,
+        **({"evm_contracts": True} if evm_contracts else {}),
     }
     files = {
         "count": len(names),

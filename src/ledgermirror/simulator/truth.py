@@ -18,6 +18,14 @@ FORMAT_VERSION = 1
 
 def truth(em: Emitter, network: dict[str, Any], files: dict[str, Any], genesis: dict[int, int]) -> dict[str, Any]:
     ledger = em.ledger
+    document = _truth(em, network, files, genesis)
+    if ledger.evm_tokens:
+        document["evm_tokens"] = _evm_tokens(ledger)
+    return document
+
+
+def _truth(em: Emitter, network: dict[str, Any], files: dict[str, Any], genesis: dict[int, int]) -> dict[str, Any]:
+    ledger = em.ledger
     return {
         "format": FORMAT_VERSION,
         "network": network,
@@ -281,4 +289,30 @@ def _token_statuses(ledger: Ledger) -> dict[str, Any]:
         }
         for t in ledger.tokens.values()
         if t.freeze_status or t.kyc_status
+    }
+
+
+def _evm_tokens(ledger: Ledger) -> dict[str, Any]:
+    """Contract → what its views answer at the end, and the changes (in order) that led there."""
+    return {
+        entity(t.contract.num): {
+            "kind": t.kind,
+            "name": t.name,
+            "symbol": t.symbol,
+            "total_supply": t.total_supply,
+            "balances": {entity(a): t.balances[a] for a in sorted(t.balances)},
+            "owners": {str(i): entity(t.owners[i]) for i in sorted(t.owners)},
+            "token_uris": {str(i): t.uris[i] for i in sorted(t.uris)},
+            "approved": {str(i): entity(t.approved[i]) for i in sorted(t.approved)},
+            "events": [_event(event) for event in t.events],
+        }
+        for t in ledger.evm_tokens
+    }
+
+
+def _event(event: dict[str, Any]) -> dict[str, Any]:
+    """Entity numbers as ``0.0.N``; a mint's ``from`` stays None."""
+    return {
+        key: entity(value) if key in {"from", "to", "owner", "token", "approved"} and value is not None else value
+        for key, value in event.items()
     }
