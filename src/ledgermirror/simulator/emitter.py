@@ -210,6 +210,10 @@ class Emitter:
             moves[FEE_COLLECTOR] = moves.get(FEE_COLLECTOR, 0) + tx.fee - node_part
         if sum(moves.values()) != 0:
             raise AssertionError(f"unbalanced transfers {moves}")
+        after = {account: self.ledger.balance(account) + amount for account, amount in moves.items() if amount < 0}
+        overdrawn = {account: balance for account, balance in after.items() if balance < 0}
+        if overdrawn:  # the network refuses what an account cannot pay: its generator must not emit it
+            raise AssertionError(f"{tx.body_name} paid by 0.0.{tx.payer} overdraws {overdrawn}")
         accounts = record.transferList.accountAmounts
         for account in sorted(moves):
             amount = moves[account]

@@ -19,7 +19,8 @@ _TINYBARS_PER_WEIBAR = 10_000_000_000
 
 
 def create_ecdsa_account(em: Emitter) -> bool:
-    """An account keyed by a secp256k1 key with its EVM address as alias (what wallets and relays use)."""
+    """An account keyed by a secp256k1 key with its EVM address as alias (what wallets and relays use),
+    funded by a payer that holds its initial balance and fee (else none is created)."""
     payer = picks.payer(em, 500 * HBAR)
     if payer is None:
         return False
@@ -30,11 +31,13 @@ def create_ecdsa_account(em: Emitter) -> bool:
         key=picks.key_message(em, key), initialBalance=initial, alias=address, memo="evm wallet"
     )
     body.autoRenewPeriod.seconds = crypto.AUTO_RENEW_SECONDS
+    fee = picks.fee(em, "cryptoCreateAccount")
+    if em.ledger.balance(payer) < initial + fee:  # the network would refuse it (INSUFFICIENT_PAYER_BALANCE)
+        return False
     num = em.ledger.new_num()
     record = em.new_record()
     record.receipt.accountID.accountNum = num
     record.evm_address = address
-    fee = picks.fee(em, "cryptoCreateAccount")
     stamp = em.emit(Tx(payer, "cryptoCreateAccount", body, fee, hbar={payer: -initial, num: initial}), record)
     account = picks.add_user(em, num, key, stamp, memo="evm wallet", alias=address)
     account.evm_address = address
