@@ -254,10 +254,12 @@ async def measure_import(
         # every RSS seen here.
         peak = max(_peak_rss_bytes(), _current_rss(), rss_before)
         importer_cpu, load_after = _cpu_self() - cpu_before, os.getloadavg()
+        # Read while the import's backend is alive: once closed, it is a zombie that psutil cannot read until its
+        # postmaster reaps it and counts it among its children's times, so a reading taken then missed its CPU.
+        postgres_cpu = usage(postgres).cpu_seconds - pg_before
         timer.cancel()
     finally:
         await conn.close()
-    postgres_cpu = usage(postgres).cpu_seconds - pg_before  # the closed backend is counted by its postmaster
     completed = not stop.is_set()
     return Measured(
         stats,
