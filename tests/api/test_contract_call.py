@@ -420,6 +420,20 @@ def test_exchange_rate_system_contract(mirrored: TestClient, ledger: Ledger) -> 
     assert errors(unknown)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
 
 
+PRNG = "0x" + format(0x169, "040x")
+
+
+def test_prng_system_contract(mirrored: TestClient) -> None:
+    # ContractCallSystemPrecompileTest (a 32-byte seed) and the reference's RunningHashesSingletonTest: the n-3
+    # running hash is the hash of the record file the call runs at; the seed is its first 32 bytes
+    assert call(mirrored, PRNG, "getPseudorandomSeed()") == "0x" + BLOCK_2_HASH[:64]
+    assert call(mirrored, PRNG, "getPseudorandomSeed()", block="1") == "0x" + "11" * 32
+    empty = post(mirrored, {"to": PRNG, "data": "0x"})
+    assert errors(empty) == [{"message": "CONTRACT_EXECUTION_EXCEPTION", "detail": "", "data": "0x"}]
+    unknown = post(mirrored, {"to": PRNG, "data": "0x" + selector("getPseudorandomNumber(uint32)") + word(5)})
+    assert errors(unknown)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+
+
 def test_standard_precompiles(mirrored: TestClient) -> None:
     # ContractCallNativePrecompileTest / ContractCallEvmCodesTest: SHA-256 and RIPEMD-160 of 0xFF
     sha256 = result(mirrored, {"to": "0x" + format(2, "040x"), "data": "0xff"})

@@ -25,6 +25,7 @@ from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
 
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
+from ledgermirror.evm.prng import PRNG_ADDRESS, NoSeed, prng_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
 from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
 from ledgermirror.evm.tracer import Tracer
@@ -75,7 +76,8 @@ class Outcome:
 
 
 class _SystemContracts:
-    """py-evm's precompiles, then Hedera's: HTS reads at 0x167 and the ERC facade of every token address."""
+    """py-evm's precompiles, then Hedera's: HTS reads at 0x167, the exchange rate at 0x168, PRNG at 0x169 and the
+    ERC facade of every token address."""
 
     def __init__(self, standard: Mapping[Any, Any], state: _State) -> None:
         self._standard = standard
@@ -89,6 +91,8 @@ class _SystemContracts:
             return self._hts
         if address == EXCHANGE_RATE_ADDRESS:
             return self._exchange_rate
+        if address == PRNG_ADDRESS:
+            return self._prng
         if address[:12] == _LONG_ZERO_PREFIX and self._state.get_code(Address(address)) == proxy_code(address):
             return self._token  # a token's address (only tokens hold the proxy code: no question for others)
         return default
@@ -103,6 +107,10 @@ class _SystemContracts:
         reader = self._state.reader
         data = bytes(computation.msg.data)
         return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()))
+
+    def _prng(self, computation: Any) -> Any:
+        data, block_hash = bytes(computation.msg.data), self._state.block_hash
+        return _answer(computation, lambda: prng_view(data, block_hash))
 
     def _token(self, computation: Any) -> Any:
         reader = self._state.reader
@@ -124,7 +132,7 @@ def _answer(computation: Any, view: Callable[[], bytes]) -> Any:
     computation.consume_gas(VIEW_GAS, reason="Hedera system contract view")
     try:
         computation.output = view()
-    except (NotAnswered, Unconvertible):
+    except (NotAnswered, Unconvertible, NoSeed):
         raise Revert(b"") from None
     return computation
 
