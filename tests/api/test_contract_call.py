@@ -361,6 +361,46 @@ def test_nft_views(mirrored: TestClient, ledger: Ledger) -> None:
         )
 
 
+HTS = "0x" + format(0x167, "040x")
+NFT_ALLOWANCES: dict[str, Any] = {
+    "nftAllowances": [
+        {"owner": "0.0.1010", "spender": "0.0.1001", "token_id": "0.0.2002", "approved_for_all": True,
+         "timestamp_range": "[2000000000,)"},
+        {"owner": "0.0.1010", "spender": "0.0.1001", "token_id": "0.0.2002", "approved_for_all": False,
+         "timestamp_range": "[150,2000000000)"},
+        {"owner": "0.0.1010", "spender": "0.0.1003", "token_id": "0.0.2002", "approved_for_all": False,
+         "timestamp_range": "[150,)"},
+    ],
+}  # fmt: skip
+
+
+def test_is_approved_for_all(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallServiceERCTokenReadOnlyFunctionsTest: ethCallIsApprovedForAll (and its historical twin); the
+    # consensus node's IsApprovedForAllCall: a fungible token reverts, an unknown owner or operator is false
+    ledger.load(TOKENS)
+    ledger.load(NFT_ALLOWANCES)
+    approved = "isApprovedForAll(address,address)"
+    assert call(mirrored, NFT, approved, address_word(HOLDER) + word(1001)) == "0x" + word(
+        1
+    )  # owner's EVM address
+    assert call(mirrored, NFT, approved, word(1010) + word(1001)) == "0x" + word(1)
+    assert call(mirrored, NFT, approved, word(1010) + word(1001), block="1") == "0x" + word(0)  # history row
+    assert call(mirrored, NFT, approved, word(1010) + word(1003)) == "0x" + word(0)  # approved_for_all false
+    assert call(mirrored, NFT, approved, word(1001) + word(1010)) == "0x" + word(0)  # no row
+    assert call(mirrored, NFT, approved, address_word("0x" + "cd" * 20) + word(1001)) == "0x" + word(0)
+    reverted = post(mirrored, {"to": FUNGIBLE, "data": "0x" + selector(approved) + word(1010) + word(1001)})
+    assert errors(reverted)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+    # the classic form at 0x167: (response code, verdict); an unknown or fungible token reverts
+    classic = "isApprovedForAll(address,address,address)"
+    assert call(mirrored, HTS, classic, word(2002) + word(1010) + word(1001)) == "0x" + word(22) + word(1)
+    assert call(mirrored, HTS, classic, word(2002) + word(1010) + word(1003)) == "0x" + word(22) + word(0)
+    for token in (2001, 4242):
+        reverted = post(
+            mirrored, {"to": HTS, "data": "0x" + selector(classic) + word(token) + word(1010) + word(1001)}
+        )
+        assert errors(reverted)[0]["message"] == "CONTRACT_REVERT_EXECUTED", token
+
+
 def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledger) -> None:
     # the same reads from a contract (the reference's ERCTestContract and PrecompileTestContract: isToken,
     # getTokenType, the default statuses, isFrozen, isKyc)

@@ -100,7 +100,7 @@ class _SystemContracts:
     def _hts(self, computation: Any) -> Any:
         reader = self._state.reader
         return _answer(
-            computation, lambda: hts_view(bytes(computation.msg.data), reader.token, reader.token_relation)
+            computation, lambda: hts_view(bytes(computation.msg.data), reader.token, reader.token_relation, reader)
         )
 
     def _exchange_rate(self, computation: Any) -> Any:

@@ -52,6 +52,9 @@ class PipeReader:
     def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         return int(self._ask("token_allowance", token, owner, spender))
 
+    def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool:
+        return bool(self._ask("approved_for_all", token, owner, operator))
+
     def nft(self, token: bytes, serial: int) -> NftState | None:
         found: NftState | None = self._ask("nft", token, serial)
         return found

@@ -88,6 +88,19 @@ TOKEN_ALLOWANCE_AT = """select amount from (
   order by timestamp_range desc limit 1
 ) a"""
 
+NFT_APPROVED_FOR_ALL = """select approved_for_all from nft_allowance
+where owner = {owner} and spender = {spender} and token_id = {token}"""
+NFT_APPROVED_FOR_ALL_AT = """select approved_for_all from (
+  (select approved_for_all, timestamp_range from nft_allowance
+   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select approved_for_all, timestamp_range from nft_allowance_history
+   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) a"""
+"""Whether ``spender`` may move all of ``owner``'s NFTs of ``token`` (the allowance in force now or at ``at``)."""
+
 BALANCE_AT = """with snapshot as (
   select max(consensus_timestamp) as taken from account_balance
   where account_id = {treasury} and consensus_timestamp > {at} - 2678400000000000 and consensus_timestamp <= {at}

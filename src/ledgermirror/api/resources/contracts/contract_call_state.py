@@ -61,6 +61,7 @@ class MirrorState:
             "exchange_rate": self.exchange_rate,
             "nft": self.nft,
             "token_relation": self.token_relation,
+            "approved_for_all": self.approved_for_all,
         }
         handler = handlers.get(what)
         if handler is None:
@@ -176,6 +177,21 @@ class MirrorState:
             token=self._encoded(token_num),
         )
         return await self._amount(statement, "amount")
+
+    async def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool:
+        token_num = long_zero_num(token)
+        owner_id, operator_id = await self._account_id(owner), await self._account_id(operator)
+        if token_num is None or owner_id is None or operator_id is None:
+            return False
+        statement = self._as_of(
+            q.NFT_APPROVED_FOR_ALL,
+            q.NFT_APPROVED_FOR_ALL_AT,
+            owner=owner_id,
+            spender=operator_id,
+            token=self._encoded(token_num),
+        )
+        rows = await self._ctx.database.fetch(statement)
+        return bool(rows) and rows[0]["approved_for_all"] is True
 
     def _address_of(self, entity_id: int, evm_address: bytes | None) -> bytes:
         """An entity's address as the EVM sees it: its EVM address, else its long-zero address."""
