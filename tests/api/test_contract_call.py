@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from eth_abi.abi import decode
 from starlette.testclient import TestClient
 from tests.api.test_system_files import CREATE, UPDATE, file_rows
 from tests.hapi_files import rate_file
@@ -399,6 +400,135 @@ def test_is_approved_for_all(mirrored: TestClient, ledger: Ledger) -> None:
             mirrored, {"to": HTS, "data": "0x" + selector(classic) + word(token) + word(1010) + word(1001)}
         )
         assert errors(reverted)[0]["message"] == "CONTRACT_REVERT_EXECUTED", token
+
+
+INFO = "0x" + format(2003, "040x")
+ED25519 = "ab" * 32
+ECDSA = "02" + "cd" * 32
+INFO_TOKEN: dict[str, Any] = {
+    "entities": [{"num": 2003, "type": "TOKEN", "key": "1220" + ED25519, "memo": "info memo",
+                  "expiration_timestamp": 1_900_000_000_123_456_789, "auto_renew_account_id": "0.0.1010",
+                  "auto_renew_period": 7_776_000}],
+    "tokens": [
+        {"token_id": "0.0.2003", "name": "Info", "symbol": "INF", "decimals": 8, "total_supply": 5_000,
+         "type": "FUNGIBLE_COMMON", "treasury_account_id": "0.0.1010", "supply_type": "FINITE",
+         "max_supply": 100_000, "kyc_key": "\\x3a21" + ECDSA, "pause_status": "PAUSED", "kyc_status": 1,
+         "freeze_default": True, "created_timestamp": 150,
+         "custom_fees": [{
+             "entity_id": "0.0.2003", "timestamp_range": "[150,)",
+             "fixed_fees": [
+                 {"amount": 10, "collector_account_id": "0.0.1010", "denominating_token_id": "0.0.2001"},
+                 {"amount": 3, "collector_account_id": "0.0.1001"},
+             ],
+             "fractional_fees": [{"numerator": 1, "denominator": 100, "minimum_amount": 2, "maximum_amount": 50,
+                                  "net_of_transfers": True, "collector_account_id": "0.0.1010"}],
+         }]},
+    ],
+}  # fmt: skip
+_KEY_VALUE = "(bool,address,bytes,bytes,address)"
+_EXPIRY = "(int64,address,int64)"
+_HEDERA_TOKEN = f"(string,string,address,string,bool,int64,bool,(uint256,{_KEY_VALUE})[],{_EXPIRY})"
+_FEE_LISTS = [
+    "(int64,address,bool,bool,address)[]",
+    "(int64,int64,int64,int64,bool,address)[]",
+    "(int64,int64,int64,address,bool,address)[]",
+]
+_FEES = ",".join(_FEE_LISTS)
+_TOKEN_INFO = f"({_HEDERA_TOKEN},int64,bool,bool,bool,{_FEES},string)"
+"""IHederaTokenService's structs as its Solidity declares them (hedera-smart-contracts), written out here apart
+from evm/token_info.py."""
+
+
+def answer(
+    client: TestClient, to: str, signature: str, args: str, types: list[str], **extra: Any
+) -> tuple[Any, ...]:
+    return decode(types, bytes.fromhex(call(client, to, signature, args, **extra)[2:]))
+
+
+def addr(num: int) -> str:
+    return "0x" + format(num, "040x")
+
+
+def reverts(client: TestClient, to: str, signature: str, args: str) -> bool:
+    response = post(client, {"to": to, "data": "0x" + selector(signature) + args})
+    return response.status_code == 400 and errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+
+
+def test_hts_token_expiry_and_keys(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallServicePrecompileReadonlyTest: getExpiryInfoForToken, getTokenKey (the consensus node's
+    # TokenExpiryCall, TokenKeyCall)
+    ledger.load(TOKENS)
+    ledger.load(INFO_TOKEN)
+    code, expiry = answer(mirrored, HTS, "getTokenExpiryInfo(address)", word(2003), ["int64", _EXPIRY])
+    assert (code, expiry[0], expiry[1].lower(), expiry[2]) == (22, 1_900_000_000, addr(1010), 7_776_000)
+    code, admin = answer(
+        mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(1), ["int64", _KEY_VALUE]
+    )
+    assert code == 22 and admin == (False, addr(0), bytes.fromhex(ED25519), b"", addr(0))
+    _, kyc = answer(mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(2), ["int64", _KEY_VALUE])
+    assert kyc == (False, addr(0), b"", bytes.fromhex(ECDSA), addr(0))
+    for key_type in (4, 3, 128):  # a key it does not have; not a key type; metadata (not offered)
+        assert reverts(mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(key_type)), key_type
+    assert reverts(mirrored, HTS, "getTokenExpiryInfo(address)", word(4242))
+
+
+def test_hts_token_infos_and_custom_fees(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallServicePrecompileReadonlyTest: getCustomFeesForToken, getInformationForToken,
+    # getInformationForFungibleToken, getInformationForNonFungibleToken and their negative cases
+    ledger.load(TOKENS)
+    ledger.load(INFO_TOKEN)
+    code, fixed, fractional, royalty = answer(
+        mirrored, HTS, "getTokenCustomFees(address)", word(2003), ["int64", *_FEE_LISTS]
+    )
+    assert code == 22 and royalty == ()
+    assert [(f[0], f[1].lower(), f[2], f[3], f[4].lower()) for f in fixed] == [
+        (10, addr(2001), False, False, addr(1010)),
+        (3, addr(0), True, False, addr(1001)),
+    ]
+    assert [(*f[:5], f[5].lower()) for f in fractional] == [(1, 100, 2, 50, True, addr(1010))]
+    code, (info, decimals) = answer(mirrored, HTS, "getFungibleTokenInfo(address)", word(2003),
+                                    ["int64", f"({_TOKEN_INFO},int32)"])  # fmt: skip
+    assert (code, decimals) == (22, 8)
+    token, total, deleted, kyc_default, paused, fixed_again, _, _, ledger_id = info
+    name, symbol, treasury, memo, finite, max_supply, freeze_default, keys, expiry = token
+    assert (name, symbol, treasury.lower(), memo, finite, max_supply, freeze_default) == (
+        "Info", "INF", addr(1010), "info memo", True, 100_000, True,
+    )  # fmt: skip
+    assert [key_type for key_type, _ in keys] == [1, 2, 4, 8, 16, 32, 64]
+    assert keys[0][1][2] == bytes.fromhex(ED25519) and keys[1][1][3] == bytes.fromhex(ECDSA)
+    assert keys[2][1] == (False, addr(0), b"", b"", addr(0))
+    assert expiry[0] == 1_900_000_000
+    assert (total, deleted, kyc_default, paused, len(fixed_again), ledger_id) == (
+        5_000,
+        False,
+        True,
+        True,
+        2,
+        "0x01",
+    )
+    code, plain = answer(mirrored, HTS, "getTokenInfo(address)", word(2003), ["int64", _TOKEN_INFO])
+    assert code == 22 and plain[1:] == info[1:] and plain[0][:7] == info[0][:7]
+    # an NFT's serial: owner (its EVM address), creation second, metadata, spender
+    nft_info = f"({_TOKEN_INFO},int64,address,int64,bytes,address)"
+    code, (base, serial, owner, created, metadata, spender) = answer(
+        mirrored, HTS, "getNonFungibleTokenInfo(address,int64)", word(2002) + word(1), ["int64", nft_info]
+    )
+    assert (code, serial, owner.lower(), created, metadata, spender.lower()) == (
+        22, 1, HOLDER, 0, b"ipfs://art", addr(1001),
+    )  # fmt: skip
+    assert base[0][0] == "Art" and base[0][4] is False  # INFINITE supply
+    # as of block 1: the token's older row
+    _, old = answer(mirrored, HTS, "getTokenInfo(address)", word(2001), ["int64", _TOKEN_INFO], block="1")
+    assert old[0][0] == "Old name" and old[1] == 500
+    for signature, args in (
+        ("getFungibleTokenInfo(address)", word(2002)),  # an NFT
+        ("getTokenInfo(address)", word(4242)),  # no such token
+        ("getTokenCustomFees(address)", word(4242)),
+        ("getNonFungibleTokenInfo(address,int64)", word(2002) + word(9)),  # no such serial
+        ("getNonFungibleTokenInfo(address,int64)", word(2002) + word(2)),  # owner not in the mirror
+        ("getNonFungibleTokenInfo(address,int64)", word(2003) + word(1)),  # a fungible token
+    ):
+        assert reverts(mirrored, HTS, signature, args), (signature, args)
 
 
 def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledger) -> None:

@@ -24,10 +24,13 @@ from eth.vm.forks.cancun.state import CancunState
 from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
 
+from ledgermirror.evm import abi
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
 from ledgermirror.evm.prng import PRNG_ADDRESS, NoSeed, prng_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
 from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
+from ledgermirror.evm.token_info import GET_NON_FUNGIBLE_TOKEN_INFO, token_info_view
+from ledgermirror.evm.token_info import SELECTORS as INFO_SELECTORS
 from ledgermirror.evm.tracer import Tracer
 
 _CHECK_EVERY = 512
@@ -99,9 +102,10 @@ class _SystemContracts:
 
     def _hts(self, computation: Any) -> Any:
         reader = self._state.reader
-        return _answer(
-            computation, lambda: hts_view(bytes(computation.msg.data), reader.token, reader.token_relation, reader)
-        )
+        data = bytes(computation.msg.data)
+        if data[:4] in INFO_SELECTORS:
+            return _answer(computation, lambda: _token_info(data, reader))
+        return _answer(computation, lambda: hts_view(data, reader.token, reader.token_relation, reader))
 
     def _exchange_rate(self, computation: Any) -> Any:
         reader = self._state.reader
@@ -122,6 +126,22 @@ class _SystemContracts:
             computation,
             lambda: token_view(address, token, data, reader),
         )
+
+
+def _token_info(data: bytes, reader: StateReader) -> bytes:
+    """One of ``evm/token_info``'s reads: its token (and for ``getNonFungibleTokenInfo`` the serial) looked up."""
+    target = abi.address_argument(data, 0)
+    token = None if target is None else reader.token(target)
+    detail = None if target is None or token is None else reader.token_detail(target)
+    if target is None or token is None or detail is None:
+        raise NotAnswered()
+    nft = None
+    if data[:4] == GET_NON_FUNGIBLE_TOKEN_INFO:
+        serial = abi.word(data, 1)
+        if serial is None or not 0 < serial < 1 << 63:
+            raise NotAnswered()
+        nft = reader.nft(target, serial)
+    return token_info_view(data, token, detail, nft)
 
 
 def _answer(computation: Any, view: Callable[[], bytes]) -> Any:

@@ -52,6 +52,8 @@ class NftState:
     spender: bytes
     """The approved spender's address, or the zero address."""
     metadata: bytes
+    created_second: int = 0
+    """The NFT's ``created_timestamp`` in seconds."""
 
 
 class NotAnswered(Exception):
