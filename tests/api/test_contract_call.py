@@ -469,6 +469,9 @@ def test_hts_token_expiry_and_keys(mirrored: TestClient, ledger: Ledger) -> None
     assert kyc == (False, addr(0), b"", bytes.fromhex(ECDSA), addr(0))
     for key_type in (4, 3, 128):  # a key it does not have; not a key type; metadata (not offered)
         assert reverts(mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(key_type)), key_type
+    # an entity without expiry or auto-renew period: the reference's defaults (2100-01-01, 90 days) and no account
+    code, expiry = answer(mirrored, HTS, "getTokenExpiryInfo(address)", word(2001), ["int64", _EXPIRY])
+    assert (code, expiry[0], expiry[1].lower(), expiry[2]) == (22, 4_102_444_800, addr(0), 7_776_000)
     assert reverts(mirrored, HTS, "getTokenExpiryInfo(address)", word(4242))
 
 

@@ -139,6 +139,7 @@ class TokenDetail:
     max_supply: int
     paused: bool
     deleted: bool
+    """Always false from the mirror (the reference's web3 builds every token with ``deleted(false)``)."""
     keys: tuple[KeyValue | None, ...]
     """One per :data:`KEY_TYPES`, None where the token has no such key."""
     expiry_second: int

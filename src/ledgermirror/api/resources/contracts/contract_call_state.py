@@ -24,6 +24,11 @@ from ledgermirror.ledger.protobuf import hapi, hapi_module
 from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, decode_exchange_rates
 
 NANOS_PER_SECOND = 10**9
+DEFAULT_AUTO_RENEW_PERIOD = 7_776_000
+"""A token's auto-renew period when its entity has none (the reference's ``Utils.DEFAULT_AUTO_RENEW_PERIOD``)."""
+DEFAULT_EXPIRY_SECOND = 4_102_444_800
+"""2100-01-01 UTC: a token's expiry when its entity has neither an expiry nor a creation time and period (the
+reference's ``DEFAULT_EXPIRY_TIMESTAMP``, midnight in the JVM's zone, UTC in its images)."""
 LEDGER_IDS = {295: "0x00", 296: "0x01", 297: "0x02"}
 """``TokenInfo.ledgerId`` by chain id (mainnet, testnet, previewnet); another network: ``0x03``."""
 _KEY_COLUMNS = ("admin_key", "kyc_key", "freeze_key", "wipe_key", "supply_key", "fee_schedule_key", "pause_key")
@@ -206,10 +211,12 @@ class MirrorState:
         if not rows:
             return None
         row = rows[0]
-        period = int(row["auto_renew_period"] or 0)
+        period = row["auto_renew_period"]
         expiry = row["expiration_timestamp"]
         if expiry is None:
-            expiry = int(row["created_timestamp"] or 0) + period * NANOS_PER_SECOND
+            created = row["created_timestamp"]
+            known = created is not None and period is not None
+            expiry = created + period * NANOS_PER_SECOND if known else DEFAULT_EXPIRY_SECOND * NANOS_PER_SECOND
         fee_rows = await self._ctx.database.fetch(self._as_of(q.CUSTOM_FEES, q.CUSTOM_FEES_AT, id=token_id))
         return TokenDetail(
             treasury=self._long_zero(row["treasury_account_id"]),
@@ -217,11 +224,11 @@ class MirrorState:
             supply_finite=row["supply_type"] == "FINITE",
             max_supply=int(row["max_supply"] or 0),
             paused=row["pause_status"] == "PAUSED",
-            deleted=bool(row["deleted"]),
+            deleted=False,
             keys=tuple(key_value(row[column]) for column in _KEY_COLUMNS),
             expiry_second=int(expiry) // NANOS_PER_SECOND,
             auto_renew_account=self._long_zero(row["auto_renew_account_id"]),
-            auto_renew_period=period,
+            auto_renew_period=DEFAULT_AUTO_RENEW_PERIOD if period is None else int(period),
             ledger_id=LEDGER_IDS.get(self._ctx.settings.contract_call_chain_id, "0x03"),
             fees=self._fees(fee_rows[0]) if fee_rows else CustomFees(),
         )
