@@ -467,12 +467,21 @@ def test_hts_token_expiry_and_keys(mirrored: TestClient, ledger: Ledger) -> None
     assert code == 22 and admin == (False, addr(0), bytes.fromhex(ED25519), b"", addr(0))
     _, kyc = answer(mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(2), ["int64", _KEY_VALUE])
     assert kyc == (False, addr(0), b"", bytes.fromhex(ECDSA), addr(0))
+    # TokenKeyCall outside a static call: KEY_NOT_PROVIDED (44) and an empty key for a key it does not have
+    empty_key = (False, addr(0), b"", b"", addr(0))
     for key_type in (4, 3, 128):  # a key it does not have; not a key type; metadata (not offered)
-        assert reverts(mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(key_type)), key_type
+        found = answer(
+            mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(key_type), ["int64", _KEY_VALUE]
+        )
+        assert found == (44, empty_key), key_type
     # an entity without expiry or auto-renew period: the reference's defaults (2100-01-01, 90 days) and no account
     code, expiry = answer(mirrored, HTS, "getTokenExpiryInfo(address)", word(2001), ["int64", _EXPIRY])
     assert (code, expiry[0], expiry[1].lower(), expiry[2]) == (22, 4_102_444_800, addr(0), 7_776_000)
-    assert reverts(mirrored, HTS, "getTokenExpiryInfo(address)", word(4242))
+    # an unknown token: INVALID_TOKEN_ID (167) and empty structs (AbstractNonRevertibleTokenViewCall)
+    code, expiry = answer(mirrored, HTS, "getTokenExpiryInfo(address)", word(4242), ["int64", _EXPIRY])
+    assert (code, expiry[0], expiry[1].lower(), expiry[2]) == (167, 0, addr(0), 0)
+    found = answer(mirrored, HTS, "getTokenKey(address,uint256)", word(4242) + word(1), ["int64", _KEY_VALUE])
+    assert found == (167, empty_key)
 
 
 def test_hts_token_infos_and_custom_fees(mirrored: TestClient, ledger: Ledger) -> None:
@@ -523,10 +532,19 @@ def test_hts_token_infos_and_custom_fees(mirrored: TestClient, ledger: Ledger) -
     # as of block 1: the token's older row
     _, old = answer(mirrored, HTS, "getTokenInfo(address)", word(2001), ["int64", _TOKEN_INFO], block="1")
     assert old[0][0] == "Old name" and old[1] == 500
+    assert answer(mirrored, HTS, "getTokenCustomFees(address)", word(4242), ["int64", *_FEE_LISTS]) == (
+        167,
+        (),
+        (),
+        (),
+    )
+    code, unknown = answer(mirrored, HTS, "getTokenInfo(address)", word(4242), ["int64", _TOKEN_INFO])
+    assert code == 167 and unknown[0][0] == "" and unknown[1] == 0 and unknown[-1] == ""
+    code, (unknown, decimals) = answer(mirrored, HTS, "getFungibleTokenInfo(address)", word(4242),
+                                       ["int64", f"({_TOKEN_INFO},int32)"])  # fmt: skip
+    assert (code, decimals) == (167, 0)
     for signature, args in (
         ("getFungibleTokenInfo(address)", word(2002)),  # an NFT
-        ("getTokenInfo(address)", word(4242)),  # no such token
-        ("getTokenCustomFees(address)", word(4242)),
         ("getNonFungibleTokenInfo(address,int64)", word(2002) + word(9)),  # no such serial
         ("getNonFungibleTokenInfo(address,int64)", word(2002) + word(2)),  # owner not in the mirror
         ("getNonFungibleTokenInfo(address,int64)", word(2003) + word(1)),  # a fungible token

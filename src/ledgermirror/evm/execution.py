@@ -29,7 +29,12 @@ from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible,
 from ledgermirror.evm.prng import PRNG_ADDRESS, NoSeed, prng_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
 from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
-from ledgermirror.evm.token_info import GET_NON_FUNGIBLE_TOKEN_INFO, token_info_view
+from ledgermirror.evm.token_info import (
+    GET_NON_FUNGIBLE_TOKEN_INFO,
+    INVALID_TOKEN_ID,
+    failed_view,
+    token_info_view,
+)
 from ledgermirror.evm.token_info import SELECTORS as INFO_SELECTORS
 from ledgermirror.evm.tracer import Tracer
 
@@ -104,7 +109,8 @@ class _SystemContracts:
         reader = self._state.reader
         data = bytes(computation.msg.data)
         if data[:4] in INFO_SELECTORS:
-            return _answer(computation, lambda: _token_info(data, reader))
+            static = bool(computation.msg.is_static)
+            return _answer(computation, lambda: _token_info(data, reader, static))
         return _answer(computation, lambda: hts_view(data, reader.token, reader.token_relation, reader))
 
     def _exchange_rate(self, computation: Any) -> Any:
@@ -128,20 +134,22 @@ class _SystemContracts:
         )
 
 
-def _token_info(data: bytes, reader: StateReader) -> bytes:
+def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
     """One of ``evm/token_info``'s reads: its token (and for ``getNonFungibleTokenInfo`` the serial) looked up."""
     target = abi.address_argument(data, 0)
-    token = None if target is None else reader.token(target)
-    detail = None if target is None or token is None else reader.token_detail(target)
-    if target is None or token is None or detail is None:
+    if target is None:
         raise NotAnswered()
+    token = reader.token(target)
+    detail = None if token is None else reader.token_detail(target)
+    if token is None or detail is None:
+        return failed_view(data[:4], INVALID_TOKEN_ID, static)
     nft = None
     if data[:4] == GET_NON_FUNGIBLE_TOKEN_INFO:
         serial = abi.word(data, 1)
         if serial is None or not 0 < serial < 1 << 63:
             raise NotAnswered()
         nft = reader.nft(target, serial)
-    return token_info_view(data, token, detail, nft)
+    return token_info_view(data, token, detail, nft, static)
 
 
 def _answer(computation: Any, view: Callable[[], bytes]) -> Any:

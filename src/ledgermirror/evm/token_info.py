@@ -1,8 +1,11 @@
 """The HTS reads at 0x167 that answer a token's structs (IHederaTokenService's ``Expiry``, ``KeyValue``,
 ``TokenInfo``, ...; upstream-web3.md §3.4), encoded with Solidity's ABI as the consensus node's system contract
 returns them: ``getTokenExpiryInfo``, ``getTokenKey``, ``getTokenInfo``, ``getFungibleTokenInfo``,
-``getNonFungibleTokenInfo`` and ``getTokenCustomFees``. Each answer starts with the response code 22 (SUCCESS);
-an unknown token, a key the token does not have, an unknown serial reverts (:class:`NotAnswered`)."""
+``getNonFungibleTokenInfo`` and ``getTokenCustomFees``. Each answer starts with the response code 22 (SUCCESS).
+As the consensus node's non-revertible view calls: an unknown token (``INVALID_TOKEN_ID``) or a key the token does
+not have (``KEY_NOT_PROVIDED``) answers that code and an empty struct, or reverts inside a static call
+(:func:`failed_view`); an unknown serial, an NFT's fungible info or a fungible token's NFT info revert
+(:class:`NotAnswered`)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from eth_abi.abi import encode
 from ledgermirror.evm import abi
 from ledgermirror.evm.token_facade import FUNGIBLE_COMMON, SUCCESS, NftState, NotAnswered, TokenState
 from ledgermirror.ledger.evm import keccak256
+from ledgermirror.ledger.transaction_codes import result_number
 
 
 def _selector(signature: str) -> bytes:
@@ -37,6 +41,8 @@ SELECTORS = frozenset(
     }
 )
 
+INVALID_TOKEN_ID = result_number("INVALID_TOKEN_ID")
+KEY_NOT_PROVIDED = result_number("KEY_NOT_PROVIDED")
 KEY_TYPES = (1, 2, 4, 8, 16, 32, 64)
 """The key types of ``getTokenKey`` and of ``HederaToken.tokenKeys``, in this order: admin, KYC, freeze, wipe,
 supply, fee schedule, pause."""
@@ -183,19 +189,54 @@ def _token_info(token: TokenState, detail: TokenDetail) -> tuple[Any, ...]:
     )
 
 
-def token_info_view(data: bytes, token: TokenState, detail: TokenDetail, nft: NftState | None) -> bytes:
+_EMPTY_EXPIRY = (0, _ZERO_ADDRESS, 0)
+_EMPTY_INFO: tuple[Any, ...] = (
+    ("", "", _ZERO_ADDRESS, "", False, 0, False, [], _EMPTY_EXPIRY),
+    0,
+    False,
+    False,
+    False,
+    [],
+    [],
+    [],
+    "",
+)
+
+
+def failed_view(selector: bytes, status: int, static: bool) -> bytes:
+    """The answer of one of :data:`SELECTORS` that fails with ``status``: a revert inside a static call, else
+    ``status`` and the function's empty struct (the consensus node's ``viewCallResultWith``)."""
+    if static:
+        raise NotAnswered()
+    if selector == GET_TOKEN_EXPIRY_INFO:
+        return encode(["int64", _EXPIRY], [status, _EMPTY_EXPIRY])
+    if selector == GET_TOKEN_KEY:
+        return encode(["int64", _KEY_VALUE], [status, KeyValue().encoded()])
+    if selector == GET_TOKEN_CUSTOM_FEES:
+        return encode(
+            ["int64", f"{_FIXED_FEE}[]", f"{_FRACTIONAL_FEE}[]", f"{_ROYALTY_FEE}[]"], [status, [], [], []]
+        )
+    if selector == GET_TOKEN_INFO:
+        return encode(["int64", _TOKEN_INFO], [status, _EMPTY_INFO])
+    if selector == GET_FUNGIBLE_TOKEN_INFO:
+        return encode(["int64", f"({_TOKEN_INFO},int32)"], [status, (_EMPTY_INFO, 0)])
+    empty_nft = (_EMPTY_INFO, 0, _ZERO_ADDRESS, 0, b"", _ZERO_ADDRESS)
+    return encode(["int64", f"({_TOKEN_INFO},int64,address,int64,bytes,address)"], [status, empty_nft])
+
+
+def token_info_view(
+    data: bytes, token: TokenState, detail: TokenDetail, nft: NftState | None, static: bool = False
+) -> bytes:
     """The answer of one of :data:`SELECTORS` for ``token`` (``nft``: the serial ``getNonFungibleTokenInfo``
-    asks for, looked up by the caller); raises :class:`NotAnswered`."""
+    asks for, looked up by the caller; ``static``: called by STATICCALL); raises :class:`NotAnswered`."""
     selector = data[:4]
     if selector == GET_TOKEN_EXPIRY_INFO:
         return encode(["int64", _EXPIRY], [SUCCESS, _expiry(detail)])
     if selector == GET_TOKEN_KEY:
         key_type = abi.word(data, 1)
-        if key_type not in KEY_TYPES:
-            raise NotAnswered()
-        key = detail.keys[KEY_TYPES.index(key_type)]
+        key = detail.keys[KEY_TYPES.index(key_type)] if key_type in KEY_TYPES else None
         if key is None:
-            raise NotAnswered()
+            return failed_view(selector, KEY_NOT_PROVIDED, static)
         return encode(["int64", _KEY_VALUE], [SUCCESS, key.encoded()])
     if selector == GET_TOKEN_CUSTOM_FEES:
         fixed, fractional, royalty = detail.fees.encoded()
