@@ -408,7 +408,8 @@ ECDSA = "02" + "cd" * 32
 INFO_TOKEN: dict[str, Any] = {
     "entities": [{"num": 2003, "type": "TOKEN", "key": "1220" + ED25519, "memo": "info memo",
                   "expiration_timestamp": 1_900_000_000_123_456_789, "auto_renew_account_id": "0.0.1010",
-                  "auto_renew_period": 7_776_000}],
+                  "auto_renew_period": 7_776_000},
+                 {"num": 2004, "type": "TOKEN"}],
     "tokens": [
         {"token_id": "0.0.2003", "name": "Info", "symbol": "INF", "decimals": 8, "total_supply": 5_000,
          "type": "FUNGIBLE_COMMON", "treasury_account_id": "0.0.1010", "supply_type": "FINITE",
@@ -422,6 +423,18 @@ INFO_TOKEN: dict[str, Any] = {
              ],
              "fractional_fees": [{"numerator": 1, "denominator": 100, "minimum_amount": 2, "maximum_amount": 50,
                                   "net_of_transfers": True, "collector_account_id": "0.0.1010"}],
+         }]},
+        {"token_id": "0.0.2004", "name": "Royal", "symbol": "RYL", "type": "NON_FUNGIBLE_UNIQUE",
+         "created_timestamp": 150,
+         "custom_fees": [{
+             "entity_id": "0.0.2004", "timestamp_range": "[150,)",
+             "royalty_fees": [
+                 {"numerator": 1, "denominator": 10, "collector_account_id": "0.0.1010"},
+                 {"numerator": 2, "denominator": 10, "collector_account_id": "0.0.1010",
+                  "fallback_fee": {"amount": 5}},
+                 {"numerator": 3, "denominator": 10, "collector_account_id": "0.0.1001",
+                  "fallback_fee": {"amount": 7, "denominating_token_id": "0.0.2001"}},
+             ],
          }]},
     ],
 }  # fmt: skip
@@ -498,6 +511,13 @@ def test_hts_token_infos_and_custom_fees(mirrored: TestClient, ledger: Ledger) -
         (3, addr(0), True, False, addr(1001)),
     ]
     assert [(*f[:5], f[5].lower()) for f in fractional] == [(1, 100, 2, 50, True, addr(1010))]
+    # royalty fees: useHbarsForPayment whenever the fallback has no denominating token (TokenTupleUtils)
+    _, fixed, _, royalty = answer(mirrored, HTS, "getTokenCustomFees(address)", word(2004), ["int64", *_FEE_LISTS])
+    assert fixed == () and [(*f[:3], f[3].lower(), f[4], f[5].lower()) for f in royalty] == [
+        (1, 10, 0, addr(0), True, addr(1010)),
+        (2, 10, 5, addr(0), True, addr(1010)),
+        (3, 10, 7, addr(2001), False, addr(1001)),
+    ]
     code, (info, decimals) = answer(mirrored, HTS, "getFungibleTokenInfo(address)", word(2003),
                                     ["int64", f"({_TOKEN_INFO},int32)"])  # fmt: skip
     assert (code, decimals) == (22, 8)
@@ -529,6 +549,11 @@ def test_hts_token_infos_and_custom_fees(mirrored: TestClient, ledger: Ledger) -
         22, 1, HOLDER, 0, b"ipfs://art", addr(1001),
     )  # fmt: skip
     assert base[0][0] == "Art" and base[0][4] is False  # INFINITE supply
+    # an owner the mirror does not hold: its long-zero address (TokenTupleUtils' priorityAddressOf)
+    code, (_, _, owner, _, _, spender) = answer(
+        mirrored, HTS, "getNonFungibleTokenInfo(address,int64)", word(2002) + word(2), ["int64", nft_info]
+    )
+    assert (code, owner.lower(), spender.lower()) == (22, addr(4242), addr(0))
     # as of block 1: the token's older row
     _, old = answer(mirrored, HTS, "getTokenInfo(address)", word(2001), ["int64", _TOKEN_INFO], block="1")
     assert old[0][0] == "Old name" and old[1] == 500
@@ -546,7 +571,6 @@ def test_hts_token_infos_and_custom_fees(mirrored: TestClient, ledger: Ledger) -
     for signature, args in (
         ("getFungibleTokenInfo(address)", word(2002)),  # an NFT
         ("getNonFungibleTokenInfo(address,int64)", word(2002) + word(9)),  # no such serial
-        ("getNonFungibleTokenInfo(address,int64)", word(2002) + word(2)),  # owner not in the mirror
         ("getNonFungibleTokenInfo(address,int64)", word(2003) + word(1)),  # a fungible token
     ):
         assert reverts(mirrored, HTS, signature, args), (signature, args)

@@ -127,7 +127,7 @@ class CustomFees:
                 f.denominator,
                 f.fallback_amount,
                 f.fallback_token,
-                f.fallback_amount > 0 and f.fallback_token == _ZERO_ADDRESS,
+                f.fallback_token == _ZERO_ADDRESS,  # no denominating token, with or without a fallback
                 f.collector,
             )
             for f in self.royalty
@@ -251,9 +251,10 @@ def token_info_view(
             raise NotAnswered()
         return encode(["int64", f"({_TOKEN_INFO},int32)"], [SUCCESS, (_token_info(token, detail), token.decimals)])
     if selector == GET_NON_FUNGIBLE_TOKEN_INFO:
-        if token.type == FUNGIBLE_COMMON or nft is None or nft.owner is None:
+        if token.type == FUNGIBLE_COMMON or nft is None:
             raise NotAnswered()
         serial = abi.word(data, 1) or 0
-        info = (_token_info(token, detail), serial, nft.owner, nft.created_second, nft.metadata, nft.spender)
+        owner = nft.owner or nft.owner_long_zero  # an owner the mirror does not hold: its long-zero address
+        info = (_token_info(token, detail), serial, owner, nft.created_second, nft.metadata, nft.spender)
         return encode(["int64", f"({_TOKEN_INFO},int64,address,int64,bytes,address)"], [SUCCESS, info])
     raise NotAnswered()

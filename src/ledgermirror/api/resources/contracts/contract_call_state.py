@@ -343,7 +343,11 @@ class MirrorState:
         )
         created = int(row["created_timestamp"] or 0) // NANOS_PER_SECOND
         return NftState(
-            owner=owner, spender=spender, metadata=bytes(row["metadata"] or b""), created_second=created
+            owner=owner,
+            spender=spender,
+            metadata=bytes(row["metadata"] or b""),
+            created_second=created,
+            owner_long_zero=self._long_zero(row["account_id"]),
         )
 
     async def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
