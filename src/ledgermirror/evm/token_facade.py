@@ -54,8 +54,6 @@ class NftState:
     metadata: bytes
     created_second: int = 0
     """The NFT's ``created_timestamp`` in seconds."""
-    owner_long_zero: bytes = bytes(20)
-    """The long-zero address of its ``account_id`` (also when the mirror does not hold that account)."""
 
 
 class NotAnswered(Exception):

@@ -251,10 +251,9 @@ def token_info_view(
             raise NotAnswered()
         return encode(["int64", f"({_TOKEN_INFO},int32)"], [SUCCESS, (_token_info(token, detail), token.decimals)])
     if selector == GET_NON_FUNGIBLE_TOKEN_INFO:
-        if token.type == FUNGIBLE_COMMON or nft is None:
-            raise NotAnswered()
+        if token.type == FUNGIBLE_COMMON or nft is None or nft.owner is None:
+            raise NotAnswered()  # no owner account: the consensus node's priorityAddressOf fails (requireNonNull)
         serial = abi.word(data, 1) or 0
-        owner = nft.owner or nft.owner_long_zero  # an owner the mirror does not hold: its long-zero address
-        info = (_token_info(token, detail), serial, owner, nft.created_second, nft.metadata, nft.spender)
+        info = (_token_info(token, detail), serial, nft.owner, nft.created_second, nft.metadata, nft.spender)
         return encode(["int64", f"({_TOKEN_INFO},int64,address,int64,bytes,address)"], [SUCCESS, info])
     raise NotAnswered()

@@ -347,7 +347,6 @@ class MirrorState:
             spender=spender,
             metadata=bytes(row["metadata"] or b""),
             created_second=created,
-            owner_long_zero=self._long_zero(row["account_id"]),
         )
 
     async def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
