@@ -120,7 +120,7 @@ class _SystemContracts:
 
     def _prng(self, computation: Any) -> Any:
         data, block_hash = bytes(computation.msg.data), self._state.block_hash
-        return _answer(computation, lambda: prng_view(data, block_hash))
+        return _answer(computation, lambda: _seed(data, block_hash))
 
     def _token(self, computation: Any) -> Any:
         reader = self._state.reader
@@ -132,6 +132,14 @@ class _SystemContracts:
             computation,
             lambda: token_view(address, token, data, reader),
         )
+
+
+def _seed(data: bytes, block_hash: bytes) -> bytes:
+    """PRNG's answer; a function it does not offer halts (``INVALID_OPERATION`` there), it does not revert."""
+    try:
+        return prng_view(data, block_hash)
+    except NoSeed:
+        raise VMError("not a function of the PRNG system contract") from None
 
 
 def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
@@ -160,7 +168,7 @@ def _answer(computation: Any, view: Callable[[], bytes]) -> Any:
     computation.consume_gas(VIEW_GAS, reason="Hedera system contract view")
     try:
         computation.output = view()
-    except (NotAnswered, Unconvertible, NoSeed):
+    except (NotAnswered, Unconvertible):
         raise Revert(b"") from None
     return computation
 

@@ -11,11 +11,13 @@ GET_PSEUDORANDOM_SEED = keccak256(b"getPseudorandomSeed()")[:4]
 
 
 class NoSeed(Exception):
-    """Not ``getPseudorandomSeed()``, or a block without a usable hash (empty or all zero: no entropy)."""
+    """Not ``getPseudorandomSeed()`` (the consensus node halts with ``INVALID_OPERATION``), or a hash shorter than
+    32 bytes (its entropy cannot be sliced: the same halt)."""
 
 
 def prng_view(data: bytes, block_hash: bytes) -> bytes:
-    """The 32-byte seed of ``getPseudorandomSeed()`` from the call's block hash; raises :class:`NoSeed`."""
-    if data[:4] != GET_PSEUDORANDOM_SEED or len(block_hash) < 32 or not any(block_hash[:32]):
+    """The 32-byte seed of ``getPseudorandomSeed()``: the first 32 bytes of the call's block hash (all zero when
+    the block has none, as the consensus node's zero entropy); raises :class:`NoSeed`."""
+    if data[:4] != GET_PSEUDORANDOM_SEED or len(block_hash) < 32:
         raise NoSeed()
     return block_hash[:32]
