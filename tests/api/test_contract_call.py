@@ -563,14 +563,26 @@ def test_hts_token_infos_and_custom_fees(mirrored: TestClient, ledger: Ledger) -
     code, (unknown, decimals) = answer(mirrored, HTS, "getFungibleTokenInfo(address)", word(4242),
                                        ["int64", f"({_TOKEN_INFO},int32)"])  # fmt: skip
     assert (code, decimals) == (167, 0)
-    for signature, args in (
-        ("getFungibleTokenInfo(address)", word(2002)),  # an NFT
-        ("getNonFungibleTokenInfo(address,int64)", word(2002) + word(9)),  # no such serial
-        # an owner the mirror does not hold (TokenTupleUtils' priorityAddressOf requires the account)
-        ("getNonFungibleTokenInfo(address,int64)", word(2002) + word(2)),
-        ("getNonFungibleTokenInfo(address,int64)", word(2003) + word(1)),  # a fungible token
-    ):
-        assert reverts(mirrored, HTS, signature, args), (signature, args)
+    # FungibleTokenInfoCall does not look at the type: an NFT's answer, with its decimals (0)
+    code, (info, decimals) = answer(mirrored, HTS, "getFungibleTokenInfo(address)", word(2002),
+                                    ["int64", f"({_TOKEN_INFO},int32)"])  # fmt: skip
+    assert (code, info[0][0], decimals) == (22, "Art", 0)
+    # NftTokenInfoCall: no such serial (a fungible token has none) answers INVALID_TOKEN_NFT_SERIAL_NUMBER (225),
+    # the token's info, the serial asked for and the treasury as owner
+    for token, serial, treasury in ((2002, 9, 98), (2003, 1, 1010), (2002, 3, 98)):  # 3: burned
+        code, (base, asked, owner, created, metadata, spender) = answer(
+            mirrored,
+            HTS,
+            "getNonFungibleTokenInfo(address,int64)",
+            word(token) + word(serial),
+            ["int64", nft_info],
+        )
+        assert (code, asked, owner.lower(), created, metadata, spender.lower()) == (
+            225, serial, addr(treasury), 0, b"", addr(0),
+        ), token  # fmt: skip
+        assert base[0][2].lower() == addr(treasury)
+    # an owner the mirror does not hold (TokenTupleUtils' priorityAddressOf requires the account) reverts
+    assert reverts(mirrored, HTS, "getNonFungibleTokenInfo(address,int64)", word(2002) + word(2))
 
 
 def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledger) -> None:

@@ -154,9 +154,9 @@ def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
     nft = None
     if data[:4] == GET_NON_FUNGIBLE_TOKEN_INFO:
         serial = abi.word(data, 1)
-        if serial is None or not 0 < serial < 1 << 63:
+        if serial is None:
             raise NotAnswered()
-        nft = reader.nft(target, serial)
+        nft = reader.nft(target, serial) if 0 < serial < 1 << 63 else None
     return token_info_view(data, token, detail, nft, static)
 
 

@@ -4,8 +4,8 @@ returns them: ``getTokenExpiryInfo``, ``getTokenKey``, ``getTokenInfo``, ``getFu
 ``getNonFungibleTokenInfo`` and ``getTokenCustomFees``. Each answer starts with the response code 22 (SUCCESS).
 As the consensus node's non-revertible view calls: an unknown token (``INVALID_TOKEN_ID``) or a key the token does
 not have (``KEY_NOT_PROVIDED``) answers that code and an empty struct, or reverts inside a static call
-(:func:`failed_view`); an unknown serial, an NFT's fungible info or a fungible token's NFT info revert
-(:class:`NotAnswered`)."""
+(:func:`failed_view`); an unknown serial answers ``INVALID_TOKEN_NFT_SERIAL_NUMBER`` with the token's info and
+the treasury as owner (a revert in a static call)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 from eth_abi.abi import encode
 
 from ledgermirror.evm import abi
-from ledgermirror.evm.token_facade import FUNGIBLE_COMMON, SUCCESS, NftState, NotAnswered, TokenState
+from ledgermirror.evm.token_facade import SUCCESS, NftState, NotAnswered, TokenState
 from ledgermirror.ledger.evm import keccak256
 from ledgermirror.ledger.transaction_codes import result_number
 
@@ -43,6 +43,7 @@ SELECTORS = frozenset(
 
 INVALID_TOKEN_ID = result_number("INVALID_TOKEN_ID")
 KEY_NOT_PROVIDED = result_number("KEY_NOT_PROVIDED")
+INVALID_TOKEN_NFT_SERIAL_NUMBER = result_number("INVALID_TOKEN_NFT_SERIAL_NUMBER")
 KEY_TYPES = (1, 2, 4, 8, 16, 32, 64)
 """The key types of ``getTokenKey`` and of ``HederaToken.tokenKeys``, in this order: admin, KYC, freeze, wipe,
 supply, fee schedule, pause."""
@@ -189,7 +190,18 @@ def _token_info(token: TokenState, detail: TokenDetail) -> tuple[Any, ...]:
     )
 
 
+_ZERO = _ZERO_ADDRESS
 _EMPTY_EXPIRY = (0, _ZERO_ADDRESS, 0)
+
+
+def _int64(word: int | None) -> int | None:
+    """A word as ``int64`` (two's complement), None when it is missing or out of range."""
+    if word is None:
+        return None
+    value = word - (1 << 256) if word >> 255 else word
+    return value if -(1 << 63) <= value < 1 << 63 else None
+
+
 _EMPTY_INFO: tuple[Any, ...] = (
     ("", "", _ZERO_ADDRESS, "", False, 0, False, [], _EMPTY_EXPIRY),
     0,
@@ -246,14 +258,22 @@ def token_info_view(
         )
     if selector == GET_TOKEN_INFO:
         return encode(["int64", _TOKEN_INFO], [SUCCESS, _token_info(token, detail)])
-    if selector == GET_FUNGIBLE_TOKEN_INFO:
-        if token.type != FUNGIBLE_COMMON:
-            raise NotAnswered()
+    if selector == GET_FUNGIBLE_TOKEN_INFO:  # of an NFT too (its decimals, 0), as the consensus node answers
         return encode(["int64", f"({_TOKEN_INFO},int32)"], [SUCCESS, (_token_info(token, detail), token.decimals)])
     if selector == GET_NON_FUNGIBLE_TOKEN_INFO:
-        if token.type == FUNGIBLE_COMMON or nft is None or nft.owner is None:
+        serial = _int64(abi.word(data, 1))
+        if serial is None:
+            raise NotAnswered()
+        status = SUCCESS
+        if nft is None:  # no such serial (a fungible token has none): the code, the treasury as owner, no NFT
+            if static:
+                raise NotAnswered()
+            status, nft = (
+                INVALID_TOKEN_NFT_SERIAL_NUMBER,
+                NftState(owner=detail.treasury, spender=_ZERO, metadata=b""),
+            )
+        if nft.owner is None:
             raise NotAnswered()  # no owner account: the consensus node's priorityAddressOf fails (requireNonNull)
-        serial = abi.word(data, 1) or 0
         info = (_token_info(token, detail), serial, nft.owner, nft.created_second, nft.metadata, nft.spender)
-        return encode(["int64", f"({_TOKEN_INFO},int64,address,int64,bytes,address)"], [SUCCESS, info])
+        return encode(["int64", f"({_TOKEN_INFO},int64,address,int64,bytes,address)"], [status, info])
     raise NotAnswered()
