@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from eth_abi.abi import decode
 from starlette.testclient import TestClient
 from tests.api.test_system_files import CREATE, UPDATE, file_rows
 from tests.hapi_files import rate_file
@@ -361,6 +362,229 @@ def test_nft_views(mirrored: TestClient, ledger: Ledger) -> None:
         )
 
 
+HTS = "0x" + format(0x167, "040x")
+NFT_ALLOWANCES: dict[str, Any] = {
+    "nftAllowances": [
+        {"owner": "0.0.1010", "spender": "0.0.1001", "token_id": "0.0.2002", "approved_for_all": True,
+         "timestamp_range": "[2000000000,)"},
+        {"owner": "0.0.1010", "spender": "0.0.1001", "token_id": "0.0.2002", "approved_for_all": False,
+         "timestamp_range": "[150,2000000000)"},
+        {"owner": "0.0.1010", "spender": "0.0.1003", "token_id": "0.0.2002", "approved_for_all": False,
+         "timestamp_range": "[150,)"},
+    ],
+}  # fmt: skip
+
+
+def test_is_approved_for_all(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallServiceERCTokenReadOnlyFunctionsTest: ethCallIsApprovedForAll (and its historical twin); the
+    # consensus node's IsApprovedForAllCall: a fungible token reverts, an unknown owner or operator is false
+    ledger.load(TOKENS)
+    ledger.load(NFT_ALLOWANCES)
+    approved = "isApprovedForAll(address,address)"
+    assert call(mirrored, NFT, approved, address_word(HOLDER) + word(1001)) == "0x" + word(
+        1
+    )  # owner's EVM address
+    assert call(mirrored, NFT, approved, word(1010) + word(1001)) == "0x" + word(1)
+    assert call(mirrored, NFT, approved, word(1010) + word(1001), block="1") == "0x" + word(0)  # history row
+    assert call(mirrored, NFT, approved, word(1010) + word(1003)) == "0x" + word(0)  # approved_for_all false
+    assert call(mirrored, NFT, approved, word(1001) + word(1010)) == "0x" + word(0)  # no row
+    assert call(mirrored, NFT, approved, address_word("0x" + "cd" * 20) + word(1001)) == "0x" + word(0)
+    reverted = post(mirrored, {"to": FUNGIBLE, "data": "0x" + selector(approved) + word(1010) + word(1001)})
+    assert errors(reverted)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+    # the classic form at 0x167: (response code, verdict); an unknown or fungible token reverts
+    classic = "isApprovedForAll(address,address,address)"
+    assert call(mirrored, HTS, classic, word(2002) + word(1010) + word(1001)) == "0x" + word(22) + word(1)
+    assert call(mirrored, HTS, classic, word(2002) + word(1010) + word(1003)) == "0x" + word(22) + word(0)
+    for token in (2001, 4242):
+        reverted = post(
+            mirrored, {"to": HTS, "data": "0x" + selector(classic) + word(token) + word(1010) + word(1001)}
+        )
+        assert errors(reverted)[0]["message"] == "CONTRACT_REVERT_EXECUTED", token
+
+
+INFO = "0x" + format(2003, "040x")
+ED25519 = "ab" * 32
+ECDSA = "02" + "cd" * 32
+INFO_TOKEN: dict[str, Any] = {
+    "entities": [{"num": 2003, "type": "TOKEN", "key": "1220" + ED25519, "memo": "info memo",
+                  "expiration_timestamp": 1_900_000_000_123_456_789, "auto_renew_account_id": "0.0.1010",
+                  "auto_renew_period": 7_776_000},
+                 {"num": 2004, "type": "TOKEN"}],
+    "tokens": [
+        {"token_id": "0.0.2003", "name": "Info", "symbol": "INF", "decimals": 8, "total_supply": 5_000,
+         "type": "FUNGIBLE_COMMON", "treasury_account_id": "0.0.1010", "supply_type": "FINITE",
+         "max_supply": 100_000, "kyc_key": "\\x3a21" + ECDSA, "pause_status": "PAUSED", "kyc_status": 1,
+         "freeze_default": True, "created_timestamp": 150,
+         "custom_fees": [{
+             "entity_id": "0.0.2003", "timestamp_range": "[150,)",
+             "fixed_fees": [
+                 {"amount": 10, "collector_account_id": "0.0.1010", "denominating_token_id": "0.0.2001"},
+                 {"amount": 3, "collector_account_id": "0.0.1001"},
+             ],
+             "fractional_fees": [{"numerator": 1, "denominator": 100, "minimum_amount": 2, "maximum_amount": 50,
+                                  "net_of_transfers": True, "collector_account_id": "0.0.1010"}],
+         }]},
+        {"token_id": "0.0.2004", "name": "Royal", "symbol": "RYL", "type": "NON_FUNGIBLE_UNIQUE",
+         "created_timestamp": 150,
+         "custom_fees": [{
+             "entity_id": "0.0.2004", "timestamp_range": "[150,)",
+             "royalty_fees": [
+                 {"numerator": 1, "denominator": 10, "collector_account_id": "0.0.1010"},
+                 {"numerator": 2, "denominator": 10, "collector_account_id": "0.0.1010",
+                  "fallback_fee": {"amount": 5}},
+                 {"numerator": 3, "denominator": 10, "collector_account_id": "0.0.1001",
+                  "fallback_fee": {"amount": 7, "denominating_token_id": "0.0.2001"}},
+             ],
+         }]},
+    ],
+}  # fmt: skip
+_KEY_VALUE = "(bool,address,bytes,bytes,address)"
+_EXPIRY = "(int64,address,int64)"
+_HEDERA_TOKEN = f"(string,string,address,string,bool,int64,bool,(uint256,{_KEY_VALUE})[],{_EXPIRY})"
+_FEE_LISTS = [
+    "(int64,address,bool,bool,address)[]",
+    "(int64,int64,int64,int64,bool,address)[]",
+    "(int64,int64,int64,address,bool,address)[]",
+]
+_FEES = ",".join(_FEE_LISTS)
+_TOKEN_INFO = f"({_HEDERA_TOKEN},int64,bool,bool,bool,{_FEES},string)"
+"""IHederaTokenService's structs as its Solidity declares them (hedera-smart-contracts), written out here apart
+from evm/token_info.py."""
+
+
+def answer(
+    client: TestClient, to: str, signature: str, args: str, types: list[str], **extra: Any
+) -> tuple[Any, ...]:
+    return decode(types, bytes.fromhex(call(client, to, signature, args, **extra)[2:]))
+
+
+def addr(num: int) -> str:
+    return "0x" + format(num, "040x")
+
+
+def reverts(client: TestClient, to: str, signature: str, args: str) -> bool:
+    response = post(client, {"to": to, "data": "0x" + selector(signature) + args})
+    return response.status_code == 400 and errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+
+
+def test_hts_token_expiry_and_keys(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallServicePrecompileReadonlyTest: getExpiryInfoForToken, getTokenKey (the consensus node's
+    # TokenExpiryCall, TokenKeyCall)
+    ledger.load(TOKENS)
+    ledger.load(INFO_TOKEN)
+    code, expiry = answer(mirrored, HTS, "getTokenExpiryInfo(address)", word(2003), ["int64", _EXPIRY])
+    assert (code, expiry[0], expiry[1].lower(), expiry[2]) == (22, 1_900_000_000, addr(1010), 7_776_000)
+    code, admin = answer(
+        mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(1), ["int64", _KEY_VALUE]
+    )
+    assert code == 22 and admin == (False, addr(0), bytes.fromhex(ED25519), b"", addr(0))
+    _, kyc = answer(mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(2), ["int64", _KEY_VALUE])
+    assert kyc == (False, addr(0), b"", bytes.fromhex(ECDSA), addr(0))
+    # TokenKeyCall outside a static call: KEY_NOT_PROVIDED (44) and an empty key for a key it does not have
+    empty_key = (False, addr(0), b"", b"", addr(0))
+    for key_type in (4, 3, 128):  # a key it does not have; not a key type; metadata (not offered)
+        found = answer(
+            mirrored, HTS, "getTokenKey(address,uint256)", word(2003) + word(key_type), ["int64", _KEY_VALUE]
+        )
+        assert found == (44, empty_key), key_type
+    # an entity without expiry or auto-renew period: the reference's defaults (2100-01-01, 90 days) and no account
+    code, expiry = answer(mirrored, HTS, "getTokenExpiryInfo(address)", word(2001), ["int64", _EXPIRY])
+    assert (code, expiry[0], expiry[1].lower(), expiry[2]) == (22, 4_102_444_800, addr(0), 7_776_000)
+    # an unknown token: INVALID_TOKEN_ID (167) and empty structs (AbstractNonRevertibleTokenViewCall)
+    code, expiry = answer(mirrored, HTS, "getTokenExpiryInfo(address)", word(4242), ["int64", _EXPIRY])
+    assert (code, expiry[0], expiry[1].lower(), expiry[2]) == (167, 0, addr(0), 0)
+    found = answer(mirrored, HTS, "getTokenKey(address,uint256)", word(4242) + word(1), ["int64", _KEY_VALUE])
+    assert found == (167, empty_key)
+
+
+def test_hts_token_infos_and_custom_fees(mirrored: TestClient, ledger: Ledger) -> None:
+    # ContractCallServicePrecompileReadonlyTest: getCustomFeesForToken, getInformationForToken,
+    # getInformationForFungibleToken, getInformationForNonFungibleToken and their negative cases
+    ledger.load(TOKENS)
+    ledger.load(INFO_TOKEN)
+    code, fixed, fractional, royalty = answer(
+        mirrored, HTS, "getTokenCustomFees(address)", word(2003), ["int64", *_FEE_LISTS]
+    )
+    assert code == 22 and royalty == ()
+    assert [(f[0], f[1].lower(), f[2], f[3], f[4].lower()) for f in fixed] == [
+        (10, addr(2001), False, False, addr(1010)),
+        (3, addr(0), True, False, addr(1001)),
+    ]
+    assert [(*f[:5], f[5].lower()) for f in fractional] == [(1, 100, 2, 50, True, addr(1010))]
+    # royalty fees: useHbarsForPayment whenever the fallback has no denominating token (TokenTupleUtils)
+    _, fixed, _, royalty = answer(mirrored, HTS, "getTokenCustomFees(address)", word(2004), ["int64", *_FEE_LISTS])
+    assert fixed == () and [(*f[:3], f[3].lower(), f[4], f[5].lower()) for f in royalty] == [
+        (1, 10, 0, addr(0), True, addr(1010)),
+        (2, 10, 5, addr(0), True, addr(1010)),
+        (3, 10, 7, addr(2001), False, addr(1001)),
+    ]
+    code, (info, decimals) = answer(mirrored, HTS, "getFungibleTokenInfo(address)", word(2003),
+                                    ["int64", f"({_TOKEN_INFO},int32)"])  # fmt: skip
+    assert (code, decimals) == (22, 8)
+    token, total, deleted, kyc_default, paused, fixed_again, _, _, ledger_id = info
+    name, symbol, treasury, memo, finite, max_supply, freeze_default, keys, expiry = token
+    assert (name, symbol, treasury.lower(), memo, finite, max_supply, freeze_default) == (
+        "Info", "INF", addr(1010), "info memo", True, 100_000, True,
+    )  # fmt: skip
+    assert [key_type for key_type, _ in keys] == [1, 2, 4, 8, 16, 32, 64]
+    assert keys[0][1][2] == bytes.fromhex(ED25519) and keys[1][1][3] == bytes.fromhex(ECDSA)
+    assert keys[2][1] == (False, addr(0), b"", b"", addr(0))
+    assert expiry[0] == 1_900_000_000
+    assert (total, deleted, kyc_default, paused, len(fixed_again), ledger_id) == (
+        5_000,
+        False,
+        True,
+        True,
+        2,
+        "0x01",
+    )
+    code, plain = answer(mirrored, HTS, "getTokenInfo(address)", word(2003), ["int64", _TOKEN_INFO])
+    assert code == 22 and plain[1:] == info[1:] and plain[0][:7] == info[0][:7]
+    # an NFT's serial: owner (its EVM address), creation second, metadata, spender
+    nft_info = f"({_TOKEN_INFO},int64,address,int64,bytes,address)"
+    code, (base, serial, owner, created, metadata, spender) = answer(
+        mirrored, HTS, "getNonFungibleTokenInfo(address,int64)", word(2002) + word(1), ["int64", nft_info]
+    )
+    assert (code, serial, owner.lower(), created, metadata, spender.lower()) == (
+        22, 1, HOLDER, 0, b"ipfs://art", addr(1001),
+    )  # fmt: skip
+    assert base[0][0] == "Art" and base[0][4] is False  # INFINITE supply
+    # as of block 1: the token's older row
+    _, old = answer(mirrored, HTS, "getTokenInfo(address)", word(2001), ["int64", _TOKEN_INFO], block="1")
+    assert old[0][0] == "Old name" and old[1] == 500
+    assert answer(mirrored, HTS, "getTokenCustomFees(address)", word(4242), ["int64", *_FEE_LISTS]) == (
+        167,
+        (),
+        (),
+        (),
+    )
+    code, unknown = answer(mirrored, HTS, "getTokenInfo(address)", word(4242), ["int64", _TOKEN_INFO])
+    assert code == 167 and unknown[0][0] == "" and unknown[1] == 0 and unknown[-1] == ""
+    code, (unknown, decimals) = answer(mirrored, HTS, "getFungibleTokenInfo(address)", word(4242),
+                                       ["int64", f"({_TOKEN_INFO},int32)"])  # fmt: skip
+    assert (code, decimals) == (167, 0)
+    # FungibleTokenInfoCall does not look at the type: an NFT's answer, with its decimals (0)
+    code, (info, decimals) = answer(mirrored, HTS, "getFungibleTokenInfo(address)", word(2002),
+                                    ["int64", f"({_TOKEN_INFO},int32)"])  # fmt: skip
+    assert (code, info[0][0], decimals) == (22, "Art", 0)
+    # NftTokenInfoCall: no such serial (a fungible token has none) answers INVALID_TOKEN_NFT_SERIAL_NUMBER (225),
+    # the token's info, the serial asked for and the treasury as owner
+    for token, serial, treasury in ((2002, 9, 98), (2003, 1, 1010), (2002, 3, 98)):  # 3: burned
+        code, (base, asked, owner, created, metadata, spender) = answer(
+            mirrored,
+            HTS,
+            "getNonFungibleTokenInfo(address,int64)",
+            word(token) + word(serial),
+            ["int64", nft_info],
+        )
+        assert (code, asked, owner.lower(), created, metadata, spender.lower()) == (
+            225, serial, addr(treasury), 0, b"", addr(0),
+        ), token  # fmt: skip
+        assert base[0][2].lower() == addr(treasury)
+    # an owner the mirror does not hold (TokenTupleUtils' priorityAddressOf requires the account) reverts
+    assert reverts(mirrored, HTS, "getNonFungibleTokenInfo(address,int64)", word(2002) + word(2))
+
+
 def test_token_facade_and_hts_from_a_contract(mirrored: TestClient, ledger: Ledger) -> None:
     # the same reads from a contract (the reference's ERCTestContract and PrecompileTestContract: isToken,
     # getTokenType, the default statuses, isFrozen, isKyc)
@@ -418,6 +642,21 @@ def test_exchange_rate_system_contract(mirrored: TestClient, ledger: Ledger) -> 
     assert errors(empty) == [{"message": "CONTRACT_EXECUTION_EXCEPTION", "detail": "", "data": "0x"}]
     unknown = post(mirrored, {"to": EXCHANGE_RATE, "data": "0x12345678"})
     assert errors(unknown)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+
+
+PRNG = "0x" + format(0x169, "040x")
+
+
+def test_prng_system_contract(mirrored: TestClient) -> None:
+    # ContractCallSystemPrecompileTest (a 32-byte seed) and the reference's RunningHashesSingletonTest: the n-3
+    # running hash is the hash of the record file the call runs at; the seed is its first 32 bytes
+    assert call(mirrored, PRNG, "getPseudorandomSeed()") == "0x" + BLOCK_2_HASH[:64]
+    assert call(mirrored, PRNG, "getPseudorandomSeed()", block="1") == "0x" + "11" * 32
+    empty = post(mirrored, {"to": PRNG, "data": "0x"})
+    assert errors(empty) == [{"message": "CONTRACT_EXECUTION_EXCEPTION", "detail": "", "data": "0x"}]
+    # another selector: the consensus node's PrngSystemContract halts (INVALID_OPERATION), no revert
+    unknown = post(mirrored, {"to": PRNG, "data": "0x" + selector("getPseudorandomNumber(uint32)") + word(5)})
+    assert errors(unknown) == [{"message": "CONTRACT_EXECUTION_EXCEPTION", "detail": "", "data": "0x"}]
 
 
 def test_standard_precompiles(mirrored: TestClient) -> None:

@@ -26,7 +26,7 @@ from ledgermirror.db.sql import Select
 
 Converter = Callable[[dict[str, Any], Context], list[Row]]
 
-# The reference load order (every key's tables are in our schema).
+# The reference load order (every key's tables are in our schema); ``nftAllowances`` is ours.
 LOAD_ORDER: tuple[tuple[str, Converter], ...] = (
     ("accounts", entities.account_rows),
     ("addressbooks", network.address_book_rows),
@@ -49,6 +49,7 @@ LOAD_ORDER: tuple[tuple[str, Converter], ...] = (
     ("filedata", network.file_data_rows),
     ("networkstakes", network.network_stake_rows),
     ("nfts", tokens.nft_rows),
+    ("nftAllowances", tokens.nft_allowance_rows),
     ("nodes", network.node_rows),
     ("nodestakes", network.node_stake_rows),
     ("recordFiles", network.record_file_rows),

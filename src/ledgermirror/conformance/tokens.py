@@ -167,6 +167,24 @@ def token_allowance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     return [routed("token_allowance", every_column("token_allowance", allowance))]
 
 
+def nft_allowance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
+    """``nftAllowances``: ours (the reference's harness has no such key; its NFT allowance route is tested in
+    Java): one ``nft_allowance`` row with the ``tokenAllowances`` rules (ids by ``EntityId.parseString``, payer
+    1000)."""
+    allowance = {
+        "approved_for_all": False,
+        "owner": 1000,
+        "payer_account_id": 1000,
+        "spender": 2000,
+        "token_id": 3000,
+        "timestamp_range": "[0,)",
+        **item,
+    }
+    for column in ("owner", "payer_account_id", "spender", "token_id"):
+        allowance[column] = string_id(allowance[column], ctx)
+    return [routed("nft_allowance", every_column("nft_allowance", allowance))]
+
+
 def token_balance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     """``tokenBalance``: one ``token_balance`` row; ids are encoded ids."""
     balance = {"consensus_timestamp": 0, "account_id": "0.0.0", "balance": 0, "token_id": "0.0.0", **item}

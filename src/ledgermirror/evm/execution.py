@@ -24,9 +24,18 @@ from eth.vm.forks.cancun.state import CancunState
 from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
 
+from ledgermirror.evm import abi
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
+from ledgermirror.evm.prng import PRNG_ADDRESS, NoSeed, prng_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
 from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
+from ledgermirror.evm.token_info import (
+    GET_NON_FUNGIBLE_TOKEN_INFO,
+    INVALID_TOKEN_ID,
+    failed_view,
+    token_info_view,
+)
+from ledgermirror.evm.token_info import SELECTORS as INFO_SELECTORS
 from ledgermirror.evm.tracer import Tracer
 
 _CHECK_EVERY = 512
@@ -75,7 +84,8 @@ class Outcome:
 
 
 class _SystemContracts:
-    """py-evm's precompiles, then Hedera's: HTS reads at 0x167 and the ERC facade of every token address."""
+    """py-evm's precompiles, then Hedera's: HTS reads at 0x167, the exchange rate at 0x168, PRNG at 0x169 and the
+    ERC facade of every token address."""
 
     def __init__(self, standard: Mapping[Any, Any], state: _State) -> None:
         self._standard = standard
@@ -89,20 +99,28 @@ class _SystemContracts:
             return self._hts
         if address == EXCHANGE_RATE_ADDRESS:
             return self._exchange_rate
+        if address == PRNG_ADDRESS:
+            return self._prng
         if address[:12] == _LONG_ZERO_PREFIX and self._state.get_code(Address(address)) == proxy_code(address):
             return self._token  # a token's address (only tokens hold the proxy code: no question for others)
         return default
 
     def _hts(self, computation: Any) -> Any:
         reader = self._state.reader
-        return _answer(
-            computation, lambda: hts_view(bytes(computation.msg.data), reader.token, reader.token_relation)
-        )
+        data = bytes(computation.msg.data)
+        if data[:4] in INFO_SELECTORS:
+            static = bool(computation.msg.is_static)
+            return _answer(computation, lambda: _token_info(data, reader, static))
+        return _answer(computation, lambda: hts_view(data, reader.token, reader.token_relation, reader))
 
     def _exchange_rate(self, computation: Any) -> Any:
         reader = self._state.reader
         data = bytes(computation.msg.data)
         return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()))
+
+    def _prng(self, computation: Any) -> Any:
+        data, block_hash = bytes(computation.msg.data), self._state.block_hash
+        return _answer(computation, lambda: _seed(data, block_hash))
 
     def _token(self, computation: Any) -> Any:
         reader = self._state.reader
@@ -114,6 +132,32 @@ class _SystemContracts:
             computation,
             lambda: token_view(address, token, data, reader),
         )
+
+
+def _seed(data: bytes, block_hash: bytes) -> bytes:
+    """PRNG's answer; a function it does not offer halts (``INVALID_OPERATION`` there), it does not revert."""
+    try:
+        return prng_view(data, block_hash)
+    except NoSeed:
+        raise VMError("not a function of the PRNG system contract") from None
+
+
+def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
+    """One of ``evm/token_info``'s reads: its token (and for ``getNonFungibleTokenInfo`` the serial) looked up."""
+    target = abi.address_argument(data, 0)
+    if target is None:
+        raise NotAnswered()
+    token = reader.token(target)
+    detail = None if token is None else reader.token_detail(target)
+    if token is None or detail is None:
+        return failed_view(data[:4], INVALID_TOKEN_ID, static)
+    nft = None
+    if data[:4] == GET_NON_FUNGIBLE_TOKEN_INFO:
+        serial = abi.word(data, 1)
+        if serial is None:
+            raise NotAnswered()
+        nft = reader.nft(target, serial) if 0 < serial < 1 << 63 else None
+    return token_info_view(data, token, detail, nft, static)
 
 
 def _answer(computation: Any, view: Callable[[], bytes]) -> Any:

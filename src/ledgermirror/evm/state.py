@@ -22,6 +22,7 @@ from eth.rlp.accounts import Account
 from eth_typing import Address, Hash32
 
 from ledgermirror.evm.token_facade import NftState, TokenState
+from ledgermirror.evm.token_info import TokenDetail
 from ledgermirror.ledger.evm import keccak256
 
 
@@ -57,6 +58,12 @@ class StateReader(Protocol):
 
     def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
         """``(frozen, kyc_granted)`` of ``account`` for ``token``, None when there is no such token."""
+
+    def token_detail(self, address: bytes) -> TokenDetail | None:
+        """The token's keys, treasury, supply rules, expiry and custom fees; None when there is no such token."""
+
+    def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool:
+        """Whether ``operator`` is approved for all of ``owner``'s NFTs of ``token`` (``nft_allowance``)."""
 
     def token_balance(self, token: bytes, owner: bytes) -> int:
         """The balance of ``owner`` in ``token`` (0 without a relationship)."""
@@ -200,3 +207,9 @@ class _DeferredReader:
 
     def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
         return self._owner.reader.token_relation(token, account)
+
+    def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool:
+        return self._owner.reader.approved_for_all(token, owner, operator)
+
+    def token_detail(self, address: bytes) -> TokenDetail | None:
+        return self._owner.reader.token_detail(address)

@@ -3,9 +3,9 @@ more than the token row (upstream-web3.md §3.4), answered from the :class:`~led
 
 A call to a token's long-zero address runs as that token's ERC interface, as the consensus node routes it. Built:
 ``name``, ``symbol``, ``decimals`` (a revert for an NFT), ``totalSupply``, ``balanceOf``, ``allowance``,
-``ownerOf``, ``tokenURI``, ``getApproved``; at
-0x167 ``isToken`` and ``getTokenType``. Anything else reverts with no data. Every answer costs
-:data:`VIEW_GAS`.
+``ownerOf``, ``tokenURI``, ``getApproved``, ``isApprovedForAll``; at 0x167 ``isToken``, ``getTokenType``, the
+default statuses, ``isFrozen``, ``isKyc`` and ``isApprovedForAll``. Anything else reverts with no data. Every
+answer costs :data:`VIEW_GAS`.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ class NftState:
     spender: bytes
     """The approved spender's address, or the zero address."""
     metadata: bytes
+    created_second: int = 0
+    """The NFT's ``created_timestamp`` in seconds."""
 
 
 class NotAnswered(Exception):
@@ -71,6 +73,8 @@ class TokenReads(Protocol):
     def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int: ...
 
     def nft(self, token: bytes, serial: int) -> NftState | None: ...
+
+    def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool: ...
 
 
 def _selector(signature: str) -> bytes:
@@ -92,6 +96,8 @@ IS_KYC = _selector("isKyc(address,address)")
 OWNER_OF = _selector("ownerOf(uint256)")
 TOKEN_URI = _selector("tokenURI(uint256)")
 GET_APPROVED = _selector("getApproved(uint256)")
+IS_APPROVED_FOR_ALL = _selector("isApprovedForAll(address,address)")
+HTS_IS_APPROVED_FOR_ALL = _selector("isApprovedForAll(address,address,address)")
 
 
 def proxy_code(token_address: bytes) -> bytes:
@@ -126,6 +132,8 @@ def token_view(
         if owner is None:
             raise NotAnswered()
         return abi.uint(reads.token_balance(token_address, owner))
+    if selector == IS_APPROVED_FOR_ALL:
+        return abi.boolean(_approved_for_all(token_address, token, data, 0, reads))
     if selector == ALLOWANCE and token.type == FUNGIBLE_COMMON:
         owner, spender = abi.address_argument(data, 0), abi.address_argument(data, 1)
         if owner is None or spender is None:
@@ -153,9 +161,24 @@ def _nft_view(token_address: bytes, token: TokenState, data: bytes, reads: Token
     return abi.address(found.spender)
 
 
-def hts_view(data: bytes, token: TokenLookup, relation: RelationLookup) -> bytes:
+def _approved_for_all(token_address: bytes, token: TokenState, data: bytes, first: int, reads: TokenReads) -> bool:
+    """``isApprovedForAll(owner, operator)`` with its arguments from word ``first``: a revert for a fungible token
+    (the consensus node's ``INVALID_TOKEN_ID``), false for an owner or operator the mirror does not know."""
+    owner, operator = abi.address_argument(data, first), abi.address_argument(data, first + 1)
+    if token.type == FUNGIBLE_COMMON or owner is None or operator is None:
+        raise NotAnswered()
+    return reads.approved_for_all(token_address, owner, operator)
+
+
+def hts_view(data: bytes, token: TokenLookup, relation: RelationLookup, reads: TokenReads) -> bytes:
     """The answer of an HTS read at 0x167; raises :class:`NotAnswered`."""
     selector = data[:4]
+    if selector == HTS_IS_APPROVED_FOR_ALL:
+        target = abi.address_argument(data, 0)
+        found = None if target is None else token(target)
+        if target is None or found is None:
+            raise NotAnswered()
+        return abi.uint(SUCCESS) + abi.boolean(_approved_for_all(target, found, data, 1, reads))
     if selector in (IS_FROZEN, IS_KYC):
         target, account = abi.address_argument(data, 0), abi.address_argument(data, 1)
         statuses = None if target is None or account is None else relation(target, account)

@@ -17,6 +17,7 @@ from ledgermirror.evm.calls import Job, run_job
 from ledgermirror.evm.execution import TimeBudgetExceeded
 from ledgermirror.evm.state import AccountState
 from ledgermirror.evm.token_facade import NftState, TokenState
+from ledgermirror.evm.token_info import TokenDetail
 
 
 class PipeReader:
@@ -51,6 +52,13 @@ class PipeReader:
 
     def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         return int(self._ask("token_allowance", token, owner, spender))
+
+    def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool:
+        return bool(self._ask("approved_for_all", token, owner, operator))
+
+    def token_detail(self, address: bytes) -> TokenDetail | None:
+        found: TokenDetail | None = self._ask("token_detail", address)
+        return found
 
     def nft(self, token: bytes, serial: int) -> NftState | None:
         found: NftState | None = self._ask("nft", token, serial)

@@ -64,6 +64,46 @@ from (
   order by timestamp_range desc limit 1
 ) t"""
 """The token row in force at ``at``."""
+_DETAIL_COLUMNS = """t.treasury_account_id, t.supply_type, t.max_supply, t.pause_status, t.kyc_key, t.freeze_key,
+       t.wipe_key, t.supply_key, t.fee_schedule_key, t.pause_key, e.key as admin_key, e.memo,
+       e.expiration_timestamp, e.auto_renew_account_id, e.auto_renew_period, e.created_timestamp, e.deleted"""
+_DETAIL_TOKEN = """treasury_account_id, supply_type, max_supply, pause_status, kyc_key, freeze_key, wipe_key,
+     supply_key, fee_schedule_key, pause_key, timestamp_range"""
+_DETAIL_ENTITY = """key, memo, expiration_timestamp, auto_renew_account_id, auto_renew_period, created_timestamp,
+     deleted, timestamp_range"""
+TOKEN_DETAIL = f"""select {_DETAIL_COLUMNS}
+from token t join entity e on e.id = t.token_id
+where t.token_id = {{id}}"""
+"""What the HTS token infos, keys and expiry need beyond :data:`TOKEN`: the token's keys, treasury and supply
+rules, and its entity's admin key, memo, expiry and auto-renewal."""
+TOKEN_DETAIL_AT = f"""select {_DETAIL_COLUMNS}
+from (
+  (select {_DETAIL_TOKEN} from token where token_id = {{id}} and lower(timestamp_range) <= {{at}})
+  union all
+  (select {_DETAIL_TOKEN} from token_history where token_id = {{id}} and lower(timestamp_range) <= {{at}}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) t, (
+  (select {_DETAIL_ENTITY} from entity where id = {{id}} and lower(timestamp_range) <= {{at}})
+  union all
+  (select {_DETAIL_ENTITY} from entity_history where id = {{id}} and lower(timestamp_range) <= {{at}}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) e"""
+"""The same, from the token and entity rows in force at ``at``."""
+
+CUSTOM_FEES = """select fixed_fees, fractional_fees, royalty_fees from custom_fee where entity_id = {id}"""
+CUSTOM_FEES_AT = """select fixed_fees, fractional_fees, royalty_fees from (
+  (select fixed_fees, fractional_fees, royalty_fees, timestamp_range from custom_fee
+   where entity_id = {id} and lower(timestamp_range) <= {at})
+  union all
+  (select fixed_fees, fractional_fees, royalty_fees, timestamp_range from custom_fee_history
+   where entity_id = {id} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) f"""
+"""A token's custom fee schedule now or in force at ``at`` (JSONB lists, ids encoded)."""
+
 TOKEN_BALANCE = """select balance from token_account
 where account_id = {account} and token_id = {token} and associated is true"""
 TOKEN_BALANCE_AT = """select balance, associated from (
@@ -88,6 +128,19 @@ TOKEN_ALLOWANCE_AT = """select amount from (
   order by timestamp_range desc limit 1
 ) a"""
 
+NFT_APPROVED_FOR_ALL = """select approved_for_all from nft_allowance
+where owner = {owner} and spender = {spender} and token_id = {token}"""
+NFT_APPROVED_FOR_ALL_AT = """select approved_for_all from (
+  (select approved_for_all, timestamp_range from nft_allowance
+   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at})
+  union all
+  (select approved_for_all, timestamp_range from nft_allowance_history
+   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+) a"""
+"""Whether ``spender`` may move all of ``owner``'s NFTs of ``token`` (the allowance in force now or at ``at``)."""
+
 BALANCE_AT = """with snapshot as (
   select max(consensus_timestamp) as taken from account_balance
   where account_id = {treasury} and consensus_timestamp > {at} - 2678400000000000 and consensus_timestamp <= {at}
@@ -108,17 +161,17 @@ its transfers after that balance up to ``at``."""
 _NFT_PARTIES = """left join entity o on o.id = n.account_id and o.deleted is not true
 left join entity s on s.id = n.spender and s.deleted is not true"""
 NFT = f"""select n.account_id, o.id as owner_id, o.evm_address as owner_evm_address, n.spender,
-       s.evm_address as spender_evm_address, n.metadata
+       s.evm_address as spender_evm_address, n.metadata, n.created_timestamp
 from nft n {_NFT_PARTIES}
 where n.token_id = {{token}} and n.serial_number = {{serial}} and n.deleted is not true"""
 """An NFT now, with its owner's and spender's entities (an owner the mirror does not hold has no ``owner_id``)."""
 NFT_AT = f"""select n.account_id, o.id as owner_id, o.evm_address as owner_evm_address, n.spender,
-       s.evm_address as spender_evm_address, n.metadata
+       s.evm_address as spender_evm_address, n.metadata, n.created_timestamp
 from (
-  (select account_id, spender, metadata, deleted, timestamp_range from nft
+  (select account_id, spender, metadata, deleted, created_timestamp, timestamp_range from nft
    where token_id = {{token}} and serial_number = {{serial}} and lower(timestamp_range) <= {{at}})
   union all
-  (select account_id, spender, metadata, deleted, timestamp_range from nft_history
+  (select account_id, spender, metadata, deleted, created_timestamp, timestamp_range from nft_history
    where token_id = {{token}} and serial_number = {{serial}} and lower(timestamp_range) <= {{at}}
    order by lower(timestamp_range) desc limit 1)
   order by timestamp_range desc limit 1

@@ -5,6 +5,7 @@ request's pinned database (upstream-web3.md §2). The worker process asks with `
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -16,10 +17,22 @@ from ledgermirror.evm.calls import long_zero_num
 from ledgermirror.evm.exchange_rate import DEFAULT_RATE
 from ledgermirror.evm.state import AccountState
 from ledgermirror.evm.token_facade import NftState, TokenState, proxy_code
+from ledgermirror.evm.token_info import CustomFees, FixedFee, FractionalFee, KeyValue, RoyaltyFee, TokenDetail
 from ledgermirror.ledger.entity_id import encode_entity_id
 from ledgermirror.ledger.int64 import INT64_MAX
+from ledgermirror.ledger.protobuf import hapi, hapi_module
 from ledgermirror.ledger.system_files import EXCHANGE_RATE_FILE, decode_exchange_rates
 
+NANOS_PER_SECOND = 10**9
+DEFAULT_AUTO_RENEW_PERIOD = 7_776_000
+"""A token's auto-renew period when its entity has none (the reference's ``Utils.DEFAULT_AUTO_RENEW_PERIOD``)."""
+DEFAULT_EXPIRY_SECOND = 4_102_444_800
+"""2100-01-01 UTC: a token's expiry when its entity has neither an expiry nor a creation time and period (the
+reference's ``DEFAULT_EXPIRY_TIMESTAMP``, midnight in the JVM's zone, UTC in its images)."""
+LEDGER_IDS = {295: "0x00", 296: "0x01", 297: "0x02"}
+"""``TokenInfo.ledgerId`` by chain id (mainnet, testnet, previewnet); another network: ``0x03``."""
+_KEY_COLUMNS = ("admin_key", "kyc_key", "freeze_key", "wipe_key", "supply_key", "fee_schedule_key", "pause_key")
+"""The key of each of ``evm/token_info.KEY_TYPES``, in its order."""
 MINIMUM_ACCOUNT_BALANCE = 10**17
 """Accounts below this many tinybars are reported with it (the reference's ``evm.minimumAccountBalance``), so a
 call never fails for lack of funds."""
@@ -29,6 +42,46 @@ KYC_REVOKED = 2
 FROZEN = 1
 """``freeze_status`` of a frozen relationship (1 FROZEN, 2 UNFROZEN, 0 none)."""
 """``token.kyc_status`` of a token whose relationships start with KYC granted (1 GRANTED, 2 REVOKED, 0 none)."""
+
+
+def _fee_list(value: Any) -> list[dict[str, Any]]:
+    """A JSONB fee list as asyncpg returns it (text), or ``[]``."""
+    loaded = json.loads(value) if isinstance(value, str) else value
+    return [item for item in loaded if isinstance(item, dict)] if isinstance(loaded, list) else []
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | str) and str(value).lstrip("-").isdigit() else 0
+
+
+def _contract_address(contract: Any) -> bytes:
+    """A HAPI ``ContractID`` as an address: its EVM address, else long-zero."""
+    if contract.HasField("evm_address"):
+        evm_address: bytes = bytes(contract.evm_address)[-20:].rjust(20, b"\0")
+        return evm_address
+    return (int(contract.contractNum) & ((1 << 64) - 1)).to_bytes(20, "big")
+
+
+def key_value(raw: bytes | None) -> KeyValue | None:
+    """A token key (a serialized HAPI ``Key``) as ``KeyValue``; None when there is none (or it does not decode).
+    A key list or threshold key has all fields empty, as the consensus node answers it."""
+    if not raw:
+        return None
+    classes = hapi()
+    try:
+        key = hapi_module("services.basic_types_pb2").Key.FromString(bytes(raw))
+    except classes.DecodeError:
+        return None
+    kind = key.WhichOneof("key")
+    if kind == "ed25519":
+        return KeyValue(ed25519=bytes(key.ed25519))
+    if kind == "ECDSA_secp256k1":
+        return KeyValue(ecdsa_secp256k1=bytes(key.ECDSA_secp256k1))
+    if kind == "contractID":
+        return KeyValue(contract=_contract_address(key.contractID))
+    if kind == "delegatable_contract_id":
+        return KeyValue(delegatable_contract=_contract_address(key.delegatable_contract_id))
+    return KeyValue()
 
 
 def hash32(text: str) -> bytes:
@@ -61,6 +114,8 @@ class MirrorState:
             "exchange_rate": self.exchange_rate,
             "nft": self.nft,
             "token_relation": self.token_relation,
+            "approved_for_all": self.approved_for_all,
+            "token_detail": self.token_detail,
         }
         handler = handlers.get(what)
         if handler is None:
@@ -143,6 +198,77 @@ class MirrorState:
                 )
         return self._tokens[address]
 
+    def _long_zero(self, entity_id: Any) -> bytes:
+        return bytes(20) if not entity_id else (int(entity_id) & ((1 << 38) - 1)).to_bytes(20, "big")
+
+    async def token_detail(self, address: bytes) -> TokenDetail | None:
+        """The token's keys, treasury, supply rules, expiry and custom fees (``evm/token_info``)."""
+        num = long_zero_num(address)
+        if num is None or await self.token(address) is None:
+            return None
+        token_id = self._encoded(num)
+        rows = await self._ctx.database.fetch(self._as_of(q.TOKEN_DETAIL, q.TOKEN_DETAIL_AT, id=token_id))
+        if not rows:
+            return None
+        row = rows[0]
+        period = row["auto_renew_period"]
+        expiry = row["expiration_timestamp"]
+        if expiry is None:
+            created = row["created_timestamp"]
+            known = created is not None and period is not None
+            expiry = created + period * NANOS_PER_SECOND if known else DEFAULT_EXPIRY_SECOND * NANOS_PER_SECOND
+        fee_rows = await self._ctx.database.fetch(self._as_of(q.CUSTOM_FEES, q.CUSTOM_FEES_AT, id=token_id))
+        return TokenDetail(
+            treasury=self._long_zero(row["treasury_account_id"]),
+            memo=str(row["memo"] or ""),
+            supply_finite=row["supply_type"] == "FINITE",
+            max_supply=int(row["max_supply"] or 0),
+            paused=row["pause_status"] == "PAUSED",
+            deleted=False,
+            keys=tuple(key_value(row[column]) for column in _KEY_COLUMNS),
+            expiry_second=int(expiry) // NANOS_PER_SECOND,
+            auto_renew_account=self._long_zero(row["auto_renew_account_id"]),
+            auto_renew_period=DEFAULT_AUTO_RENEW_PERIOD if period is None else int(period),
+            ledger_id=LEDGER_IDS.get(self._ctx.settings.contract_call_chain_id, "0x03"),
+            fees=self._fees(fee_rows[0]) if fee_rows else CustomFees(),
+        )
+
+    def _fees(self, row: Any) -> CustomFees:
+        fixed = tuple(
+            FixedFee(
+                amount=_int(fee.get("amount")),
+                token=self._long_zero(fee.get("denominating_token_id")),
+                use_current_token=False,
+                collector=self._long_zero(fee.get("collector_account_id")),
+            )
+            for fee in _fee_list(row["fixed_fees"])
+        )
+        fractional = tuple(
+            FractionalFee(
+                numerator=_int(fee.get("numerator")),
+                denominator=_int(fee.get("denominator")),
+                minimum=_int(fee.get("minimum_amount")),
+                maximum=_int(fee.get("maximum_amount")),
+                net_of_transfers=bool(fee.get("net_of_transfers", False)),
+                collector=self._long_zero(fee.get("collector_account_id")),
+            )
+            for fee in _fee_list(row["fractional_fees"])
+        )
+        royalty = []
+        for fee in _fee_list(row["royalty_fees"]):
+            given = fee.get("fallback_fee")
+            fallback: dict[str, Any] = given if isinstance(given, dict) else {}
+            royalty.append(
+                RoyaltyFee(
+                    numerator=_int(fee.get("numerator")),
+                    denominator=_int(fee.get("denominator")),
+                    fallback_amount=_int(fallback.get("amount")),
+                    fallback_token=self._long_zero(fallback.get("denominating_token_id")),
+                    collector=self._long_zero(fee.get("collector_account_id")),
+                )
+            )
+        return CustomFees(fixed, fractional, tuple(royalty))
+
     async def _account_id(self, address: bytes) -> int | None:
         num = long_zero_num(address)
         if num is not None:
@@ -177,6 +303,21 @@ class MirrorState:
         )
         return await self._amount(statement, "amount")
 
+    async def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool:
+        token_num = long_zero_num(token)
+        owner_id, operator_id = await self._account_id(owner), await self._account_id(operator)
+        if token_num is None or owner_id is None or operator_id is None:
+            return False
+        statement = self._as_of(
+            q.NFT_APPROVED_FOR_ALL,
+            q.NFT_APPROVED_FOR_ALL_AT,
+            owner=owner_id,
+            spender=operator_id,
+            token=self._encoded(token_num),
+        )
+        rows = await self._ctx.database.fetch(statement)
+        return bool(rows) and rows[0]["approved_for_all"] is True
+
     def _address_of(self, entity_id: int, evm_address: bytes | None) -> bytes:
         """An entity's address as the EVM sees it: its EVM address, else its long-zero address."""
         if evm_address:
@@ -200,7 +341,13 @@ class MirrorState:
             if row["spender"] is None
             else self._address_of(int(row["spender"]), row["spender_evm_address"])
         )
-        return NftState(owner=owner, spender=spender, metadata=bytes(row["metadata"] or b""))
+        created = int(row["created_timestamp"] or 0) // NANOS_PER_SECOND
+        return NftState(
+            owner=owner,
+            spender=spender,
+            metadata=bytes(row["metadata"] or b""),
+            created_second=created,
+        )
 
     async def token_relation(self, token: bytes, account: bytes) -> tuple[bool, bool] | None:
         token_num, account_id = long_zero_num(token), await self._account_id(account)
