@@ -41,7 +41,7 @@ CLIENT_CLOSED = 499
 """The status logged for a request whose client left before sending all of it (nobody receives the answer)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: made for every answer, and a frozen one took 1.4 µs to make
 class Page:
     """A handler's answer: a JSON payload (and its next link), or plain text when ``text`` is set."""
 
