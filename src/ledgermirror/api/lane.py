@@ -24,7 +24,7 @@ from starlette.types import Receive, Scope, Send
 from ledgermirror.api.admission import REFUSAL, Admission
 from ledgermirror.api.endpoint import Endpoint
 from ledgermirror.api.errors import InternalError, ServiceUnavailable
-from ledgermirror.api.responses import error_response
+from ledgermirror.api.responses import ReadyResponse, error_response
 from ledgermirror.api.routing import PathIndex
 from ledgermirror.metrics.http import HttpMetrics
 
@@ -87,7 +87,11 @@ class DirectLane:
                     _log.exception("unhandled error", extra={"path": scope["path"]})
                     response = error_response(InternalError())
                 status = response.status_code
-                await response(scope, receive, send)
+                if type(response) is ReadyResponse:  # its two messages sent here: no coroutine of its own
+                    await send({"type": "http.response.start", "status": status, "headers": response.headers})
+                    await send({"type": "http.response.body", "body": response.body})
+                else:
+                    await response(scope, receive, send)
             finally:
                 admission.pass_on()
         finally:

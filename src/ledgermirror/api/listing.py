@@ -18,6 +18,7 @@ reference's ``bindTimestampRange``) declares ``continues``, the next link of a p
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -110,12 +111,9 @@ class ListSpec(Generic[L, C]):
             raise TypeError(f"{self.path}: give exactly one of render and render_with")
 
     def endpoint(self) -> Endpoint:
-        async def handler(request: Request, ctx: AppContext) -> Page:
-            return await serve_list(self, request, ctx)
-
         return Endpoint(
             path=self.path,
-            handler=handler,
+            handler=functools.partial(serve_list, self),  # no coroutine of its own around the list's
             params=self.params,
             max_age=self.max_age,
             summary=self.summary,

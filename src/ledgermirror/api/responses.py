@@ -28,6 +28,18 @@ def _cache_control_line(value: str) -> bytes:
     return value.encode("latin-1")
 
 
+@functools.lru_cache(maxsize=256)
+def _header_line(name: str, value: str) -> tuple[bytes, bytes]:
+    """An extra header encoded once per name and value (the freshness headers change once per new newest
+    timestamp, and every answer until then carries the same)."""
+    return (name.lower().encode("latin-1"), value.encode("latin-1"))
+
+
+@functools.lru_cache(maxsize=16)
+def _type_line(content_type: str) -> tuple[bytes, bytes]:
+    return (b"content-type", content_type.encode("latin-1"))
+
+
 @dataclass(slots=True)
 class Rendered:
     """A finished 2xx answer, cacheable and shareable between GET and HEAD."""
@@ -75,7 +87,7 @@ class Rendered:
             lines = [*lines, (b"content-encoding", b"gzip")]
         elif not head:
             return ReadyResponse(self.status, self._plain or self._encode_plain(lines), body)
-        lines = [*lines, (b"content-length", str(len(body)).encode()), self._type_line()]
+        lines = [*lines, (b"content-length", str(len(body)).encode()), _type_line(self.content_type)]
         return ReadyResponse(self.status, lines, b"" if head else body)
 
     def _encode_lines(self) -> list[tuple[bytes, bytes]]:
@@ -88,7 +100,7 @@ class Rendered:
             _VARY,
         ]
         for name, value in self.extra_headers.items():
-            line = (name.lower().encode("latin-1"), value.encode("latin-1"))
+            line = _header_line(name, value)
             for index, (known, _) in enumerate(lines):
                 if known == line[0]:  # a dict's update: the value replaced in its place
                     lines[index] = line
@@ -102,11 +114,8 @@ class Rendered:
 
     def _encode_plain(self, lines: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
         """The lines of the plain (not compressed, not ``HEAD``) response."""
-        self._plain = [*lines, (b"content-length", str(len(self.body)).encode()), self._type_line()]
+        self._plain = [*lines, (b"content-length", str(len(self.body)).encode()), _type_line(self.content_type)]
         return self._plain
-
-    def _type_line(self) -> tuple[bytes, bytes]:
-        return (b"content-type", self.content_type.encode("latin-1"))
 
 
 class ReadyResponse:

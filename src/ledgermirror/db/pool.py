@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from contextvars import ContextVar, Token
 from typing import Any, Protocol, TypeVar
 
@@ -139,9 +139,15 @@ class Database:
     def open_connections(self) -> int:
         return sum(member.pool.get_size() for member in self.members)
 
-    async def fetch(self, statement: Statement) -> list[asyncpg.Record]:
-        rows: list[asyncpg.Record] = await self._query(lambda conn: conn.fetch(statement.text, *statement.args))
-        return rows
+    def fetch(self, statement: Statement) -> Coroutine[Any, Any, list[asyncpg.Record]]:
+        """The statement's rows (awaited). Not a coroutine of its own: the one that runs the statement is
+        returned, and with one database it is :meth:`_query_on`'s (two coroutines fewer for every statement,
+        each resumed when the rows arrive)."""
+        work: Callable[[Any], Awaitable[list[asyncpg.Record]]] = lambda conn: conn.fetch(  # noqa: E731
+            statement.text, *statement.args
+        )
+        single = self.single
+        return self._query(work) if single is None else self._query_on(single, work)
 
     async def fetchval(self, text: str, *args: Any) -> Any:
         return await self._query(lambda conn: conn.fetchval(text, *args))

@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any, NewType
+from typing import Any, NamedTuple, NewType
 
 
 class Op(Enum):
@@ -51,8 +51,10 @@ _OPERATORS = {Op.EQ: "=", Op.NE: "<>", Op.GT: ">", Op.GTE: ">=", Op.LT: "<", Op.
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]{0,62}$", re.ASCII)
 
 
-@dataclass(frozen=True, slots=True)
-class Statement:
+class Statement(NamedTuple):
+    """A statement's text and its bound values (a named tuple: made for every statement, at a third of a frozen
+    dataclass's cost)."""
+
     text: str
     args: tuple[Any, ...]
 
@@ -162,21 +164,32 @@ def condition(column: Column, op: Op, marker: str) -> str:
     return f"{column} {_OPERATORS[op]} {{{marker}}}"
 
 
-@dataclass(slots=True)
+_TEXTS: dict[tuple[Any, ...], str] = {}
+"""A statement's text by its shape (:meth:`Select.build`). Shapes come from the code (static heads, columns,
+operators, the order of conditions) and a bounded ``limit``, so they are few; the cache is emptied at
+:data:`_TEXTS_MAX` all the same."""
+_TEXTS_MAX = 4096
+_ORDERINGS: dict[tuple[Any, ...], str] = {}
+"""``order by`` texts by their columns and direction (static columns: as few as the code's orders)."""
+
+
 class Select:
     """``head`` is static SQL (``select ... from ... join ...``); ``head_args`` binds its ``{name}`` markers
-    first (e.g. a limit inside a lateral join). Conditions, order and limit follow."""
+    first (e.g. a limit inside a lateral join). Conditions, order and limit follow.
 
-    head: str
-    head_args: dict[str, Any] = field(default_factory=dict)
-    conditions: list[str] = field(default_factory=list)
-    args: list[Any] = field(default_factory=list)
-    ordering: str = ""
-    row_limit: int | None = None
+    A plain comparison is kept as its column, operator and placeholder number, and :meth:`build` looks the
+    whole text up by the statement's shape (head, conditions, order, limit) before writing it: the same shape
+    is the same text, whatever values are bound. Composing the text was 2 µs of a one-row answer's 85, and
+    the same ``str`` each time also spares the driver's statement cache hashing a new one."""
 
-    def __post_init__(self) -> None:
-        if self.head_args:
-            self.head = self.head.format_map(_Binder(self.head_args, self.args))
+    __slots__ = ("args", "conditions", "head", "ordering", "row_limit")
+
+    def __init__(self, head: str, head_args: dict[str, Any] | None = None) -> None:
+        self.args: list[Any] = []
+        self.conditions: list[str | tuple[str, Op, int]] = []
+        self.ordering = ""
+        self.row_limit: int | None = None
+        self.head = head.format_map(_Binder(head_args, self.args)) if head_args else head
 
     def bind(self, value: Any) -> str:
         self.args.append(value)
@@ -190,7 +203,7 @@ class Select:
     def compare(self, column: Column, op: Op, value: Any) -> Select:
         args = self.args
         args.append(value)  # bind, inline: a plain comparison is most conditions of most statements
-        self.conditions.append(f"{column} {_OPERATORS[op]} ${len(args)}")
+        self.conditions.append((column, op, len(args)))  # written by build, when its shape is new
         return self
 
     def any_of(self, column: Column, values: Sequence[Any]) -> Select:
@@ -225,8 +238,12 @@ class Select:
         return self
 
     def order_by(self, columns: Sequence[Column], order: Order) -> Select:
-        direction = " asc" if order is Order.ASC else " desc"
-        self.ordering = (direction + ", ").join(columns) + direction if columns else ""
+        key = (*columns, order)
+        ordering = _ORDERINGS.get(key)
+        if ordering is None:
+            direction = " asc" if order is Order.ASC else " desc"
+            ordering = _ORDERINGS[key] = (direction + ", ").join(columns) + direction if columns else ""
+        self.ordering = ordering
         return self
 
     def then_by(self, column: Column, order: Order) -> Select:
@@ -241,15 +258,29 @@ class Select:
         return self
 
     def build(self) -> Statement:
+        shape = (self.head, *self.conditions, self.ordering, self.row_limit)
+        text = _TEXTS.get(shape)
+        if text is None:
+            text = self._text()
+            if len(_TEXTS) >= _TEXTS_MAX:
+                _TEXTS.clear()
+            _TEXTS[shape] = text
+        return Statement(text, tuple(self.args))
+
+    def _text(self) -> str:
         parts = [self.head]
         if self.conditions:
-            parts.append("where " + " and ".join(self.conditions))
+            written = [
+                item if isinstance(item, str) else f"{item[0]} {_OPERATORS[item[1]]} ${item[2]}"
+                for item in self.conditions
+            ]
+            parts.append("where " + " and ".join(written))
         if self.ordering:
             parts.append("order by " + self.ordering)
         text = "\n".join(parts)
         if self.row_limit is not None:
             text += "\nlimit " + integer_literal(self.row_limit)
-        return Statement(text, tuple(self.args))
+        return text
 
     def compare_rows(self, columns: Sequence[Column], op: Op, values: Sequence[Any]) -> Select:
         """``(a, b) > ($1, $2)``: a row (lexicographic) comparison, which a btree index on ``(a, b)`` reads as

@@ -46,7 +46,7 @@ def split_operator(value: str) -> tuple[Op | None, str]:
     return op, rest
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: it holds dicts (unhashable either way), and a frozen one took 1 µs to make
 class RawQuery:
     """The query string as the client sent it: lower-cased keys in first-seen order, decoded values.
 

@@ -95,7 +95,7 @@ class ParamSpec(Generic[T]):
         return Filter(self.name, op, self.parse(value, ctx), text)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: it holds dicts (unhashable either way), and a frozen one took 1 µs to make
 class ParsedQuery:
     """``values``: the filters that count (the last one of a non-repeatable parameter); ``given``: every filter
     as sent, keys in first-seen order (what a next link repeats)."""
