@@ -19,6 +19,8 @@ from typing import Any
 import httpx
 import pytest
 from eth_abi.abi import decode
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 from tests.api.test_system_files import CREATE, UPDATE, file_rows
 from tests.hapi_files import rate_file
@@ -855,6 +857,70 @@ def test_opcode_trace_errors(mirrored: TestClient, ledger: Ledger) -> None:
     ]
     create = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000050/opcodes")
     assert create.status_code == 501
+
+
+def replays(client: TestClient) -> dict[str, float]:
+    """``ledgermirror_api_opcode_replays_total`` by result, from the registry of the context the requests use
+    (``reconfigure`` gave the shared app a context of its own, whose metrics its ``/metrics`` does not serve)."""
+    found: dict[str, float] = {}
+    registry = client.app.state.ctx.metrics.registry  # type: ignore[attr-defined]
+    for family in text_string_to_metric_families(generate_latest(registry).decode()):
+        for sample in family.samples:
+            if sample.name == "ledgermirror_api_opcode_replays_total":
+                found[sample.labels["result"]] = sample.value
+    return found
+
+
+def stored_result(at: int, hash_byte: str, **columns: Any) -> dict[str, Any]:
+    """A stored call of ``increment()`` (which returns 6 on the state before it) with these columns."""
+    return {"consensus_timestamp": at, "contract_id": 1001, "sender_id": 1010, "payer_account_id": 1010,
+            "function_parameters": "0x" + selector("increment()"), "gas_limit": 100_000,
+            "transaction_hash": "0x" + hash_byte * 32, **columns}  # fmt: skip
+
+
+def test_opcode_replay_compared_with_the_stored_result(
+    mirrored: TestClient, ledger: Ledger, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The stored result's success, gas_used and call_result checked against the replay: a match answers as the
+    # reference does; a difference answers the same body and names the differing fields in X-Replay-Mismatch.
+    ledger.load(
+        {
+            "contractresults": [
+                stored_result(TRACED_AT, "e1", gas_used=26_509, call_result="0x" + word(6)),
+                stored_result(TRACED_AT + 10, "e2", gas_used=30_000, call_result="0x" + word(7)),
+                stored_result(TRACED_AT + 20, "e3", gas_used=26_509, transaction_result=33),
+                stored_result(TRACED_AT + 30, "e4", gas_used=None),
+            ]
+        }
+    )
+    before = replays(mirrored)
+
+    def traced(hash_byte: str) -> Any:
+        response = mirrored.get(f"/api/v1/contracts/results/{hash_byte * 32}/opcodes")
+        assert response.status_code == 200, response.text
+        assert list(response.json()) == ["address", "contract_id", "failed", "gas", "opcodes", "return_value"]
+        return response
+
+    matching = traced("e1")
+    assert "x-replay-mismatch" not in matching.headers
+    assert matching.json()["gas"] == 26_509
+    assert matching.json()["return_value"] == "0x" + word(6)
+    with caplog.at_level("WARNING", logger="ledgermirror.api.resources.contracts.contract_evm"):
+        other_gas_and_output = traced("e2")
+        other_status = traced("e3")
+    assert other_gas_and_output.headers["x-replay-mismatch"] == "gas,return_value"
+    assert other_gas_and_output.json()["gas"] == 26_509  # the replay's own figures, never the stored ones
+    assert other_gas_and_output.json()["return_value"] == "0x" + word(6)
+    assert other_status.headers["x-replay-mismatch"] == "failed"  # stored CONTRACT_REVERT_EXECUTED, replay ok
+    assert other_status.json()["failed"] is False
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 2
+    assert "differs from the stored contract result in gas,return_value" in warnings[0]
+    assert f"consensus timestamp {TRACED_AT + 10}" in warnings[0]
+    assert "x-replay-mismatch" not in traced("e4").headers  # nothing stored but the success: it matches
+    after = replays(mirrored)
+    assert after.get("match", 0) - before.get("match", 0) == 2
+    assert after["mismatch"] - before.get("mismatch", 0) == 2
 
 
 SOLC_VERSION = "0.8.24"

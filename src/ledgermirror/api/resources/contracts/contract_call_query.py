@@ -185,6 +185,7 @@ where hash = {hash} order by consensus_timestamp limit 1"""
 TRACED_BY_ID = """select consensus_timestamp from transaction
 where payer_account_id = {payer} and valid_start_ns = {valid_start} order by consensus_timestamp limit 1"""
 TRACED_RESULT = """select r.contract_id, r.sender_id, r.function_parameters, r.gas_limit, r.gas_used, r.amount,
+       r.call_result, r.transaction_result,
        s.evm_address as sender_evm_address, c.evm_address as contract_evm_address, t.type as transaction_type,
        e.call_data, e.value as ethereum_value, e.gas_limit as ethereum_gas_limit, e.to_address,
        e.consensus_timestamp is not null as ethereum

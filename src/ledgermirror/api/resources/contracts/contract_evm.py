@@ -14,8 +14,10 @@ nanosecond before its consensus timestamp in the block holding it. Contract crea
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
@@ -35,17 +37,31 @@ from ledgermirror.evm.execution import BlockContext, Call, TimeBudgetExceeded
 from ledgermirror.evm.tracer import TraceOptions, TraceTooLong
 from ledgermirror.ledger.entity_id import EntityId, InvalidEntityId, format_encoded
 
+_log = logging.getLogger(__name__)
 OPCODES_PATH = "/api/v1/contracts/results/{transactionIdOrHash}/opcodes"
 _HASH = re.compile(r"(0x)?([A-Fa-f0-9]{64})", re.ASCII)
 _TRANSACTION_ID = re.compile(r"(\d+)\.(\d+)\.(\d+)-(\d{1,19})-(\d{1,9})", re.ASCII)
 _GATEWAY = re.compile(r"(0x)?[A-Fa-f0-9]{64}|\d+\.\d+\.\d+-\d+-\d+", re.ASCII)
 """The reference gateway's rule for what it sends to web3's opcodes route."""
 CONTRACT_CREATE = 8
+SUCCESS = 22
+MISMATCH_HEADER = "X-Replay-Mismatch"
+"""Names the answer's fields in which the replay differs from the stored result (docs/contracts-call.md)."""
 FEE_COLLECTOR_NUM = 98
 
 OPCODES_UNSUPPORTED = (
     "Opcode traces of contract creations are not supported by this mirror yet: replaying one needs its init code"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """What the replay gave, as the answer shows it."""
+
+    failed: bool
+    gas: int
+    output: bytes
+    """The return value (empty when the replay failed); of a creation, the runtime bytecode."""
 
 
 def _flag(name: str, default: str) -> ParamSpec[bool]:
@@ -160,16 +176,70 @@ async def opcodes(request: Request, ctx: AppContext) -> Page:
     finally:
         workers.turns.release()
     outcome = result.outcome
+    replayed = Replayed(
+        failed=result.status != "ok",
+        gas=0 if outcome is None else outcome.gas_used,
+        output=outcome.output if outcome is not None and outcome.success else b"",
+    )
+    headers = _compared(ctx, f"{path} (consensus timestamp {timestamp})", row, replayed)
     return Page(
         {
             "address": "0x" + call.to.hex() if call.to is not None else "0x" + "00" * 20,
             "contract_id": format_encoded(int(row["contract_id"])),
-            "failed": result.status != "ok",
-            "gas": 0 if outcome is None else outcome.gas_used,
+            "failed": replayed.failed,
+            "gas": replayed.gas,
             "opcodes": result.trace or [],
-            "return_value": "0x" + (outcome.output.hex() if outcome is not None and outcome.success else ""),
-        }
+            "return_value": "0x" + replayed.output.hex(),
+        },
+        headers=headers,
     )
+
+
+def _compared(ctx: AppContext, name: str, row: Any, replayed: Replayed) -> dict[str, str]:
+    """The replay compared with the stored result: counted, logged when they differ, and the header saying so."""
+    differences = mismatches(row, replayed)
+    metrics = ctx.metrics
+    if differences is None:
+        metrics.replays_unchecked.inc()
+        return {}
+    if not differences:
+        metrics.replays_matched.inc()
+        return {}
+    metrics.replays_mismatched.inc()
+    _log.warning(
+        "opcode replay of %s differs from the stored contract result in %s: replay failed=%s gas=%d, stored "
+        "transaction_result=%s gas_used=%s",
+        name,
+        ",".join(differences),
+        replayed.failed,
+        replayed.gas,
+        row["transaction_result"],
+        row["gas_used"],
+    )
+    return {MISMATCH_HEADER: ",".join(differences)}
+
+
+def mismatches(row: Any, replayed: Replayed) -> list[str] | None:
+    """The answer's fields in which the replay differs from the stored ``contract_result`` (``failed`` against
+    its ``transaction_result``, ``gas`` against ``gas_used``, ``return_value`` against ``call_result`` when both
+    succeeded), in the answer's order; None when the stored result holds none of them to compare."""
+    differences: list[str] = []
+    checked = False
+    stored_result = row["transaction_result"]
+    if stored_result is not None:
+        checked = True
+        if replayed.failed != (int(stored_result) != SUCCESS):
+            differences.append("failed")
+    if row["gas_used"] is not None:
+        checked = True
+        if replayed.gas != int(row["gas_used"]):
+            differences.append("gas")
+    both_succeeded = not replayed.failed and stored_result is not None and int(stored_result) == SUCCESS
+    if both_succeeded and row["call_result"] is not None:
+        checked = True
+        if replayed.output != bytes(row["call_result"]):
+            differences.append("return_value")
+    return differences if checked else None
 
 
 _ERRORS: dict[str, Any] = {
