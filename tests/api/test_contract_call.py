@@ -1004,6 +1004,32 @@ def test_opcode_trace_of_contract_creations(mirrored: TestClient, ledger: Ledger
     ]
 
 
+def test_creation_code_from_a_call_data_file_or_failed_initcode(mirrored: TestClient, ledger: Ledger) -> None:
+    # An Ethereum creation whose call data is in a file (call_data_id), and a ContractCreate whose contract row
+    # is missing (a failed creation keeps its init code in the result's failed_initcode)
+    ledger.load(
+        {
+            "transactions": [create_transaction(CREATED_AT + 40, kind=50), create_transaction(CREATED_AT + 50)],
+            "filedata": [
+                {"entity_id": 1501, "consensus_timestamp": 300, "file_data": HEX_BYTECODE + ERC20_ARGUMENTS}
+            ],
+            "contractresults": [
+                creation(CREATED_AT + 40, 1024, "c4"),
+                creation(CREATED_AT + 50, 1025, "c5", failed_initcode="0x" + HEX_BYTECODE),
+            ],
+            "ethereumtransactions": [
+                {"consensus_timestamp": CREATED_AT + 40, "hash": "0x" + "c4" * 32, "to_address": None,
+                 "call_data_id": 1501, "gas_limit": 2_000_000, "payer_account_id": 1010},
+            ],
+        }
+    )  # fmt: skip
+    for path in ("c4" * 32, "0.0.1010-2-999000350"):
+        response = mirrored.get(f"/api/v1/contracts/results/{path}/opcodes")
+        assert response.status_code == 200, response.text
+        assert response.json()["return_value"] == "0x" + COMPILED["Erc20"]["runtime"]
+        assert response.json()["failed"] is False
+
+
 def test_creation_gas_compared_with_the_stored_result(mirrored: TestClient, ledger: Ledger) -> None:
     # The init code replayed gives the stored gas_used: no mismatch; one unit more stored: gas named
     ledger.load(CREATIONS)
