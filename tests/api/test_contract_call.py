@@ -911,6 +911,8 @@ def test_opcode_replay_compared_with_the_stored_result(
         other_gas_and_output = traced("e2")
         other_status = traced("e3")
     assert other_gas_and_output.headers["x-replay-mismatch"] == "gas,return_value"
+    exposed = other_gas_and_output.headers["access-control-expose-headers"]
+    assert "X-Replay-Mismatch" in exposed.split(", ")  # a browser's script on another origin may read it
     assert other_gas_and_output.json()["gas"] == 26_509  # the replay's own figures, never the stored ones
     assert other_gas_and_output.json()["return_value"] == "0x" + word(6)
     assert other_status.headers["x-replay-mismatch"] == "failed"  # stored CONTRACT_REVERT_EXECUTED, replay ok

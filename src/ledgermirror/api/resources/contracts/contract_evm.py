@@ -27,6 +27,7 @@ from ledgermirror.api.context import AppContext
 from ledgermirror.api.endpoint import Endpoint, Page, query_of
 from ledgermirror.api.errors import NotFound
 from ledgermirror.api.evm_workers import WorkerDied, WorkerFailed
+from ledgermirror.api.freshness import EXPOSE, EXPOSED
 from ledgermirror.api.querystring import values
 from ledgermirror.api.querystring.params import ParamSet, ParamSpec
 from ledgermirror.api.resources.contracts import contract_call_query as q
@@ -265,7 +266,7 @@ def _compared(ctx: AppContext, name: str, row: Any, replayed: Replayed) -> dict[
         row["transaction_result"],
         row["gas_used"],
     )
-    return {MISMATCH_HEADER: ",".join(differences)}
+    return {MISMATCH_HEADER: ",".join(differences), EXPOSE: f"{EXPOSED}, {MISMATCH_HEADER}"}  # for browsers
 
 
 def mismatches(row: Any, replayed: Replayed) -> list[str] | None:
