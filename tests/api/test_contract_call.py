@@ -18,7 +18,9 @@ from typing import Any
 
 import httpx
 import pytest
-from eth_abi.abi import decode
+from eth_abi.abi import decode, encode
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 from tests.api.test_system_files import CREATE, UPDATE, file_rows
 from tests.hapi_files import rate_file
@@ -853,8 +855,196 @@ def test_opcode_trace_errors(mirrored: TestClient, ledger: Ledger) -> None:
     assert errors(missing) == [
         {"message": "Not Found", "detail": "Transaction not found: 0.0.1010-2-999000001", "data": ""}
     ]
-    create = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000050/opcodes")
-    assert create.status_code == 501
+    create = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000050/opcodes")  # a creation, no init code
+    assert errors(create) == [
+        {"message": "Not Found", "detail": f"Contract init code not found: {TRACED_AT + 50}", "data": ""}
+    ]
+
+
+def replays(client: TestClient) -> dict[str, float]:
+    """``ledgermirror_api_opcode_replays_total`` by result, from the registry of the context the requests use
+    (``reconfigure`` gave the shared app a context of its own, whose metrics its ``/metrics`` does not serve)."""
+    found: dict[str, float] = {}
+    registry = client.app.state.ctx.metrics.registry  # type: ignore[attr-defined]
+    for family in text_string_to_metric_families(generate_latest(registry).decode()):
+        for sample in family.samples:
+            if sample.name == "ledgermirror_api_opcode_replays_total":
+                found[sample.labels["result"]] = sample.value
+    return found
+
+
+def stored_result(at: int, hash_byte: str, **columns: Any) -> dict[str, Any]:
+    """A stored call of ``increment()`` (which returns 6 on the state before it) with these columns."""
+    return {"consensus_timestamp": at, "contract_id": 1001, "sender_id": 1010, "payer_account_id": 1010,
+            "function_parameters": "0x" + selector("increment()"), "gas_limit": 100_000,
+            "transaction_hash": "0x" + hash_byte * 32, **columns}  # fmt: skip
+
+
+def test_opcode_replay_compared_with_the_stored_result(
+    mirrored: TestClient, ledger: Ledger, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The stored result's success, gas_used and call_result checked against the replay: a match answers as the
+    # reference does; a difference answers the same body and names the differing fields in X-Replay-Mismatch.
+    ledger.load(
+        {
+            "contractresults": [
+                stored_result(TRACED_AT, "e1", gas_used=26_509, call_result="0x" + word(6)),
+                stored_result(TRACED_AT + 10, "e2", gas_used=30_000, call_result="0x" + word(7)),
+                stored_result(TRACED_AT + 20, "e3", gas_used=26_509, transaction_result=33),
+                stored_result(TRACED_AT + 30, "e4", gas_used=None),
+            ]
+        }
+    )
+    before = replays(mirrored)
+
+    def traced(hash_byte: str) -> Any:
+        response = mirrored.get(f"/api/v1/contracts/results/{hash_byte * 32}/opcodes")
+        assert response.status_code == 200, response.text
+        assert list(response.json()) == ["address", "contract_id", "failed", "gas", "opcodes", "return_value"]
+        return response
+
+    matching = traced("e1")
+    assert "x-replay-mismatch" not in matching.headers
+    assert matching.json()["gas"] == 26_509
+    assert matching.json()["return_value"] == "0x" + word(6)
+    with caplog.at_level("WARNING", logger="ledgermirror.api.resources.contracts.contract_evm"):
+        other_gas_and_output = traced("e2")
+        other_status = traced("e3")
+    assert other_gas_and_output.headers["x-replay-mismatch"] == "gas,return_value"
+    exposed = other_gas_and_output.headers["access-control-expose-headers"]
+    assert "X-Replay-Mismatch" in exposed.split(", ")  # a browser's script on another origin may read it
+    assert other_gas_and_output.json()["gas"] == 26_509  # the replay's own figures, never the stored ones
+    assert other_gas_and_output.json()["return_value"] == "0x" + word(6)
+    assert other_status.headers["x-replay-mismatch"] == "failed"  # stored CONTRACT_REVERT_EXECUTED, replay ok
+    assert other_status.json()["failed"] is False
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 2
+    assert "differs from the stored contract result in gas,return_value" in warnings[0]
+    assert f"consensus timestamp {TRACED_AT + 10}" in warnings[0]
+    assert "x-replay-mismatch" not in traced("e4").headers  # nothing stored but the success: it matches
+    after = replays(mirrored)
+    assert after.get("match", 0) - before.get("match", 0) == 2
+    assert after["mismatch"] - before.get("mismatch", 0) == 2
+
+
+CREATED_AT = TRACED_AT + 200  # in block 2
+ERC20_ARGUMENTS = encode(["string", "string", "uint256"], ["Traced", "TRC", 10**12]).hex()
+BYTECODE_FILE = 1500
+
+
+def creation(at: int, contract: int, hash_byte: str, **columns: Any) -> dict[str, Any]:
+    """A stored ContractCreate of Erc20 (its constructor parameters as the result's function_parameters)."""
+    return {"consensus_timestamp": at, "contract_id": contract, "sender_id": 1010, "payer_account_id": 1010,
+            "function_parameters": "0x" + ERC20_ARGUMENTS, "gas_limit": 2_000_000,
+            "call_result": "0x" + COMPILED["Erc20"]["runtime"], "transaction_hash": "0x" + hash_byte * 32,
+            "created_contract_ids": [contract], **columns}  # fmt: skip
+
+
+def create_transaction(at: int, kind: int = 8) -> dict[str, Any]:
+    return {"consensus_timestamp": at, "payerAccountId": "0.0.1010", "valid_start_timestamp": at - 1_000_000,
+            "type": kind, "result": 22}  # fmt: skip
+
+
+HEX_BYTECODE = COMPILED["Erc20"]["bytecode"]
+CREATIONS: dict[str, Any] = {
+    "transactions": [create_transaction(CREATED_AT + n) for n in (0, 10, 20)]
+    + [create_transaction(CREATED_AT + 30, kind=50)],
+    "contracts": [
+        {"num": 1020, "initcode": "0x" + HEX_BYTECODE, "runtime_bytecode": COMPILED["Erc20"]["runtime"],
+         "created_timestamp": CREATED_AT},
+        {"num": 1021, "file_id": BYTECODE_FILE, "runtime_bytecode": COMPILED["Erc20"]["runtime"],
+         "created_timestamp": CREATED_AT + 10},
+        {"num": 1022, "created_timestamp": CREATED_AT + 20},
+        {"num": 1023, "runtime_bytecode": COMPILED["Erc20"]["runtime"], "created_timestamp": CREATED_AT + 30},
+    ],
+    "filedata": [  # the bytecode file: hex text, created then appended to, as the SDK uploads it
+        {"entity_id": BYTECODE_FILE, "consensus_timestamp": 200, "file_data": HEX_BYTECODE[:1000],
+         "transaction_type": 17},
+        {"entity_id": BYTECODE_FILE, "consensus_timestamp": 250, "file_data": HEX_BYTECODE[1000:],
+         "transaction_type": 16},
+    ],
+    "contractresults": [
+        creation(CREATED_AT, 1020, "c0"),
+        creation(CREATED_AT + 10, 1021, "c1"),
+        creation(CREATED_AT + 20, 1022, "c2"),
+        creation(CREATED_AT + 30, 1023, "c3", function_parameters="0x" + HEX_BYTECODE + ERC20_ARGUMENTS),
+    ],
+    "ethereumtransactions": [
+        {"consensus_timestamp": CREATED_AT + 30, "hash": "0x" + "c3" * 32, "to_address": None,
+         "call_data": "0x" + HEX_BYTECODE + ERC20_ARGUMENTS, "gas_limit": 2_000_000, "payer_account_id": 1010},
+    ],
+}  # fmt: skip
+
+
+def test_opcode_trace_of_contract_creations(mirrored: TestClient, ledger: Ledger) -> None:
+    # OpcodeServiceImpl: a creation's receiver is the zero address, so address is zero and contract_id null. Its
+    # init code: the contract's initcode, its bytecode file's content, or the Ethereum transaction's call data.
+    ledger.load(CREATIONS)
+    supply_slot = "0x" + mapping_slot("00" * 12 + HOLDER[2:], 3)  # balanceOf[msg.sender]: the sender's EVM address
+    answers = []
+    for path in ("0.0.1010-2-999000300", "0.0.1010-2-999000310", "c3" * 32):
+        response = mirrored.get(f"/api/v1/contracts/results/{path}/opcodes?storage=true")
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert list(body) == ["address", "contract_id", "failed", "gas", "opcodes", "return_value"]
+        assert body["address"] == "0x" + "00" * 20
+        assert body["contract_id"] is None
+        assert body["failed"] is False
+        assert body["return_value"] == "0x" + COMPILED["Erc20"]["runtime"]  # the code the constructor returned
+        assert "x-replay-mismatch" not in response.headers  # success and output as stored; no gas_used stored
+        assert body["opcodes"][-1]["op"] == "RETURN"
+        assert body["opcodes"][-1]["storage"][supply_slot] == "0x" + word(10**12)
+        assert body["opcodes"][-1]["storage"]["0x" + word(2)] == "0x" + word(10**12)  # totalSupply
+        answers.append(body)
+    assert answers[0]["gas"] == answers[1]["gas"]  # the same init code, from the contract row or from the file
+    assert answers[0]["opcodes"] == answers[1]["opcodes"]
+    assert answers[2]["gas"] == answers[0]["gas"]  # the same code and call data through an Ethereum transaction
+    missing = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000320/opcodes")
+    assert missing.status_code == 404
+    assert errors(missing) == [
+        {"message": "Not Found", "detail": f"Contract init code not found: {CREATED_AT + 20}", "data": ""}
+    ]
+
+
+def test_creation_code_from_a_call_data_file_or_failed_initcode(mirrored: TestClient, ledger: Ledger) -> None:
+    # An Ethereum creation whose call data is in a file (call_data_id), and a ContractCreate whose contract row
+    # is missing (a failed creation keeps its init code in the result's failed_initcode)
+    ledger.load(
+        {
+            "transactions": [create_transaction(CREATED_AT + 40, kind=50), create_transaction(CREATED_AT + 50)],
+            "filedata": [
+                {"entity_id": 1501, "consensus_timestamp": 300, "file_data": HEX_BYTECODE + ERC20_ARGUMENTS}
+            ],
+            "contractresults": [
+                creation(CREATED_AT + 40, 1024, "c4"),
+                creation(CREATED_AT + 50, 1025, "c5", failed_initcode="0x" + HEX_BYTECODE),
+            ],
+            "ethereumtransactions": [
+                {"consensus_timestamp": CREATED_AT + 40, "hash": "0x" + "c4" * 32, "to_address": None,
+                 "call_data_id": 1501, "gas_limit": 2_000_000, "payer_account_id": 1010},
+            ],
+        }
+    )  # fmt: skip
+    for path in ("c4" * 32, "0.0.1010-2-999000350"):
+        response = mirrored.get(f"/api/v1/contracts/results/{path}/opcodes")
+        assert response.status_code == 200, response.text
+        assert response.json()["return_value"] == "0x" + COMPILED["Erc20"]["runtime"]
+        assert response.json()["failed"] is False
+
+
+def test_creation_gas_compared_with_the_stored_result(mirrored: TestClient, ledger: Ledger) -> None:
+    # The init code replayed gives the stored gas_used: no mismatch; one unit more stored: gas named
+    ledger.load(CREATIONS)
+    traced = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000300/opcodes?stack=false")
+    used = traced.json()["gas"]
+    assert 21_000 + 32_000 < used < 2_000_000  # a creation's intrinsic gas and then some
+    stored = "update contract_result set gas_used = $1 where consensus_timestamp = $2"
+    ledger.execute(stored, used, CREATED_AT)
+    ledger.execute(stored, used + 1, CREATED_AT + 10)
+    same = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000300/opcodes?stack=false")
+    assert "x-replay-mismatch" not in same.headers
+    other = mirrored.get("/api/v1/contracts/results/0.0.1010-2-999000310/opcodes?stack=false")
+    assert other.headers["x-replay-mismatch"] == "gas"
 
 
 SOLC_VERSION = "0.8.24"

@@ -197,5 +197,6 @@ class Endpoint:
                 )
                 rendered.status = page.status
             rendered.extra_headers.update(fresh)
+            rendered.extra_headers.update(page.headers)
             ctx.cache.put(key, rendered, max_age)
         return rendered.respond(request)

@@ -1,8 +1,8 @@
 """The query API's own metrics: response cache hits and misses, the database pool (size, in use, waiting),
-statement timeouts and database-unavailable answers (503). Failures arrive through
-:class:`ledgermirror.db.pool.PoolObserver`, which this class implements; the pool gauges are sampled from the
-pool's own counts (:meth:`ApiMetrics.sample_pool`) every second and before each scrape, which costs a query
-nothing."""
+statement timeouts, database-unavailable answers (503) and opcode replays by whether they matched the stored
+result. Failures arrive through :class:`ledgermirror.db.pool.PoolObserver`, which this class implements; the
+pool gauges are sampled from the pool's own counts (:meth:`ApiMetrics.sample_pool`) every second and before each
+scrape, which costs a query nothing."""
 
 from __future__ import annotations
 
@@ -49,6 +49,17 @@ class ApiMetrics:
             "Queries that failed because the database was unreachable or out of time (answered 503)",
             registry=self.registry,
         )
+
+        replays = Counter(
+            "ledgermirror_api_opcode_replays",
+            "Opcode traces (GET .../opcodes) whose replay matched the stored contract result, or did not "
+            "(success, gas used or output differ); unchecked when the stored result has nothing to compare",
+            ["result"],
+            registry=self.registry,
+        )
+        self.replays_matched = replays.labels("match")
+        self.replays_mismatched = replays.labels("mismatch")
+        self.replays_unchecked = replays.labels("unchecked")
 
     def publish(self, database: Database | None) -> None:
         """Everything counted in plain integers, and the pool's gauges, handed to ``prometheus_client``: before

@@ -185,15 +185,30 @@ where hash = {hash} order by consensus_timestamp limit 1"""
 TRACED_BY_ID = """select consensus_timestamp from transaction
 where payer_account_id = {payer} and valid_start_ns = {valid_start} order by consensus_timestamp limit 1"""
 TRACED_RESULT = """select r.contract_id, r.sender_id, r.function_parameters, r.gas_limit, r.gas_used, r.amount,
+       r.call_result, r.transaction_result, r.failed_initcode, k.file_id, k.initcode,
        s.evm_address as sender_evm_address, c.evm_address as contract_evm_address, t.type as transaction_type,
-       e.call_data, e.value as ethereum_value, e.gas_limit as ethereum_gas_limit, e.to_address,
+       e.call_data, e.call_data_id, e.value as ethereum_value, e.gas_limit as ethereum_gas_limit, e.to_address,
        e.consensus_timestamp is not null as ethereum
 from contract_result r
 left join entity s on s.id = r.sender_id
 left join entity c on c.id = r.contract_id
+left join contract k on k.id = r.contract_id
 left join transaction t on t.consensus_timestamp = r.consensus_timestamp
 left join ethereum_transaction e on e.consensus_timestamp = r.consensus_timestamp
 where r.consensus_timestamp = {timestamp}"""
+FILE_CONTENT_AT = """select string_agg(f.file_data, ''::bytea order by f.consensus_timestamp) as content
+from file_data f
+where f.entity_id = {file} and f.consensus_timestamp <= {at}
+  and f.consensus_timestamp >= (
+    select s.consensus_timestamp
+    from file_data s
+    where s.entity_id = {file} and s.consensus_timestamp <= {at}
+      and (s.transaction_type = 17 or (s.transaction_type = 19 and length(s.file_data) <> 0))
+    order by s.consensus_timestamp desc
+    limit 1)"""
+"""A file's content at ``at`` (a creation's bytecode file, an Ethereum transaction's call data file): every row
+from its latest create (17) or non-empty update (19) at or before then, concatenated in order (as the contract
+route's ``bytecode``); NULL when there is none."""
 BLOCK_OF = _BLOCK + " where consensus_end >= {timestamp} order by consensus_end limit 1"
 """The block (record file) holding a consensus timestamp."""
 
