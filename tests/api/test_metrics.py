@@ -11,6 +11,7 @@ import pytest
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
+from tests.support import Ledger
 
 from ledgermirror.api.app import create_app
 from ledgermirror.db.errors import DatabaseUnavailable
@@ -36,8 +37,9 @@ def requests(samples: Samples, route: str, status: str, method: str = "GET") -> 
 
 
 @pytest.fixture
-def fresh(database: Prepared) -> Iterator[TestClient]:
-    """An app of its own, so the counts start at zero."""
+def fresh(database: Prepared, ledger: Ledger) -> Iterator[TestClient]:
+    """An app of its own, so the counts start at zero, on empty tables (``ledger``: whatever an earlier test
+    loaded, e.g. account 0.0.1001, is gone)."""
     with TestClient(create_app(Settings(), database.api_url), raise_server_exceptions=False) as client:
         yield client
 
