@@ -152,27 +152,21 @@ def nft_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
 
 def token_allowance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     """``tokenAllowances``: ids by ``EntityId.parseString(String(x))``; payer defaults to 1000."""
-    allowance = {
-        "amount": 0,
-        "amount_granted": 0,
-        "owner": 1000,
-        "payer_account_id": 1000,
-        "spender": 2000,
-        "token_id": 3000,
-        "timestamp_range": "[0,)",
-        **item,
-    }
-    for column in ("owner", "payer_account_id", "spender", "token_id"):
-        allowance[column] = string_id(allowance[column], ctx)
-    return [routed("token_allowance", every_column("token_allowance", allowance))]
+    return _allowance_row("token_allowance", {"amount": 0, "amount_granted": 0}, item, ctx)
 
 
 def nft_allowance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     """``nftAllowances``: ours (the reference's harness has no such key; its NFT allowance route is tested in
     Java): one ``nft_allowance`` row with the ``tokenAllowances`` rules (ids by ``EntityId.parseString``, payer
     1000)."""
+    return _allowance_row("nft_allowance", {"approved_for_all": False}, item, ctx)
+
+
+def _allowance_row(table: str, defaults: dict[str, Any], item: dict[str, Any], ctx: Context) -> list[Row]:
+    """One row of a token or NFT allowance table: owner 1000, payer 1000, spender 2000, token 3000 and an open
+    range unless given, ids by ``EntityId.parseString(String(x))``."""
     allowance = {
-        "approved_for_all": False,
+        **defaults,
         "owner": 1000,
         "payer_account_id": 1000,
         "spender": 2000,
@@ -182,7 +176,7 @@ def nft_allowance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:
     }
     for column in ("owner", "payer_account_id", "spender", "token_id"):
         allowance[column] = string_id(allowance[column], ctx)
-    return [routed("nft_allowance", every_column("nft_allowance", allowance))]
+    return [routed(table, every_column(table, allowance))]
 
 
 def token_balance_rows(item: dict[str, Any], ctx: Context) -> list[Row]:

@@ -10,6 +10,21 @@ BLOCK_BY_NUMBER = _BLOCK + " where index = {number}"
 BLOCK_BY_HASH = _BLOCK + " where hash like {prefix} order by consensus_end limit 1"
 """``prefix`` is hex digits and ``%``: a 32-byte Ethereum block hash matches its 48-byte record file hash."""
 
+
+def _in_force(columns: str, table: str, where: str) -> str:
+    """The row of ``table`` matching ``where`` that was in force at ``{at}``: the current row if it began by then,
+    else the newest of ``<table>_history`` that did (a parenthesised subquery of ``columns`` and the range)."""
+    return f"""(
+  (select {columns}, timestamp_range from {table}
+   where {where} and lower(timestamp_range) <= {{at}})
+  union all
+  (select {columns}, timestamp_range from {table}_history
+   where {where} and lower(timestamp_range) <= {{at}}
+   order by lower(timestamp_range) desc limit 1)
+  order by timestamp_range desc limit 1
+)"""
+
+
 _ACCOUNT_COLUMNS = "e.id, e.type, e.balance, e.ethereum_nonce, c.runtime_bytecode"
 ACCOUNT_BY_ID = f"""select {_ACCOUNT_COLUMNS}
 from entity e left join contract c on c.id = e.id
@@ -93,52 +108,38 @@ from (
 """The same, from the token and entity rows in force at ``at``."""
 
 CUSTOM_FEES = """select fixed_fees, fractional_fees, royalty_fees from custom_fee where entity_id = {id}"""
-CUSTOM_FEES_AT = """select fixed_fees, fractional_fees, royalty_fees from (
-  (select fixed_fees, fractional_fees, royalty_fees, timestamp_range from custom_fee
-   where entity_id = {id} and lower(timestamp_range) <= {at})
-  union all
-  (select fixed_fees, fractional_fees, royalty_fees, timestamp_range from custom_fee_history
-   where entity_id = {id} and lower(timestamp_range) <= {at}
-   order by lower(timestamp_range) desc limit 1)
-  order by timestamp_range desc limit 1
-) f"""
+CUSTOM_FEES_AT = (
+    "select fixed_fees, fractional_fees, royalty_fees from "
+    + _in_force("fixed_fees, fractional_fees, royalty_fees", "custom_fee", "entity_id = {id}")
+    + " f"
+)
 """A token's custom fee schedule now or in force at ``at`` (JSONB lists, ids encoded)."""
 
 TOKEN_BALANCE = """select balance from token_account
 where account_id = {account} and token_id = {token} and associated is true"""
-TOKEN_BALANCE_AT = """select balance, associated from (
-  (select balance, associated, timestamp_range from token_account
-   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at})
-  union all
-  (select balance, associated, timestamp_range from token_account_history
-   where account_id = {account} and token_id = {token} and lower(timestamp_range) <= {at}
-   order by lower(timestamp_range) desc limit 1)
-  order by timestamp_range desc limit 1
-) r where associated is true"""
+TOKEN_BALANCE_AT = (
+    "select balance, associated from "
+    + _in_force("balance, associated", "token_account", "account_id = {account} and token_id = {token}")
+    + " r where associated is true"
+)
 """The relationship in force at ``at`` (its balance as then stored)."""
 TOKEN_ALLOWANCE = """select amount from token_allowance
 where owner = {owner} and spender = {spender} and token_id = {token}"""
-TOKEN_ALLOWANCE_AT = """select amount from (
-  (select amount, timestamp_range from token_allowance
-   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at})
-  union all
-  (select amount, timestamp_range from token_allowance_history
-   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at}
-   order by lower(timestamp_range) desc limit 1)
-  order by timestamp_range desc limit 1
-) a"""
+TOKEN_ALLOWANCE_AT = (
+    "select amount from "
+    + _in_force("amount", "token_allowance", "owner = {owner} and spender = {spender} and token_id = {token}")
+    + " a"
+)
 
 NFT_APPROVED_FOR_ALL = """select approved_for_all from nft_allowance
 where owner = {owner} and spender = {spender} and token_id = {token}"""
-NFT_APPROVED_FOR_ALL_AT = """select approved_for_all from (
-  (select approved_for_all, timestamp_range from nft_allowance
-   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at})
-  union all
-  (select approved_for_all, timestamp_range from nft_allowance_history
-   where owner = {owner} and spender = {spender} and token_id = {token} and lower(timestamp_range) <= {at}
-   order by lower(timestamp_range) desc limit 1)
-  order by timestamp_range desc limit 1
-) a"""
+NFT_APPROVED_FOR_ALL_AT = (
+    "select approved_for_all from "
+    + _in_force(
+        "approved_for_all", "nft_allowance", "owner = {owner} and spender = {spender} and token_id = {token}"
+    )
+    + " a"
+)
 """Whether ``spender`` may move all of ``owner``'s NFTs of ``token`` (the allowance in force now or at ``at``)."""
 
 BALANCE_AT = """with snapshot as (
