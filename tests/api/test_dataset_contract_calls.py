@@ -7,6 +7,7 @@ stored values, now and at the block after their creation (storage rebuilt from `
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import asyncpg
 import pytest
 from eth_abi.abi import decode
 from starlette.testclient import TestClient
+from tests.contracts.simulator_subset import DATASET_TARGET, dataset_subset
 
 from ledgermirror.api.app import create_app
 from ledgermirror.dataset import evm_code
@@ -129,3 +131,10 @@ def test_call_target_views_answer_what_the_rows_say(loaded: tuple[TestClient, di
             assert decode(["string"], call(client, num, selector("returnStorageData()"), at))[0] == "test"
             assert decode(["uint256"], call(client, num, selector("counter()"), at))[0] == 0
         assert decode(["uint256"], call(client, num, selector("loop(uint256)") + format(100, "064x")))[0] == 4950
+
+
+def test_the_shipped_bytecode_is_the_compiled_solidity() -> None:
+    compiled = json.loads((Path(__file__).resolve().parents[1] / "contracts" / "compiled.json").read_text())
+    shipped = json.loads(DATASET_TARGET.read_text())
+    assert shipped == dataset_subset(compiled), "run python tests/contracts/simulator_subset.py after recompiling"
+    assert evm_code.runtime(evm_code.ERC20).hex() == compiled["contracts"]["Erc20"]["runtime"]
