@@ -35,6 +35,7 @@ from ledgermirror.api.app import create_app
 from ledgermirror.conformance.inprocess import Lifespan
 from ledgermirror.conformance.loader import load_setup
 from ledgermirror.dataset import evm_code
+from ledgermirror.db.sql import template
 from ledgermirror.ledger.evm import keccak256
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
@@ -78,10 +79,10 @@ ERC20_INIT = (
     + _word(3)
     + b"TOK".hex().ljust(64, "0")
 )
-FIRST_RUNNING = "select id from contract where runtime_bytecode = $1 order by id limit 1"
+FIRST_RUNNING = "select id from contract where runtime_bytecode = {code} order by id limit 1"
 CREATOR = """select payer_account_id from contract_result
-where contract_id = $1 and created_contract_ids = array[$1] order by consensus_timestamp limit 1"""
-TOTAL_SUPPLY = "select value from contract_state where contract_id = $1 and slot = $2"
+where contract_id = {id} and created_contract_ids = array[{id}]::bigint[] order by consensus_timestamp limit 1"""
+TOTAL_SUPPLY = "select value from contract_state where contract_id = {id} and slot = {slot}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +117,16 @@ async def targets_in(owner_url: str) -> Targets:
     """The first ERC-20 and CallTarget of a generated data set and the ERC-20's creator (who holds its supply)."""
     conn = await asyncpg.connect(owner_url)
     try:
-        token = await conn.fetchval(FIRST_RUNNING, evm_code.runtime(evm_code.ERC20))
-        target = await conn.fetchval(FIRST_RUNNING, evm_code.runtime(evm_code.CALL_TARGET))
+        found = [
+            template(FIRST_RUNNING, code=evm_code.runtime(name)) for name in (evm_code.ERC20, evm_code.CALL_TARGET)
+        ]
+        token, target = [await conn.fetchval(statement.text, *statement.args) for statement in found]
         if token is None or target is None:
             raise SystemExit("no contract of this data set runs the compiled Erc20 and CallTarget: regenerate it")
-        creator = await conn.fetchval(CREATOR, token)
-        supply = await conn.fetchval(TOTAL_SUPPLY, token, bytes(31) + b"\x02")
+        creator_query = template(CREATOR, id=token)
+        creator = await conn.fetchval(creator_query.text, *creator_query.args)
+        supply_query = template(TOTAL_SUPPLY, id=token, slot=bytes(31) + b"\x02")
+        supply = await conn.fetchval(supply_query.text, *supply_query.args)
     finally:
         await conn.close()
     num = (2**38 - 1) & creator
