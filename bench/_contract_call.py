@@ -195,16 +195,17 @@ async def _under_load(app: Any, targets: Targets, heavy_clients: int, seconds: f
         print(f"GET {path} alone: {_percentiles(latencies)}")
     stop = time.perf_counter() + seconds
     loop = targets.cases()["loop"]
-    done = [0]
+    statuses: dict[int, int] = {}
 
     async def heavy() -> None:
         while time.perf_counter() < stop:
-            await send_in_process(app, _post(loop))
-            done[0] += 1
+            _, reply = await send_in_process(app, _post(loop))
+            statuses[reply.status] = statuses.get(reply.status, 0) + 1
 
     heavy_calls = asyncio.gather(*(heavy() for _ in range(heavy_clients)))
     loaded, _ = await asyncio.gather(_light(app, paths, stop), heavy_calls)
-    print(f"while {heavy_clients} clients call loop(10000) ({done[0] / seconds:.1f} calls/s answered):")
+    answered = ", ".join(f"{count} {status}" for status, count in sorted(statuses.items()))
+    print(f"while {heavy_clients} clients call loop(10000) for {seconds:.0f} s (answered: {answered}):")
     for path, latencies in loaded.items():
         print(f"GET {path}: {_percentiles(latencies)}")
 
