@@ -18,7 +18,7 @@ import pytest
 from bench._driver import NotLoopback, drive, loopback_target
 from tests.cli.test_cli import free_port, wait_ready
 
-from bench import _apicpu, _explain, _generate, _plans, _run
+from bench import _apicpu, _contract_call, _explain, _generate, _plans, _run
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -251,3 +251,37 @@ def test_grpc_floor_bench_small(tmp_path: Path) -> None:
     assert result["more_options"] == ["grpc.enable_channelz=0"]
     assert result["server_rss_mb_streams_open"] >= result["server_rss_mb_before"]
     assert result["python_kb_per_idle_stream"] > 0
+
+
+def _contract_call_table(out: str) -> dict[str, list[float]]:
+    rows = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and parts[0] in {"balanceOf", "loop", "create"}:
+            rows[parts[0]] = [float(part) for part in parts[1:]]
+    return rows
+
+
+def test_contract_call_bench_on_the_generated_data_set(
+    small_ledger: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The data set's first ERC-20 (its creator's balance checked against its storage before measuring) and
+    CallTarget, then two GET routes while four clients call the loop."""
+    argv = ["--data-dir", str(small_ledger), "--calls", "4", "--rounds", "1", "--with-load", "--seconds", "0.5"]
+    assert _contract_call.main(argv) == 0
+    out = capsys.readouterr().out
+    table = _contract_call_table(out)
+    assert set(table) == {"balanceOf", "loop", "create"}
+    assert all(len(row) == 4 and row[3] > 0 for row in table.values())  # API, EVM, PostgreSQL ms CPU, calls/s
+    assert table["loop"][1] > table["balanceOf"][1]  # the EVM's work: 10,000 iterations against one read
+    holder = next(line for line in out.splitlines() if line.startswith("ERC-20 "))
+    assert int(holder.split(" of ")[1].split(";")[0]) > 0
+    assert "while 4 clients call loop(10000)" in out
+    assert "GET /api/v1/blocks?limit=1: " in out and "GET /api/v1/accounts/0.0." in out
+
+
+def test_contract_call_bench_on_a_throwaway_database(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _contract_call.main(["--calls", "4", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert set(_contract_call_table(out)) == {"balanceOf", "loop", "create"}
+    assert "holder 0xabababababababababababababababababababab of 12345" in out

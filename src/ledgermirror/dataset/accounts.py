@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from asyncpg import Range
 
+from ledgermirror.dataset import evm_code
 from ledgermirror.dataset.world import (
     AUTO_RENEW_PERIOD,
     DAY,
@@ -177,7 +178,11 @@ def _contract(world: World, contract: int) -> tuple[Row, Row]:
         max_automatic_token_associations=0, ethereum_nonce=1, balance=contract_balance(world, contract),
         balance_timestamp=created,
     )  # fmt: skip
-    bytecode = _RUNTIME_PREFIX + world.digest("bytecode", contract, 64) * (1 + (bits >> 16) % 4)
+    compiled = evm_code.kind(contract)
+    if compiled is None:
+        bytecode = _RUNTIME_PREFIX + world.digest("bytecode", contract, 64) * (1 + (bits >> 16) % 4)
+    else:
+        bytecode = evm_code.runtime(compiled)
     return entity, {"id": entity_id(num), "runtime_bytecode": bytecode}
 
 

@@ -15,7 +15,7 @@ import hashlib
 import random
 from datetime import UTC, datetime
 
-from ledgermirror.dataset import contracts
+from ledgermirror.dataset import contracts, evm_code
 from ledgermirror.dataset.associations import fungible_associations
 from ledgermirror.dataset.tokens import token_facts
 from ledgermirror.dataset.world import (
@@ -140,7 +140,9 @@ class _Block:
             position = len(self.hashes)
             yield from self.transaction(at, CONTRACT_CREATE, payer, fee, {}, entity=num)
             slot = contracts.Slot(at, payer, self.hashes[-1], position, self.logs)
-            yield from self.activity.creation(slot, ordinal - world.accounts)
+            rows = list(self.activity.creation(slot, ordinal - world.accounts))
+            self.logs += sum(1 for table, _ in rows if table == "contract_log")
+            yield from rows
         else:
             facts = token_facts(world, ordinal - world.accounts - world.contracts)
             treasury = world.account_num(facts.treasury)
@@ -193,7 +195,7 @@ class _Block:
     def contract_call(self, at: int, available: int) -> Emit:
         """A call of a contract created in an earlier block, one in three as an Ethereum transaction."""
         choice = self.world.hash(Tag.CONTRACT_CALL, at) >> 20
-        contract, ethereum = choice % available, (choice >> 24) % 3 == 0
+        contract, ethereum = evm_code.plain(choice % available), (choice >> 24) % 3 == 0
         payer = self.payer()
         fee = 100_000_000 + self.rng.randrange(HBAR)
         position = len(self.hashes)

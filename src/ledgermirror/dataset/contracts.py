@@ -11,6 +11,10 @@ every id involved, ``ethereum_transaction`` for calls sent as Ethereum transacti
 calls a second contract (a log of that contract, a nested action); about one in twenty-five reverts (no logs, no
 writes). Values are pure functions of the seed; the only state kept is which slots were written when
 (:attr:`Activity.storage`, at most a few slots per contract).
+
+A share of the contracts run compiled Solidity (``evm_code.py``): their creation writes and logs what their
+constructor does, and the generated calls go to the other contracts only, so their storage stays consistent with
+their bytecode (``POST /api/v1/contracts/call`` can run them).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from ledgermirror.dataset import evm_code
 from ledgermirror.dataset.world import HBAR, Emit, Row, Tag, World, entity_id
 from ledgermirror.ledger.evm import BLOOM_BYTES, log_bloom
 from ledgermirror.ledger.transaction_codes import SUCCESS, result_number, type_number
@@ -82,6 +87,8 @@ class Activity:
     """(contract index, slot) -> (first write, last write)."""
     share: int = -1
     """Calls per million transfer slots (:func:`call_share`)."""
+    constructed: dict[int, tuple[int, list[tuple[bytes, bytes]]]] = field(default_factory=dict)
+    """Compiled contracts (``evm_code``): contract index -> (creation, its constructor's writes)."""
 
     def __post_init__(self) -> None:
         self.share = call_share(self.world)
@@ -110,22 +117,49 @@ class Activity:
         return max(0, min(self.world.contracts, first_ordinal - self.world.accounts))
 
     def creation(self, slot: Slot, contract: int) -> Emit:
-        """The result of a contract's creation: its constructor writes slot 0 (and one in two, slot 1)."""
+        """The result of a contract's creation: its constructor writes slot 0 (and one in two, slot 1); for a
+        compiled contract (:func:`evm_code.kind`), what its constructor really writes and logs, its result the
+        compiled runtime. Its logs take the indexes from ``slot.log_index`` on."""
         world = self.world
         rng = world.rng(Tag.CONTRACT_CALL, slot.at)
         num = world.contract_num(contract)
         contract_id, payer = entity_id(num), entity_id(slot.payer)
         gas_used = 80_000 + rng.randrange(1_000_000)
-        runtime = world.digest("runtime", contract, 64)
+        compiled = evm_code.kind(contract)
+        changes: list[tuple[bytes, bytes, bytes]] = []  # (slot without leading zeros, read, written)
+        logs: list[tuple[list[bytes], bytes]] = []
+        if compiled is None:
+            runtime = world.digest("runtime", contract, 64)
+            for written in range(1 + rng.randrange(2)):
+                read, value = self._write(contract, written, slot.at)
+                changes.append((word(written).lstrip(b"\0"), read, value))
+        else:
+            runtime = evm_code.runtime(compiled)
+            done = evm_code.constructed(compiled, num, slot.payer, world.hash(Tag.CONTRACT, contract) >> 24)
+            self.constructed[contract] = (slot.at, done.writes)
+            changes = [(key.lstrip(b"\0"), b"", value.lstrip(b"\0")) for key, value in done.writes]
+            if done.transfer is not None:
+                logs.append(done.transfer)
+        bloom = 0
+        for index, (topics, data) in enumerate(logs):
+            log_bloom_bytes = log_bloom(_address(num), topics)
+            bloom |= int.from_bytes(log_bloom_bytes, "big")
+            stored = [topic.lstrip(b"\0") for topic in topics] + [None] * (4 - len(topics))
+            yield "contract_log", {
+                "consensus_timestamp": slot.at, "index": slot.log_index + index, "contract_id": contract_id,
+                "root_contract_id": contract_id, "bloom": log_bloom_bytes, "data": data, "topic0": stored[0],
+                "topic1": stored[1], "topic2": stored[2], "topic3": stored[3], "payer_account_id": payer,
+                "transaction_hash": slot.transaction_hash[:32], "transaction_index": slot.transaction_index,
+                "synthetic": False,
+            }  # fmt: skip
         yield "contract_result", _result(
             slot, contract_id, payer, slot.transaction_hash[:32], SUCCESS,
             amount=0, gas_limit=gas_used + 200_000, gas_used=gas_used, parameters=b"", call_result=runtime,
-            bloom=b"", created=[contract_id],
+            bloom=bloom.to_bytes(BLOOM_BYTES, "big") if logs else b"", created=[contract_id],
         )  # fmt: skip
         yield "contract_transaction_hash", _hash_row(slot, contract_id, payer, slot.transaction_hash[:32], SUCCESS)
-        for written in range(1 + rng.randrange(2)):
-            read, value = self._write(contract, written, slot.at)
-            yield "contract_state_change", _change(slot, contract_id, payer, written, read=read, written=value)
+        for key, read, value in changes:
+            yield "contract_state_change", _change(slot, contract_id, payer, key, read=read, written=value)
         yield "contract_action", {
             "consensus_timestamp": slot.at, "index": 0, "call_depth": 0, "call_type": CREATE,
             "call_operation_type": CALL_OPERATION_CREATE, "caller": payer, "caller_type": "ACCOUNT",
@@ -135,14 +169,14 @@ class Activity:
         yield from _links(slot, payer, [contract_id, payer])
 
     def call(self, slot: Slot, contract: int, *, ethereum: bool) -> tuple[list[tuple[str, Row]], int]:
-        """The rows of a call of ``contract`` by the payer, and the gas it used. Its logs take the indexes from
-        ``slot.log_index`` on (as many as there are ``contract_log`` rows)."""
+        """The rows of a call of ``contract`` (a plain one, :func:`evm_code.plain`) by the payer, and the gas it
+        used. Its logs take the indexes from ``slot.log_index`` on (as many as there are ``contract_log`` rows)."""
         world = self.world
         rng = world.rng(Tag.CONTRACT_CALL, slot.at)
         num = world.contract_num(contract)
         contract_id, payer = entity_id(num), entity_id(slot.payer)
         selector, event = FUNCTIONS[rng.randrange(len(FUNCTIONS))]
-        other_num = world.contract_num(rng.randrange(world.contracts))
+        other_num = world.contract_num(evm_code.plain(rng.randrange(world.contracts)))
         amount_word = word(rng.randrange(1, 10**6) * 10 ** rng.randrange(0, 12))
         parameters = selector + word(other_num) + amount_word
         reverted = rng.random() < 0.04
@@ -181,14 +215,15 @@ class Activity:
         rows.append(
             (
                 "contract_state_change",
-                _change(slot, contract_id, payer, 0, read=self._current(contract, 0), written=None),
+                _change(slot, contract_id, payer, b"", read=self._current(contract, 0), written=None),
             )
         )
         if not reverted:
             written = 1 + rng.randrange(SLOTS - 1)
             read, value = self._write(contract, written, slot.at)
+            key = word(written).lstrip(b"\0")
             rows.append(
-                ("contract_state_change", _change(slot, contract_id, payer, written, read=read, written=value))
+                ("contract_state_change", _change(slot, contract_id, payer, key, read=read, written=value))
             )
         rows.append(("contract_action", {
             "consensus_timestamp": slot.at, "index": 0, "call_depth": 0, "call_type": CALL,
@@ -236,13 +271,19 @@ class Activity:
         }  # fmt: skip
 
     def states(self) -> Emit:
-        """``contract_state``: every slot written, at its latest value."""
+        """``contract_state``: every slot written, at its latest value (the compiled contracts' last)."""
         for (contract, slot), (created, modified) in sorted(self.storage.items()):
             yield "contract_state", {
                 "contract_id": entity_id(self.world.contract_num(contract)), "slot": word(slot),
                 "value": self.value(contract, slot, modified), "created_timestamp": created,
                 "modified_timestamp": modified,
             }  # fmt: skip
+        for contract, (created, writes) in sorted(self.constructed.items()):
+            for key, value in writes:
+                yield "contract_state", {
+                    "contract_id": entity_id(self.world.contract_num(contract)), "slot": key,
+                    "value": value.lstrip(b"\0"), "created_timestamp": created, "modified_timestamp": created,
+                }  # fmt: skip
 
 
 def _result(
@@ -266,10 +307,11 @@ def _hash_row(slot: Slot, contract_id: int, payer: int, hash32: bytes, result: i
     }  # fmt: skip
 
 
-def _change(slot: Slot, contract_id: int, payer: int, index: int, *, read: bytes, written: bytes | None) -> Row:
+def _change(slot: Slot, contract_id: int, payer: int, key: bytes, *, read: bytes, written: bytes | None) -> Row:
+    """A state change; ``key``: the slot without its leading zero bytes."""
     return {
         "consensus_timestamp": slot.at, "contract_id": contract_id, "payer_account_id": payer,
-        "slot": word(index).lstrip(b"\0"), "value_read": read, "value_written": written, "migration": False,
+        "slot": key, "value_read": read, "value_written": written, "migration": False,
     }  # fmt: skip
 
 
