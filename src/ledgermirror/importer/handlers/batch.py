@@ -88,6 +88,13 @@ class Batch:
             rows = self._segment.inserts[table] = []
         rows.append(row)
 
+    def insert_all(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
+        """Append-only rows (COPY), in order: as :meth:`insert` for each."""
+        held = self._segment.inserts.get(table)
+        if held is None:
+            held = self._segment.inserts[table] = []
+        held.extend(rows)
+
     def upsert(self, table: str, row: dict[str, Any]) -> None:
         """A partial state: key + ``timestamp_range`` lower bound + the columns set (``db.write.upsert``)."""
         rows = self._segment.upserts.get(table)

@@ -114,21 +114,27 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
             errata = {(ids.account_id(entry.accountID), entry.amount) for entry in body_transfers}
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
+    rows = []
+    accounts = []
+    add_balance = batch.add_balance
+    account_id = ids.account_id
     for entry in item.record.transferList.accountAmounts:
-        account = ids.account_id(entry.accountID)
+        account = account_id(entry.accountID)
         amount = entry.amount
         row = {
             "entity_id": account,
             "consensus_timestamp": stamp,
             "amount": amount,
             "payer_account_id": payer,
-            "is_approval": (account, amount) in approved,
+            "is_approval": bool(approved) and (account, amount) in approved,
         }
         if errata and (account, amount) in errata:
             row["errata"] = "DELETE"
-        batch.insert("crypto_transfer", row)
-        batch.add_balance(account, amount, stamp)
-        context.touch(account)
+        rows.append(row)
+        add_balance(account, amount, stamp)
+        accounts.append(account)
+    batch.insert_all("crypto_transfer", rows)
+    context.touch(*accounts)
 
 
 def staking_rewards(item: Item, batch: Batch) -> None:
