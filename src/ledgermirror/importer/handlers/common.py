@@ -115,8 +115,7 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
     rows = []
-    accounts = []
-    add_balance = batch.add_balance
+    amounts = []
     account_id = ids.account_id
     for entry in item.record.transferList.accountAmounts:
         account = account_id(entry.accountID)
@@ -131,19 +130,23 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
         if errata and (account, amount) in errata:
             row["errata"] = "DELETE"
         rows.append(row)
-        add_balance(account, amount, stamp)
-        accounts.append(account)
+        amounts.append((account, amount))
     batch.insert_all("crypto_transfer", rows)
-    context.touch(*accounts)
+    batch.add_balances(amounts, stamp)
+    if batch.entity_transactions:
+        context.touch(*(account for account, _ in amounts))
 
 
 def staking_rewards(item: Item, batch: Batch) -> None:
     """§1.8: paid staking rewards, even on failure; the receiver earns again from the day that ends next: its
     ``stake_period_start`` moves there unless the batch already set it to that day or later (the reference's
     ``onStakingRewardTransfer``: only a strictly later start is written)."""
+    rewards = item.record.paid_staking_rewards
+    if not rewards:
+        return
     stamp = item.consensus_timestamp
     period_start = ids.epoch_day(stamp) - 1
-    for entry in item.record.paid_staking_rewards:
+    for entry in rewards:
         account = ids.account_id(entry.accountID)
         batch.insert(
             "staking_reward_transfer",
@@ -202,11 +205,14 @@ def _token_approval(body_list: Any, account: int, amount: int) -> bool:
 def token_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     """§1.6, §1.7: fungible ``token_transfer`` rows and their balances; NFT transfers as the transaction's
     ``nft_transfer`` JSON, ownership updates of ``nft`` and ±1 balances."""
+    token_lists = item.record.tokenTransferLists
+    if not token_lists:
+        return
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
     body_lists = _body_token_transfers(item)
     nft_transfers: list[dict[str, Any]] = []
-    for token_list in item.record.tokenTransferLists:
+    for token_list in token_lists:
         token = ids.token_id(token_list.token)
         body_list = body_lists.get(token)
         context.touch(token)
