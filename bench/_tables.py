@@ -31,9 +31,12 @@ _TABLES = (
     "order by 1"
 )
 _COLUMNS = (
-    "select column_name from information_schema.columns where table_schema = 'public' and table_name = $1 order by 1"
+    "select column_name from information_schema.columns where table_schema = 'public' and table_name = $1 "
+    "order by 1"
 )
-_DIGEST = "select count(*), md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from (select {} from {}) r"
+_DIGEST = (
+    "select count(*), md5(coalesce(string_agg(r::text, '|' order by r::text), '')) from (select {} from {}) r"
+)
 
 
 async def digest(url: str) -> dict[str, list[int | str]]:
@@ -45,8 +48,9 @@ async def digest(url: str) -> dict[str, list[int | str]]:
             skip = WALL_CLOCK_COLUMNS.get(name, ())
             columns = [row[0] for row in await conn.fetch(_COLUMNS, name) if row[0] not in skip]
             listed = ", ".join(quote_identifier(column) for column in columns)
-            count, md5 = await conn.fetchrow(_DIGEST.format(listed, quote_identifier(name)))
-            found[name] = [int(count), str(md5)]
+            row = await conn.fetchrow(_DIGEST.format(listed, quote_identifier(name)))
+            assert row is not None  # an aggregate gives one row
+            found[name] = [int(row[0]), str(row[1])]
         return found
     finally:
         await conn.close()
