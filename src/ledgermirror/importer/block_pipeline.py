@@ -33,6 +33,7 @@ import asyncpg
 from ledgermirror.db import import_state
 from ledgermirror.importer.block_source import BlockSource, FileBlockSource, SourceBlock
 from ledgermirror.importer.block_verify import BlockLink, VerifiedBlock, verify_block
+from ledgermirror.importer.collector import import_thresholds
 from ledgermirror.importer.driver import Driver, Position, RecordRows, load_book, sole_importer
 from ledgermirror.importer.errors import BlockProofRejected, StreamFileError
 from ledgermirror.importer.handlers.balances import read_balance_snapshot
@@ -103,7 +104,8 @@ async def run_block_import(
         driver = Driver(conn, options, stop or asyncio.Event(), progress or LogProgress(), state)
         if link is not None and link.record is not None:
             driver.stats.last_name, driver.stats.last_consensus_end = link.record.name, link.record.consensus_end
-        return await _BlockRun(driver, source).run(link)
+        with import_thresholds():
+            return await _BlockRun(driver, source).run(link)
 
 
 async def initial_state(conn: asyncpg.Connection, options: ImportOptions, link: BlockLink | None) -> BlockState:

@@ -37,6 +37,7 @@ import asyncpg
 from ledgermirror.db import import_state
 from ledgermirror.db.import_state import LastRecordFile
 from ledgermirror.importer.balance_files import start_from_balance_file
+from ledgermirror.importer.collector import import_thresholds
 from ledgermirror.importer.downloader import (
     Candidate,
     FileUnavailable,
@@ -137,7 +138,8 @@ async def run_import(
         driver = Driver(conn, options, stop or asyncio.Event(), progress or LogProgress(), position)
         if last is not None:
             driver.stats.last_name, driver.stats.last_consensus_end = last.name, last.consensus_end
-        return await _Run(driver, store).run()
+        with import_thresholds():
+            return await _Run(driver, store).run()
 
 
 async def initial_position(

@@ -48,9 +48,10 @@ class SemanticVersion(NamedTuple):
     patch: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RecordItem:
-    """One transaction of a record file: its exact bytes, its parsed record and its consensus time."""
+    """One transaction of a record file: its exact bytes, its parsed record and its consensus time (not frozen:
+    one is made per transaction, and a frozen dataclass's ``__init__`` costs a call per field)."""
 
     consensus_timestamp: int
     """Nanoseconds since the epoch, from ``TransactionRecord.consensusTimestamp``."""

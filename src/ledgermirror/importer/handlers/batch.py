@@ -88,6 +88,13 @@ class Batch:
             rows = self._segment.inserts[table] = []
         rows.append(row)
 
+    def insert_all(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
+        """Append-only rows (COPY), in order: as :meth:`insert` for each."""
+        held = self._segment.inserts.get(table)
+        if held is None:
+            held = self._segment.inserts[table] = []
+        held.extend(rows)
+
     def upsert(self, table: str, row: dict[str, Any]) -> None:
         """A partial state: key + ``timestamp_range`` lower bound + the columns set (``db.write.upsert``)."""
         rows = self._segment.upserts.get(table)
@@ -123,6 +130,17 @@ class Batch:
         else:
             held[0] += amount
             held[1] = consensus_timestamp
+
+    def add_balances(self, amounts: Iterable[tuple[int, int]], consensus_timestamp: int) -> None:
+        """:meth:`add_balance` of each (entity id, amount), in order."""
+        balances = self._segment.entity_balances
+        for entity_id, amount in amounts:
+            held = balances.get(entity_id)
+            if held is None:
+                balances[entity_id] = [amount, consensus_timestamp]
+            else:
+                held[0] += amount
+                held[1] = consensus_timestamp
 
     def add_token_balance(self, account_id: int, token_id: int, amount: int, consensus_timestamp: int) -> None:
         """``token_account.balance += amount`` for an existing association (``associated`` becomes true)."""

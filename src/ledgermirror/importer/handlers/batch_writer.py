@@ -108,6 +108,51 @@ def keys_of(segment: Segment, *, token_balances: bool = True) -> dict[str, set[t
     return found
 
 
+class _KeysOf:
+    """:func:`keys_of` a segment (``token_balances=False``), a table's keys collected only when asked for: a
+    held step touches a few tables, and the segment's balances hold every account its transfers name."""
+
+    __slots__ = ("_keys", "_segment")
+
+    def __init__(self, segment: Segment) -> None:
+        self._segment = segment
+        self._keys: dict[str, set[tuple[Any, ...]] | None] = {}
+
+    def holds(self, name: str) -> bool:
+        """Whether ``keys_of`` would name the table."""
+        segment = self._segment
+        if (name in segment.inserts and name not in _HISTORY_TWINS) or name in segment.upserts:
+            return True
+        if name == "entity":
+            return True  # keys_of always adds the entity balances' keys, perhaps none
+        if name in ("crypto_allowance", "token_allowance"):
+            crypto = name == "crypto_allowance"
+            return any((token is None) == crypto for _, _, token in segment.allowance_debits)
+        return False
+
+    def keys(self, name: str) -> set[tuple[Any, ...]] | None:
+        """``keys_of(segment, token_balances=False)[name]`` for a table :meth:`holds` names."""
+        if name in self._keys:
+            return self._keys[name]
+        segment = self._segment
+        found: set[tuple[Any, ...]] | None
+        if name in segment.inserts and name not in _HISTORY_TWINS:
+            found = None
+        else:
+            found = set()
+            if name in segment.upserts:
+                key = table_model(name).key
+                found.update(tuple(row[column] for column in key) for row in segment.upserts[name])
+            if name == "entity":
+                found.update((entity,) for entity in segment.entity_balances)
+            elif name == "crypto_allowance":
+                found.update(key[:2] for key in segment.allowance_debits if key[2] is None)
+            elif name == "token_allowance":
+                found.update(key for key in segment.allowance_debits if key[2] is not None)
+        self._keys[name] = found
+        return found
+
+
 def _overlap(touched: frozenset[tuple[Any, ...]], keys: set[tuple[Any, ...]]) -> bool:
     """Whether a key of ``keys`` is, or falls under, a key of ``touched`` (a prefix: every row under it)."""
     return any(key[:length] in touched for length in {len(key) for key in touched} for key in keys)
@@ -148,7 +193,7 @@ def _may_join(written: Written, later: Segment) -> bool:
     for the steps: :func:`_late_keys`, unless ``later``'s own step touches one of the keys waiting), and
     ``later`` upserts no key whose row ``written`` changes after its upserts."""
     if written.steps:
-        found = keys_of(later, token_balances=False)
+        found = _KeysOf(later)
         late = _late_keys(written, later) | set(written.late_token_balances)
         if late and later.step is not None:
             own = None if later.touches is None else later.touches.get("token_account", frozenset())
@@ -158,9 +203,9 @@ def _may_join(written: Written, later: Segment) -> bool:
             if segment.touches is None:
                 return False
             for name, touched in segment.touches.items():
-                if name not in found:
+                if not found.holds(name):
                     continue
-                keys = found[name]
+                keys = found.keys(name)
                 if touched is None or keys is None or _overlap(touched, keys):
                     return False
     for name, held in written.after.items():

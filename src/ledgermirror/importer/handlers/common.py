@@ -114,30 +114,39 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
             errata = {(ids.account_id(entry.accountID), entry.amount) for entry in body_transfers}
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
+    rows = []
+    amounts = []
+    account_id = ids.account_id
     for entry in item.record.transferList.accountAmounts:
-        account = ids.account_id(entry.accountID)
+        account = account_id(entry.accountID)
         amount = entry.amount
         row = {
             "entity_id": account,
             "consensus_timestamp": stamp,
             "amount": amount,
             "payer_account_id": payer,
-            "is_approval": (account, amount) in approved,
+            "is_approval": bool(approved) and (account, amount) in approved,
         }
         if errata and (account, amount) in errata:
             row["errata"] = "DELETE"
-        batch.insert("crypto_transfer", row)
-        batch.add_balance(account, amount, stamp)
-        context.touch(account)
+        rows.append(row)
+        amounts.append((account, amount))
+    batch.insert_all("crypto_transfer", rows)
+    batch.add_balances(amounts, stamp)
+    if batch.entity_transactions:
+        context.touch(*(account for account, _ in amounts))
 
 
 def staking_rewards(item: Item, batch: Batch) -> None:
     """§1.8: paid staking rewards, even on failure; the receiver earns again from the day that ends next: its
     ``stake_period_start`` moves there unless the batch already set it to that day or later (the reference's
     ``onStakingRewardTransfer``: only a strictly later start is written)."""
+    rewards = item.record.paid_staking_rewards
+    if not rewards:
+        return
     stamp = item.consensus_timestamp
     period_start = ids.epoch_day(stamp) - 1
-    for entry in item.record.paid_staking_rewards:
+    for entry in rewards:
         account = ids.account_id(entry.accountID)
         batch.insert(
             "staking_reward_transfer",
@@ -196,11 +205,14 @@ def _token_approval(body_list: Any, account: int, amount: int) -> bool:
 def token_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     """§1.6, §1.7: fungible ``token_transfer`` rows and their balances; NFT transfers as the transaction's
     ``nft_transfer`` JSON, ownership updates of ``nft`` and ±1 balances."""
+    token_lists = item.record.tokenTransferLists
+    if not token_lists:
+        return
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
     body_lists = _body_token_transfers(item)
     nft_transfers: list[dict[str, Any]] = []
-    for token_list in item.record.tokenTransferLists:
+    for token_list in token_lists:
         token = ids.token_id(token_list.token)
         body_list = body_lists.get(token)
         context.touch(token)

@@ -67,10 +67,11 @@ HOOK_CONTRACT_NUM = 365
 
 def function_result(record: Any) -> Any:
     """The record's ``contractCallResult`` or ``contractCreateResult``, None when it has neither."""
-    for name in ("contractCallResult", "contractCreateResult"):
-        if record.HasField(name):
-            return getattr(record, name)
-    return None
+    name = record.WhichOneof("body")  # the two are the members of the oneof ``body``
+    return None if name is None else getattr(record, name)
+
+
+_CONTRACT_BODIES = frozenset((CONTRACT_CALL, CONTRACT_CREATE, ETHEREUM))
 
 
 @dataclass(slots=True)
@@ -86,11 +87,13 @@ class _Sidecars:
 
 
 def contract_results(item: Item, batch: Batch, context: ItemContext) -> None:
+    result = function_result(item.record)
+    if result is None and not item.sidecar_records and item.body_name not in _CONTRACT_BODIES:
+        return  # most items: no rows below (no sidecar records, no Ethereum row, no result)
     sidecars = sidecar_rows(item, batch, context)
     ethereum = _ethereum_row(item, batch) if item.body_name == ETHEREUM else None
     if ethereum is not None:
         context.file.ethereum[item.consensus_timestamp] = ethereum
-    result = function_result(item.record)
     involved: dict[int, None] = {}
     if item.body_name in (CONTRACT_CALL, CONTRACT_CREATE) or result is not None:
         involved = _result_rows(item, batch, context, result, ethereum, sidecars=sidecars)

@@ -8,7 +8,6 @@ Per item, ``common.rows_of_item`` runs its handler and the rows every item gets;
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ledgermirror.importer.handlers import ids
@@ -43,10 +42,10 @@ def items_of_file(record_file: RecordFile, sidecars: Sequence[SidecarFile] = ())
         item = item_of(record_item, index, hapi_version=hapi)  # type: ignore[arg-type]
         found = by_timestamp.get(item.consensus_timestamp)
         if found:
-            item = replace(item, sidecar_records=tuple(found))
+            item.sidecar_records = tuple(found)
         parent = item.parent_consensus_timestamp
         if parent is not None and item.successful and not successes.get(parent, True):
-            item = _failed(item)
+            item.successful = False
         successes[item.consensus_timestamp] = item.successful
         items.append(item)
     return items
@@ -78,7 +77,3 @@ def rows_of_items(
             },
         )
     return file
-
-
-def _failed(item: Item) -> Item:
-    return replace(item, successful=False)

@@ -90,9 +90,11 @@ def write_storage(item: Item, batch: Batch, owner: int, hook_id: int, updates: I
         batch.defer(step, touches={"hook_storage": None})
 
 
-_AMOUNT_HOOKS = ("pre_tx_allowance_hook", "pre_post_tx_allowance_hook")
-_SENDER_HOOKS = ("pre_tx_sender_allowance_hook", "pre_post_tx_sender_allowance_hook")
-_RECEIVER_HOOKS = ("pre_tx_receiver_allowance_hook", "pre_post_tx_receiver_allowance_hook")
+_AMOUNT_HOOKS = ("hook_call", "pre_tx_allowance_hook")
+_SENDER_HOOKS = ("sender_allowance_hook_call", "pre_tx_sender_allowance_hook")
+_RECEIVER_HOOKS = ("receiver_allowance_hook_call", "pre_tx_receiver_allowance_hook")
+"""Each: the oneof of a transfer's hook call, and its member called before the transfer only (the other member,
+``pre_post_...``, is called before and after)."""
 
 
 def hook_queue(item: Item, batch: Batch, context: ItemContext) -> None:
@@ -102,15 +104,13 @@ def hook_queue(item: Item, batch: Batch, context: ItemContext) -> None:
     pre_post: list[tuple[int, int]] = []
 
     def add(owner: Any, holder: Any, names: tuple[str, str]) -> None:
-        single, both = names
-        if holder.HasField(single):
-            call, calls = getattr(holder, single), pre
-        elif holder.HasField(both):
-            call, calls = getattr(holder, both), pre_post
-        else:
+        oneof, single = names
+        name = holder.WhichOneof(oneof)
+        if name is None:
             return
+        call = getattr(holder, name)
         if call.WhichOneof("id") == "hook_id":
-            calls.append((batch.account_of(owner), call.hook_id))
+            (pre if name == single else pre_post).append((batch.account_of(owner), call.hook_id))
 
     for entry in body.transfers.accountAmounts:
         add(entry.accountID, entry, _AMOUNT_HOOKS)

@@ -25,10 +25,14 @@ def encoded(shard: int, realm: int, num: int) -> int:
 
 def account_id(message: Any) -> int:
     """An ``AccountID``: its encoded id, EMPTY when it is given by alias or unset."""
-    num = message.accountNum
+    num: int = message.accountNum
     if not num:  # unset, or given by alias
         return EMPTY
-    return encoded(message.shardNum, message.realmNum, num)
+    shard = message.shardNum
+    realm = message.realmNum
+    if shard == 0 and realm == 0 and 0 < num <= MAX_NUM:  # encoded()'s common case, without the call
+        return num
+    return encoded(shard, realm, num)
 
 
 def account_alias(message: Any) -> bytes:

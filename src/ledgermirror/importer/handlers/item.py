@@ -28,9 +28,10 @@ class ItemError(ValueError):
     """A record item whose transaction cannot be parsed."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Item:
-    """One record item, parsed once."""
+    """One record item, parsed once (not frozen: a frozen dataclass's ``__init__`` costs a call per field, and
+    it is made for every transaction; only :func:`item_of` and ``file_rows.items_of_file`` set its fields)."""
 
     consensus_timestamp: int
     """Nanoseconds since the epoch (clamped to the int64 maximum)."""
@@ -127,9 +128,16 @@ def _body_and_signatures(transaction: Any) -> tuple[Any, Any]:
     raise modules.decode_error("no signedTransactionBytes, bodyBytes or body")
 
 
+_TYPE_NUMBERS: dict[str, int] = {}
+"""``TransactionBody`` oneof field numbers by name, as they are first read."""
+
+
 def _type_of(body: Any, body_name: str) -> int:
     if body_name:
-        return int(body.DESCRIPTOR.fields_by_name[body_name].number)
+        number = _TYPE_NUMBERS.get(body_name)
+        if number is None:
+            number = _TYPE_NUMBERS[body_name] = int(body.DESCRIPTOR.fields_by_name[body_name].number)
+        return number
     unknown_fields = UnknownFieldSet(body)
     unknown = [unknown_fields[index].field_number for index in range(len(unknown_fields))]
     return unknown[0] if len(unknown) == 1 else 0
