@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
 from tests.importer.fixtures import EXPECTED, FIRST, RECORDS, SECOND
 from tests.importer.importing import copy_streams_hip679, fetch, run, table_counts
-from tests.importer.s3_server import S3Server, ServerUnavailable, upload, weed_mini
 from tests.support import Ledger
 
 from ledgermirror.runtime import Prepared
