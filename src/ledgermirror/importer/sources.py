@@ -69,8 +69,9 @@ class SourceError(RuntimeError):
 
 @dataclass(slots=True)
 class StoreRequests:
-    """What a store asked of its folder or bucket: listings (a bucket's LIST pages, a folder's directory
-    scans), reads (GETs, found or not), HEADs, and the bytes read."""
+    """What a store asked of its folder or bucket: listings (a bucket's LIST pages; a folder's listing calls,
+    each one request however many day folders it scans), reads (GETs, found or not; a folder's reads, one
+    request however many paths they try), HEADs, and the bytes read."""
 
     lists: int = 0
     gets: int = 0
@@ -185,9 +186,9 @@ class LocalStore:
         days = self._days()
         bases = [self.root / day for day in days] + [self.root]
         found: set[str] = set()
+        self.requests.lists += 1
         for base in bases:
             folder = base / prefix if prefix else base
-            self.requests.lists += 1
             if folder.is_dir():
                 found.update(entry.name for entry in os.scandir(folder) if entry.is_dir())
         return sorted(found.difference(days) if not prefix else found)
@@ -197,8 +198,8 @@ class LocalStore:
         if after is not None:
             days = [day for day in days if day >= after[:_DAY_LENGTH]]
         names: set[str] = set()
+        self.requests.lists += 1
         for base in [self.root / day for day in days[:_DAYS_LISTED]] + [self.root]:
-            self.requests.lists += 1
             try:
                 names.update(
                     entry.name
@@ -215,8 +216,8 @@ class LocalStore:
     async def read(self, key: str) -> bytes | None:
         day = key.rsplit("/", 1)[-1][:_DAY_LENGTH]
         paths = [self.root / day / key] if _DAY_FOLDER.match(day) else []
+        self.requests.gets += 1
         for path in [*paths, self.root / key]:
-            self.requests.gets += 1
             try:
                 data = path.read_bytes()
             except FileNotFoundError:
