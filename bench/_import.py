@@ -272,6 +272,8 @@ class Measured:
     requests: StoreRequests = field(default_factory=StoreRequests)
     server_requests: dict[str, int] | None = None
     """The S3 server's own count of the import's requests, by type (a bucket only)."""
+    server_cpu: float | None = None
+    """The S3 server's CPU seconds during the import (a bucket only: it shares the machine's cores)."""
 
 
 async def _run(conn: asyncpg.Connection, source: Source, options: ImportOptions, **run: Any) -> ImportStats:
@@ -298,6 +300,8 @@ async def measure_import(
         requests = StoreRequests()
         server = source.server
         server_before = await asyncio.to_thread(server.request_counts) if server is not None else None
+        server_pids = [server.pid] if server is not None and server.pid is not None else []
+        server_cpu_before = usage(server_pids).cpu_seconds if server_pids else 0.0
         rss_before, load_before = _current_rss(), os.getloadavg()
         sampler.take(0)
         pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(), time.perf_counter()
@@ -312,6 +316,7 @@ async def measure_import(
         # Read while the import's backend is alive: once closed, it is a zombie that psutil cannot read until its
         # postmaster reaps it and counts it among its children's times, so a reading taken then missed its CPU.
         postgres_cpu = usage(postgres).cpu_seconds - pg_before
+        server_cpu = usage(server_pids).cpu_seconds - server_cpu_before if server_pids else None
         timer.cancel()
         server_requests = None
         if server is not None and server_before is not None:
@@ -334,6 +339,7 @@ async def measure_import(
         sampler.samples,
         requests,
         server_requests,
+        server_cpu,
     )
 
 
@@ -387,6 +393,8 @@ def requests_report(source: Source, measured: Measured) -> dict[str, Any]:
             "by_type": dict(sorted(server.items())),
             "total": sum(server.values()),
             "per_million_transactions": per_million(sum(server.values()), transactions),
+            "cpu_seconds": round(measured.server_cpu or 0.0, 3),
+            "cpu_us_per_transaction": round((measured.server_cpu or 0.0) / max(transactions, 1) * 1e6, 1),
         }
     return result
 
@@ -460,6 +468,9 @@ def report(
         "stages_seconds": {
             # download runs ahead on worker threads (prefetch): it overlaps the others
             "download": round(cost.download, 3),
+            # the part of it not hidden: the record path's wait for a prefetched file, the block path's wait for
+            # the next block (its download clock is that wait: the reads run ahead inside the source)
+            "waiting_for_source": round(cost.download_wait if not source.blocks else cost.download, 3),
             "signatures": round(cost.signatures, 3),
             "data_checks": round(cost.data, 3),
             "rows": round(measured.rows_seconds, 3),
@@ -532,7 +543,8 @@ def print_report(result: dict[str, Any]) -> None:
     if server is not None:
         print(
             f"  the S3 server answered {server['total']:,} requests ({server['per_million_transactions']:,.0f} "
-            f"per million transactions): {server['by_type']}"
+            f"per million transactions): {server['by_type']}; its CPU {server['cpu_seconds']} s, "
+            f"{server['cpu_us_per_transaction']} µs a transaction"
         )
     print(f"  importer peak RSS: {result['memory']['importer_peak_rss_bytes'] / 2**20:.0f} MB")
     print("  stages (s): " + ", ".join(f"{name} {seconds}" for name, seconds in stages.items()))

@@ -55,6 +55,8 @@ class S3Server:
     bucket: str
     metrics_url: str = ""
     """The S3 gateway's Prometheus metrics (``/metrics``)."""
+    pid: int | None = None
+    """The ``weed mini`` process (its CPU is the server's)."""
 
     def store(self) -> Any:
         """An ``obstore`` S3 store of the bucket (the test credentials, plain HTTP)."""
@@ -132,7 +134,10 @@ def weed_mini(data_dir: Path, bucket: str = "streams") -> Iterator[S3Server]:
         command, stdout=log, stderr=subprocess.STDOUT, env=environment, start_new_session=True
     )
     server = S3Server(
-        f"http://127.0.0.1:{ports['s3.port']}", bucket, f"http://127.0.0.1:{ports['metricsPort']}/metrics"
+        f"http://127.0.0.1:{ports['s3.port']}",
+        bucket,
+        f"http://127.0.0.1:{ports['metricsPort']}/metrics",
+        process.pid,
     )
     try:
         _wait_ready(process, server, data_dir)

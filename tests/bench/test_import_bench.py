@@ -46,10 +46,7 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     memory = report["memory"]
     assert 20 * 2**20 < memory["importer_rss_before_bytes"] <= memory["importer_peak_rss_bytes"] < 4 * 2**30
 
-    stages = report["stages_seconds"]
-    assert set(stages) == {"download", "signatures", "data_checks", "rows", "database_writes"}
-    assert all(seconds > 0 for seconds in stages.values()), stages
-    assert sum(seconds for name, seconds in stages.items() if name != "download") <= wall
+    _check_stages_and_requests(report)
 
     copy = report["copy_limit"]
     assert copy["rows"] == imported["rows_in_tables"]
@@ -71,6 +68,23 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     assert targets["day_at_100_tps_hours"] > 0
 
     _check_windows(report)
+
+
+def _check_stages_and_requests(report: dict[str, Any]) -> None:
+    """The stages add up within the wall time; a folder's requests: every node's signature file and one copy of
+    each data file read (one node here), a listing or more."""
+    stages, imported = report["stages_seconds"], report["import"]
+    wall = imported["wall_seconds"]
+    overlapped = {"download", "waiting_for_source"}
+    assert set(stages) == {*overlapped, "signatures", "data_checks", "rows", "database_writes"}
+    assert all(seconds > 0 for name, seconds in stages.items() if name != "waiting_for_source"), stages
+    assert 0 <= stages["waiting_for_source"] <= wall
+    assert sum(seconds for name, seconds in stages.items() if name not in overlapped) <= wall
+    requests = report["requests"]
+    assert requests["counted_by"] == "importer store" and "server" not in requests
+    assert requests["get"] >= imported["files"] * 2 and requests["list"] > 0 and requests["head"] == 0
+    assert requests["per_file"] == pytest.approx(requests["total"] / imported["files"], abs=0.01)
+    assert requests["bytes_read"] > 0
 
 
 def _check_windows(report: dict[str, Any]) -> None:
@@ -186,6 +200,8 @@ def test_a_stream_from_a_bucket(tmp_path: Path, fmt: str) -> None:
         sizes = [path.stat().st_size for path in _block_files(stream)]
         searched = math.ceil(math.log2(len(sizes) + 1))
         assert sum(sizes) < requests["bytes_read"] <= sum(sizes) + searched * max(sizes)
+    assert server["cpu_seconds"] > 0 and server["cpu_us_per_transaction"] > 0
+    assert 0 <= report["stages_seconds"]["waiting_for_source"] <= report["import"]["wall_seconds"]
     assert server["per_million_transactions"] == pytest.approx(
         server["total"] / report["import"]["transactions"] * 1e6, 0.01
     )
