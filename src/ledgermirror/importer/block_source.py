@@ -43,6 +43,8 @@ _MAX_FRAME = 1 << 30
 """The largest block we decompress (1 GiB): a bound against a decompression bomb (read in chunks, so a frame
 without a stated size costs no more memory than its content)."""
 _CHUNK = 1 << 20
+PREFETCH_GROWTH = 8
+"""How far the read-ahead limit may grow: up to this many times ``prefetch``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,22 +235,27 @@ class FileBlockSource:
 
     async def blocks(self, start: int | None) -> AsyncIterator[SourceBlock]:
         """Blocks from ``start`` read by name, up to ``prefetch`` ahead (the window starts at one and doubles
-        while blocks keep coming, so a poll at the head of the stream costs one read)."""
+        while blocks keep coming, so a poll at the head of the stream costs one read). When the next block is
+        still being read with the window at its limit (a distant bucket), the limit doubles, up to
+        ``PREFETCH_GROWTH`` times ``prefetch``."""
         number = start if start is not None else await self.first_number()
         if number is None:
             return
         window: collections.deque[asyncio.Task[SourceBlock | None]] = collections.deque()
-        width = 1
+        width, limit = 1, self.prefetch
         try:
             while True:
                 while len(window) < width:
                     window.append(asyncio.ensure_future(self.read(number + len(window))))
-                block = await window.popleft()
+                head = window.popleft()
+                if not head.done() and width >= limit:
+                    limit = min(limit * 2, self.prefetch * PREFETCH_GROWTH)
+                block = await head
                 if block is None:
                     return
                 yield block
                 number += 1
-                width = min(width * 2, self.prefetch)
+                width = min(width * 2, limit)
         finally:
             for task in window:
                 task.cancel()

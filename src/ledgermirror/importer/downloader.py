@@ -272,16 +272,30 @@ def _verify_prefetched(
     return VerifiedRecordFile(record, tuple(sidecars[listed.id] for listed in record.sidecars), consensus)
 
 
+PREFETCH_GROWTH = 8
+"""How far the prefetch window may grow: up to this many times its starting size (``prefetch_files``)."""
+
+
 class Prefetcher:
-    """Downloads of the next ``window`` candidates run while earlier files are verified and written."""
+    """Downloads of the next ``window`` candidates run while earlier files are verified and written. When the
+    import still waits for a download with the window full (a distant bucket: each file is three round trips,
+    its signature files, its data file, its sidecars), the window doubles, up to ``PREFETCH_GROWTH`` times its
+    starting size, so the downloads keep up with the import rather than with the latency."""
 
     def __init__(self, store: Store, candidates: Sequence[Candidate], window: int, cost: VerificationCost) -> None:
         self._store = store
         self._waiting = list(reversed(candidates))
         self._window = max(window, 1)
+        self._max_window = self._window * PREFETCH_GROWTH
         self._cost = cost
         self._running: list[tuple[Candidate, asyncio.Task[Download]]] = []
+        self._taken = 0
         self._fill()
+
+    @property
+    def window(self) -> int:
+        """Downloads kept running ahead now."""
+        return self._window
 
     def _fill(self) -> None:
         while self._waiting and len(self._running) < self._window:
@@ -297,10 +311,16 @@ class Prefetcher:
         return self._running[0][0]
 
     async def next(self) -> Download:
+        full = len(self._running) >= self._window
         _, task = self._running.pop(0)
-        self._fill()
+        self._taken += 1
         if task.done():
+            self._fill()
             return task.result()
+        if full and self._taken > 1 and self._window < self._max_window:
+            # behind with every download running (the first wait is the window's start, not a sign)
+            self._window = min(self._window * 2, self._max_window)
+        self._fill()
         started = time.perf_counter()
         try:
             return await task
