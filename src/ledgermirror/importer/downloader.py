@@ -278,9 +278,12 @@ PREFETCH_GROWTH = 8
 
 class Prefetcher:
     """Downloads of the next ``window`` candidates run while earlier files are verified and written. When the
-    import still waits for a download with the window full (a distant bucket: each file is three round trips,
-    its signature files, its data file, its sidecars), the window doubles, up to ``PREFETCH_GROWTH`` times its
-    starting size, so the downloads keep up with the import rather than with the latency."""
+    import waits for a download that took longer than the window covers (its duration above ``window`` times
+    the import's own time per file: a distant bucket, each file three round trips: its signature files, its
+    data file, its sidecars), the window doubles, up to ``PREFETCH_GROWTH`` times its starting size, so the
+    downloads keep up with the import rather than with the latency. A source that is slow for want of CPU
+    (a local server on the same cores) takes longer per file without taking longer than the window covers, and
+    keeps its window: more downloads at once would not help it."""
 
     def __init__(self, store: Store, candidates: Sequence[Candidate], window: int, cost: VerificationCost) -> None:
         self._store = store
@@ -288,8 +291,9 @@ class Prefetcher:
         self._window = max(window, 1)
         self._max_window = self._window * PREFETCH_GROWTH
         self._cost = cost
-        self._running: list[tuple[Candidate, asyncio.Task[Download]]] = []
-        self._taken = 0
+        self._running: list[tuple[Candidate, asyncio.Task[Download], float]] = []
+        self._returned: float | None = None
+        """When the last download was handed over (the import's time per file runs from there)."""
         self._fill()
 
     @property
@@ -301,7 +305,7 @@ class Prefetcher:
         while self._waiting and len(self._running) < self._window:
             candidate = self._waiting.pop()
             task = asyncio.ensure_future(download(self._store, candidate, self._cost))
-            self._running.append((candidate, task))
+            self._running.append((candidate, task, time.perf_counter()))
 
     def __bool__(self) -> bool:
         return bool(self._running)
@@ -311,25 +315,26 @@ class Prefetcher:
         return self._running[0][0]
 
     async def next(self) -> Download:
+        asked = time.perf_counter()
+        busy = asked - self._returned if self._returned is not None else None
         full = len(self._running) >= self._window
-        _, task = self._running.pop(0)
-        self._taken += 1
-        if task.done():
+        _, task, started = self._running.pop(0)
+        if not task.done():
             self._fill()
-            return task.result()
-        if full and self._taken > 1 and self._window < self._max_window:
-            # behind with every download running (the first wait is the window's start, not a sign)
-            self._window = min(self._window * 2, self._max_window)
+            try:
+                await asyncio.wait([task])
+            finally:
+                self._cost.download_wait += time.perf_counter() - asked
+            took = time.perf_counter() - started
+            if full and busy is not None and took > self._window * busy and self._window < self._max_window:
+                self._window = min(self._window * 2, self._max_window)
         self._fill()
-        started = time.perf_counter()
-        try:
-            return await task
-        finally:
-            self._cost.download_wait += time.perf_counter() - started
+        self._returned = time.perf_counter()
+        return task.result()
 
     def close(self) -> None:
         """Cancel the downloads not taken (a refused file or a stop ends the run)."""
-        for _, task in self._running:
+        for _, task, _ in self._running:
             task.cancel()
         self._running.clear()
         self._waiting.clear()
