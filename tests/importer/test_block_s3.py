@@ -10,10 +10,10 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
 from tests.importer.blocks_support import FILES, simulated
 from tests.importer.fixtures import SIGNING_BOOK, STREAMS
 from tests.importer.importing import fetch
-from tests.importer.s3_server import S3Server, ServerUnavailable, upload, weed_mini
 
 from ledgermirror.importer.cutover import run_stream
 from ledgermirror.importer.options import ImportOptions

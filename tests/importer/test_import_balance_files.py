@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
 from starlette.testclient import TestClient
 from tests.importer.importing import fetch, flip, run, table_counts
-from tests.importer.s3_server import S3Server, ServerUnavailable, upload, weed_mini
 from tests.support import Ledger
 
 from ledgermirror.importer.errors import ImporterError

@@ -162,6 +162,11 @@ def test_full_disk_stops_the_import_whole_and_freed_space_lets_it_finish(
             time.sleep(0.1)
         assert asyncio.run(_count(url)) == FILES
         assert _readiness(port) == (200, {"status": "UP"})
+        # the source's requests, counted over every attempt: each file read at least once, listings
+        gets = _metric(port, 'ledgermirror_importer_store_requests_total{operation="get"}')
+        assert gets is not None and gets >= FILES - files
+        assert (_metric(port, 'ledgermirror_importer_store_requests_total{operation="list"}') or 0) > 0
+        assert (_metric(port, "ledgermirror_importer_store_read_bytes_total") or 0) > 0
     finally:
         following.send_signal(signal.SIGINT)
         _, stderr = following.communicate(timeout=60)

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
 from tests.importer.fixtures import EXPECTED, FIRST, RECORDS, SECOND
 from tests.importer.importing import copy_streams, fetch, run, table_counts
-from tests.importer.s3_server import S3Server, ServerUnavailable, upload, weed_mini
 from tests.support import Ledger
 
 from ledgermirror.importer.errors import ConsensusNotReached

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from tests.importer.fixtures import EXPECTED, FIRST, RECORDS, SECOND
+from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
+from tests.importer.fixtures import EXPECTED, FIRST, NODE_IDS, RECORDS, SECOND, node_folder
 from tests.importer.importing import copy_streams_hip679, fetch, run, table_counts
-from tests.importer.s3_server import S3Server, ServerUnavailable, upload, weed_mini
 from tests.support import Ledger
 
+from ledgermirror.importer.sources import StoreRequests, open_store
 from ledgermirror.runtime import Prepared
 
 pytestmark = pytest.mark.usefixtures("ledger")
@@ -71,3 +72,24 @@ def test_a_restart_on_a_bucket_lists_only_after_the_last_file(database: Prepared
     second = run(database.owner_url, url, book=None)
     assert second.files == 1
     assert _names(database.owner_url) == [f"{FIRST}.rcd.gz", f"{SECOND}.rcd.gz"]
+
+
+def test_the_importer_counts_the_requests_the_server_answers(database: Prepared, s3_env: S3Server) -> None:
+    """``StoreRequests`` against the S3 server's own counter: the same LISTs and GETs, no HEAD; every node's
+    signature file, one copy of each data file and of the sidecar read, byte for byte."""
+    requests = StoreRequests()
+    before = s3_env.request_counts()
+    store = open_store(f"s3://{s3_env.bucket}/flat", requests)
+    stats = run(database.owner_url, store, start=EXPECTED[FIRST].consensus_start)
+    answered = s3_env.request_counts() - before
+    assert stats.files == 2
+    assert requests.by_operation() == {"list": answered["LIST"], "get": answered["GET"], "head": answered["HEAD"]}
+    assert set(answered) <= {"LIST", "GET"}
+    signatures = [node_folder(node_id) / f"{stamp}.rcd_sig" for node_id in NODE_IDS for stamp in (FIRST, SECOND)]
+    data = [node_folder(0) / f"{stamp}.rcd.gz" for stamp in (FIRST, SECOND)]
+    sidecar = node_folder(0) / "sidecar" / f"{SECOND}_01.rcd.gz"
+    read = [*signatures, *data, sidecar]
+    assert requests.gets == len(read) == 11
+    assert requests.bytes_read == sum(path.stat().st_size for path in read)
+    # discovery (the root, recordstreams/), then two listings of the three heaviest of four equal nodes
+    assert requests.lists == 2 + 2 * 3

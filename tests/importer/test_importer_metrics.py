@@ -20,7 +20,7 @@ from ledgermirror.importer.errors import StreamFileError
 from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress
-from ledgermirror.importer.sources import open_store
+from ledgermirror.importer.sources import StoreRequests, open_store
 from ledgermirror.metrics.importer import ImporterMetrics, MetricsProgress, serve
 from ledgermirror.runtime import Prepared
 
@@ -71,6 +71,48 @@ def test_an_import_is_counted(database: Prepared, tmp_path: Path) -> None:
     # a rerun imports nothing and counts nothing more
     run_with_metrics(database.owner_url, tmp_path / "streams", metrics)
     assert parse(generate_latest(metrics.registry).decode())[("ledgermirror_importer_files_total", ())] == 2
+
+
+def test_a_sources_requests_are_served() -> None:
+    """``watch_store``: the counts are read at each scrape, every operation labelled (zero included), the
+    sources watched added up."""
+    metrics = ImporterMetrics()
+    first, second = StoreRequests(), StoreRequests()
+    metrics.watch_store(first)
+    samples = parse(generate_latest(metrics.registry).decode())
+    for operation in ("list", "get", "head"):
+        assert samples[("ledgermirror_importer_store_requests_total", (("operation", operation),))] == 0
+    first.lists, first.gets, first.bytes_read = 3, 7, 1_000
+    metrics.watch_store(second)
+    second.gets, second.heads, second.bytes_read = 2, 1, 24
+    samples = parse(generate_latest(metrics.registry).decode())
+    assert samples[("ledgermirror_importer_store_requests_total", (("operation", "list"),))] == 3
+    assert samples[("ledgermirror_importer_store_requests_total", (("operation", "get"),))] == 9
+    assert samples[("ledgermirror_importer_store_requests_total", (("operation", "head"),))] == 1
+    assert samples[("ledgermirror_importer_store_read_bytes_total", ())] == 1_024
+
+
+def test_a_folders_reads_are_counted(database: Prepared, tmp_path: Path) -> None:
+    streams = copy_streams(tmp_path / "streams")
+    requests = StoreRequests()
+
+    async def go() -> None:
+        conn = await asyncpg.connect(database.owner_url)
+        try:
+            await run_import(
+                conn, open_store(str(streams), requests), ImportOptions(once=True, address_book=SIGNING_BOOK)
+            )
+        finally:
+            await conn.close()
+
+    asyncio.run(go())
+    # every node's two signature files, one copy of each data file and the sidecar (each found at the first path
+    # tried: the folder has no day folders)
+    first_node = streams / "recordstreams" / "record0.0.3"
+    read = [*streams.rglob("*.rcd_sig"), *first_node.glob("*.rcd.gz"), *first_node.glob("sidecar/*")]
+    assert requests.gets == len(read) == 2 * len(NODE_IDS) + 2 + 1
+    assert requests.bytes_read == sum(path.stat().st_size for path in read)
+    assert requests.lists > 0 and requests.heads == 0
 
 
 def test_a_refused_file_counts_under_its_check(database: Prepared, tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import re
+import time
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -43,6 +44,8 @@ _MAX_FRAME = 1 << 30
 """The largest block we decompress (1 GiB): a bound against a decompression bomb (read in chunks, so a frame
 without a stated size costs no more memory than its content)."""
 _CHUNK = 1 << 20
+PREFETCH_GROWTH = 8
+"""How far the read-ahead limit may grow: up to this many times ``prefetch``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,24 +234,39 @@ class FileBlockSource:
                 return SourceBlock(number, name, decompress(name, data), len(data))
         return None
 
+    async def _timed_read(self, number: int) -> tuple[SourceBlock | None, float]:
+        started = time.perf_counter()
+        block = await self.read(number)
+        return block, time.perf_counter() - started
+
     async def blocks(self, start: int | None) -> AsyncIterator[SourceBlock]:
         """Blocks from ``start`` read by name, up to ``prefetch`` ahead (the window starts at one and doubles
-        while blocks keep coming, so a poll at the head of the stream costs one read)."""
+        while blocks keep coming, so a poll at the head of the stream costs one read). When a read the import
+        waited for took longer than the window covers (above the limit times the import's own time per block:
+        a distant bucket), the limit doubles, up to ``PREFETCH_GROWTH`` times ``prefetch``; a source slow for
+        want of CPU (a server on the same cores) keeps its limit, as more reads at once would not help it."""
         number = start if start is not None else await self.first_number()
         if number is None:
             return
-        window: collections.deque[asyncio.Task[SourceBlock | None]] = collections.deque()
-        width = 1
+        window: collections.deque[asyncio.Task[tuple[SourceBlock | None, float]]] = collections.deque()
+        width, limit = 1, self.prefetch
+        busy: float | None = None
         try:
             while True:
                 while len(window) < width:
-                    window.append(asyncio.ensure_future(self.read(number + len(window))))
-                block = await window.popleft()
+                    window.append(asyncio.ensure_future(self._timed_read(number + len(window))))
+                head = window.popleft()
+                waited = not head.done()
+                block, took = await head
+                if waited and busy is not None and width >= limit and took > limit * busy:
+                    limit = min(limit * 2, self.prefetch * PREFETCH_GROWTH)
                 if block is None:
                     return
+                handed = time.perf_counter()
                 yield block
+                busy = time.perf_counter() - handed  # the import's own time for the block
                 number += 1
-                width = min(width * 2, self.prefetch)
+                width = min(width * 2, limit)
         finally:
             for task in window:
                 task.cancel()

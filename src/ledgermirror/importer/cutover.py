@@ -28,17 +28,18 @@ from ledgermirror.importer.errors import StreamFileError
 from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
-from ledgermirror.importer.sources import SourceError, Store, discover_nodes, open_store
+from ledgermirror.importer.sources import SourceError, Store, StoreRequests, discover_nodes, open_store
 
 STREAMS = ("records", "blocks", "auto")
 _log = logging.getLogger("ledgermirror.importer")
 
 
-def open_block_source(source: str) -> BlockSource:
-    """A block source for a folder, an ``s3://`` / ``gs://`` bucket or ``grpc://host:port[,...]`` block nodes."""
+def open_block_source(source: str, requests: StoreRequests | None = None) -> BlockSource:
+    """A block source for a folder, an ``s3://`` / ``gs://`` bucket or ``grpc://host:port[,...]`` block nodes
+    (a folder's or bucket's requests counted in ``requests``)."""
     if source.startswith("grpc://"):
         return open_block_node_source(source)
-    return FileBlockSource(open_store(source))
+    return FileBlockSource(open_store(source, requests))
 
 
 async def cutover_complete(conn: asyncpg.Connection) -> bool:
@@ -55,17 +56,19 @@ async def run_stream(
     *,
     stop: asyncio.Event | None = None,
     progress: Progress | None = None,
+    requests: StoreRequests | None = None,
 ) -> ImportStats:
-    """Import ``source`` (folder, bucket URL or ``grpc://`` block nodes) as ``stream`` says."""
+    """Import ``source`` (folder, bucket URL or ``grpc://`` block nodes) as ``stream`` says; a folder's or
+    bucket's requests are counted in ``requests``."""
     stop = stop or asyncio.Event()
     progress = progress or LogProgress()
     if stream == "blocks" or source.startswith("grpc://"):
-        blocks = open_block_source(source)
+        blocks = open_block_source(source, requests)
         try:
             return await run_block_import(conn, blocks, options, stop=stop, progress=progress)
         finally:
             await blocks.close()
-    store = open_store(source)
+    store = open_store(source, requests)
     if stream == "records":
         return await run_import(conn, store, options, stop=stop, progress=progress)
     return await run_auto(conn, store, options, stop=stop, progress=progress)

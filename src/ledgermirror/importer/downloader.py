@@ -58,6 +58,9 @@ class VerificationCost:
     """Seconds spent, summed over files: downloading, checking signatures, parsing and checking the data."""
 
     download: float = 0.0
+    download_wait: float = 0.0
+    """Seconds the import waited for a prefetched download to finish (downloads run ahead: ``download`` sums
+    their durations, overlapped with the rest; this is the part not hidden)."""
     signatures: float = 0.0
     data: float = 0.0
     files: int = 0
@@ -269,22 +272,40 @@ def _verify_prefetched(
     return VerifiedRecordFile(record, tuple(sidecars[listed.id] for listed in record.sidecars), consensus)
 
 
+PREFETCH_GROWTH = 8
+"""How far the prefetch window may grow: up to this many times its starting size (``prefetch_files``)."""
+
+
 class Prefetcher:
-    """Downloads of the next ``window`` candidates run while earlier files are verified and written."""
+    """Downloads of the next ``window`` candidates run while earlier files are verified and written. When the
+    import waits for a download that took longer than the window covers (its duration above ``window`` times
+    the import's own time per file: a distant bucket, each file three round trips: its signature files, its
+    data file, its sidecars), the window doubles, up to ``PREFETCH_GROWTH`` times its starting size, so the
+    downloads keep up with the import rather than with the latency. A source that is slow for want of CPU
+    (a local server on the same cores) takes longer per file without taking longer than the window covers, and
+    keeps its window: more downloads at once would not help it."""
 
     def __init__(self, store: Store, candidates: Sequence[Candidate], window: int, cost: VerificationCost) -> None:
         self._store = store
         self._waiting = list(reversed(candidates))
         self._window = max(window, 1)
+        self._max_window = self._window * PREFETCH_GROWTH
         self._cost = cost
-        self._running: list[tuple[Candidate, asyncio.Task[Download]]] = []
+        self._running: list[tuple[Candidate, asyncio.Task[Download], float]] = []
+        self._returned: float | None = None
+        """When the last download was handed over (the import's time per file runs from there)."""
         self._fill()
+
+    @property
+    def window(self) -> int:
+        """Downloads kept running ahead now."""
+        return self._window
 
     def _fill(self) -> None:
         while self._waiting and len(self._running) < self._window:
             candidate = self._waiting.pop()
             task = asyncio.ensure_future(download(self._store, candidate, self._cost))
-            self._running.append((candidate, task))
+            self._running.append((candidate, task, time.perf_counter()))
 
     def __bool__(self) -> bool:
         return bool(self._running)
@@ -294,13 +315,26 @@ class Prefetcher:
         return self._running[0][0]
 
     async def next(self) -> Download:
-        _, task = self._running.pop(0)
+        asked = time.perf_counter()
+        busy = asked - self._returned if self._returned is not None else None
+        full = len(self._running) >= self._window
+        _, task, started = self._running.pop(0)
+        if not task.done():
+            self._fill()
+            try:
+                await asyncio.wait([task])
+            finally:
+                self._cost.download_wait += time.perf_counter() - asked
+            took = time.perf_counter() - started
+            if full and busy is not None and took > self._window * busy and self._window < self._max_window:
+                self._window = min(self._window * 2, self._max_window)
         self._fill()
-        return await task
+        self._returned = time.perf_counter()
+        return task.result()
 
     def close(self) -> None:
         """Cancel the downloads not taken (a refused file or a stop ends the run)."""
-        for _, task in self._running:
+        for _, task, _ in self._running:
             task.cancel()
         self._running.clear()
         self._waiting.clear()

@@ -24,7 +24,7 @@ from ledgermirror.importer.errors import ImporterError, StreamFileError
 from ledgermirror.importer.options import DEFAULT_FILES_PER_TRANSACTION, ImportOptions, parse_date
 from ledgermirror.importer.outage import DISK_FULL, DatabaseFault, database_fault, next_wait
 from ledgermirror.importer.progress import Progress, progress_for
-from ledgermirror.importer.sources import SourceError, open_store
+from ledgermirror.importer.sources import SourceError, StoreRequests, open_store
 from ledgermirror.metrics.importer import ImporterMetrics, MetricsProgress, serve
 from ledgermirror.settings import Settings
 
@@ -171,6 +171,10 @@ class _Attempts:
         self.metrics = metrics
         self.restart = restart
         self.stop = asyncio.Event()
+        self.requests = StoreRequests()
+        """The source's requests, over every attempt."""
+        if metrics is not None:
+            metrics.watch_store(self.requests)
 
     async def run(self) -> int:
         loop = asyncio.get_running_loop()
@@ -220,7 +224,15 @@ class _Attempts:
             assert fault is not None
             return fault
         try:
-            await run_stream(conn, self.source, self.options, self.stream, stop=self.stop, progress=self.progress)
+            await run_stream(
+                conn,
+                self.source,
+                self.options,
+                self.stream,
+                stop=self.stop,
+                progress=self.progress,
+                requests=self.requests,
+            )
         except ImporterError as error:
             print(f"ledgermirror: {error}", file=sys.stderr)
             return EXIT_USAGE

