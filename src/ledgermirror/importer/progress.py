@@ -27,6 +27,10 @@ class ImportStats:
     started: float = field(default_factory=time.perf_counter)
     last_name: str | None = None
     last_consensus_end: int | None = None
+    overlapped: int = 0
+    """Transactions written while the next one was built (``LEDGERMIRROR_IMPORT_OVERLAP``)."""
+    waited_reads: int = 0
+    """Reads of row building that waited for the transaction being written to commit (``importer/overlap.py``)."""
 
     @property
     def elapsed(self) -> float:

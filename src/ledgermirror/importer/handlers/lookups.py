@@ -20,7 +20,7 @@ are built.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncpg
 
@@ -92,19 +92,47 @@ def wanted(items: Iterable[Item]) -> set[bytes]:
     return found
 
 
+class LookupReads(Protocol):
+    """The two reads of row building (``db.aliases``). The import driver's overlapped build answers them from
+    the committed database only where the batch being written cannot change the answer
+    (``importer/overlap.py``)."""
+
+    async def entity_ids(self, keys: Sequence[bytes]) -> dict[bytes, int]: ...
+
+    async def evm_addresses(self, entity_ids: Sequence[int]) -> dict[int, bytes]: ...
+
+
+class DatabaseReads:
+    """:class:`LookupReads` on one connection, as it stands (inside the import's open transaction)."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def entity_ids(self, keys: Sequence[bytes]) -> dict[bytes, int]:
+        return await stored_aliases.entity_ids(self.conn, keys)
+
+    async def evm_addresses(self, entity_ids: Sequence[int]) -> dict[int, bytes]:
+        return await stored_aliases.evm_addresses(self.conn, entity_ids)
+
+
 async def rows_of_file_with_lookups(
-    conn: asyncpg.Connection, record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()
+    reads: LookupReads | asyncpg.Connection,
+    record_file: RecordFile,
+    batch: Batch,
+    sidecars: Sequence[SidecarFile] = (),
 ) -> None:
     """``rows_of_file``, with the aliases and EVM addresses its items name read from ``entity`` first (those
     the batch already knows from its own creates are not read); at the end of the file its synthetic
     ``Transfer`` logs get their parties' EVM addresses (``synthetic_logs.complete_addresses``) unless the batch
     is told not to (``Batch.synthetic_log_addresses``)."""
+    if isinstance(reads, asyncpg.Connection):
+        reads = DatabaseReads(reads)
     items = items_of_file(record_file, sidecars)
     missing = [key for key in wanted(items) if key not in batch.aliases.known]
     if missing:
-        for key, entity_id in (await stored_aliases.entity_ids(conn, missing)).items():
+        for key, entity_id in (await reads.entity_ids(missing)).items():
             batch.aliases.learn(key, entity_id)
     file = rows_of_items(record_file, items, batch, sidecars)
     if batch.synthetic_log_addresses and file.synthetic_transfers:
-        stored = await stored_aliases.evm_addresses(conn, sorted(address_lookups(file)))
+        stored = await reads.evm_addresses(sorted(address_lookups(file)))
         complete_addresses(file, batch, stored)
