@@ -362,6 +362,14 @@ def report(
             "rows": round(measured.rows_seconds, 3),
             "database_writes": round(stats.write_seconds - measured.rows_seconds, 3),
         },
+        "overlap": {
+            # LEDGERMIRROR_IMPORT_OVERLAP: transactions written by the background writer while the next was built,
+            # its wall seconds, and the part of them the builder waited for (not hidden by building)
+            "background_transactions": stats.overlapped,
+            "background_write_seconds": round(stats.background_write_seconds, 3),
+            "builder_wait_seconds": round(stats.write_wait_seconds, 3),
+            "reads_that_waited": stats.waited_reads,
+        },
         "windows": by_window,
         "targets": {
             "sustained_tps": TARGET_TPS,
@@ -417,6 +425,13 @@ def print_report(result: dict[str, Any]) -> None:
     print_windows(result["windows"])
     print(f"  importer peak RSS: {result['memory']['importer_peak_rss_bytes'] / 2**20:.0f} MB")
     print("  stages (s): " + ", ".join(f"{name} {seconds}" for name, seconds in stages.items()))
+    overlap = result["overlap"]
+    if overlap["background_transactions"]:
+        print(
+            f"  overlap: {overlap['background_transactions']} transactions written in the background in "
+            f"{overlap['background_write_seconds']} s, the builder waited {overlap['builder_wait_seconds']} s "
+            f"for them ({overlap['reads_that_waited']} reads waited for a commit)"
+        )
     for name, count in result["rows_by_table"].items():
         print(f"    {name:<32} {count:>12,}")
     copy = result.get("copy_limit")

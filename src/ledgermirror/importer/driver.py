@@ -15,6 +15,15 @@ items) while catching up. Per unit, in stream order:
    right after it, in its transaction: ``importer/balance_snapshots.py``);
 4. :meth:`Driver.commit_group` commits: the import's only commit point.
 
+With ``ImportOptions.overlap`` (``LEDGERMIRROR_IMPORT_OVERLAP``, on by default) a transaction's units are
+gathered without writing (:meth:`Driver._gather`), then written and committed by a background writer (its own
+thread, event loop and connection: ``importer/overlap.py``) while the next transaction's units are verified
+and their rows built; the row builder's reads are answered so that they see the transaction in flight
+(``overlap.GuardedReads``). A transaction is written only after the one before it committed, in the same
+grouping, with the same rows. One that must write as it goes (a node set change, a balance snapshot, the
+bootstrap book or balances, mainnet's errata, record files before v6) waits for the one in flight to commit and
+goes on as above on the import's connection.
+
 The state the next unit is checked against (:class:`Position`, and the kind's own) is copied for each
 transaction and replaced as a whole when it commits.
 """
@@ -446,7 +455,10 @@ class Driver(Generic[S]):
         if written is None:
             return
         self._inflight = None
+        waited = time.perf_counter()
         await written.guard.done
+        self.stats.write_wait_seconds += time.perf_counter() - waited + written.guard.wait_seconds
+        self.stats.background_write_seconds += written.seconds
         self.snapshots.committed(written.clock)
         self.state = written.built.state
         group = written.built.group
@@ -523,14 +535,22 @@ class Driver(Generic[S]):
         group, state, position = built.group, built.state, units.position(built.state)
 
         async def write_and_commit(conn: asyncpg.Connection) -> None:
+            started = time.perf_counter()
+            try:
+                await write(conn)
+            finally:
+                written.seconds = time.perf_counter() - started
+
+        async def write(conn: asyncpg.Connection) -> None:
             async with conn.transaction():
                 group.rows += await write_files(conn, built.batch, built.record_rows, position, group)
                 await units.before_commit(conn, state, group)
                 group.rows += await built.evidence.write(conn)
                 await notify_commit(conn, group.last_consensus_end)
 
-        done = writer.submit(write_and_commit)
-        return _Written(built, InFlight(built.batch, done), time.perf_counter())
+        written = _Written(built, InFlight(built.batch), time.perf_counter())
+        written.guard.follow(writer.submit(write_and_commit))
+        return written
 
     def _committed(self, group: ImportStats, seconds: float) -> None:
         if group.files == 0:
@@ -555,3 +575,5 @@ class _Written(Generic[S]):
     guard: InFlight
     started: float
     clock: SnapshotClock | None = None
+    seconds: float = 0.0
+    """Wall seconds of the write and commit (set by the writer's thread when done)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -45,7 +46,8 @@ batch's statements)."""
 class InFlight:
     """A batch being written and committed: what of ``entity`` it may change, and its commit."""
 
-    def __init__(self, batch: Batch, done: asyncio.Future[Any]) -> None:
+    def __init__(self, batch: Batch) -> None:
+        """Read ``batch`` before it is handed to the writer (whose ``write_batch`` changes its rows)."""
         keys: set[bytes] = set()
         ids: set[int] = set()
         for segment in batch.segments:
@@ -57,15 +59,28 @@ class InFlight:
                         keys.add(bytes(value))
         self.keys = frozenset(keys)
         self.ids = frozenset(ids)
-        self.done = done
+        self.done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        """The commit (set by :meth:`follow`)."""
         self.waits = 0
         """Reads that waited for the commit."""
+        self.wait_seconds = 0.0
+        """How long they waited."""
+
+    def follow(self, done: asyncio.Future[Any]) -> None:
+        """The batch was handed to the writer: ``done`` is its commit."""
+        self.done = done
 
     async def committed(self) -> None:
         """Wait for the commit (raises what the write raised)."""
-        if not self.done.done():
-            self.waits += 1
-        await asyncio.shield(self.done)
+        if self.done.done():
+            await self.done
+            return
+        self.waits += 1
+        started = time.perf_counter()
+        try:
+            await asyncio.shield(self.done)
+        finally:
+            self.wait_seconds += time.perf_counter() - started
 
 
 class GuardedReads:
