@@ -13,11 +13,15 @@ cannot change the answer, and otherwise waits for N's commit and reads again, so
 sequential import would get:
 
 - an alias or EVM address is safe when no ``entity`` row N upserts carries it (as ``alias`` or
-  ``evm_address``), and no entity holding it now (deleted ones too: an undelete) is upserted by N: nothing
-  else in a batch's write changes ``entity.alias``, ``evm_address``, ``deleted`` or adds entities (running
-  values change balances, the steps change ``type`` and ``public_key``; the balance snapshot's treasury and the
-  seeded genesis balances are written only by groups the driver never overlaps);
-- an entity's EVM address is safe when N upserts no ``entity`` row of that id.
+  ``evm_address``), and N sets neither ``alias``, ``evm_address`` nor ``deleted`` of any entity holding it now
+  (deleted ones too: an undelete);
+- an entity's EVM address is safe when no ``entity`` row N upserts for it sets ``evm_address``.
+
+An upsert changes a column only where its row gives a value (``db.write.upsert`` coalesces a NULL with the
+stored value, unless the table declares the column ``replace_nulls``, counted as set). Nothing else in a
+batch's write changes ``entity.alias``, ``evm_address``, ``deleted`` or adds entities: running values change
+balances, the deferred steps ``type`` and ``public_key``; the balance snapshot's treasury and the seeded genesis
+balances are written only by transactions the driver never overlaps.
 """
 
 from __future__ import annotations
@@ -33,9 +37,13 @@ import asyncpg
 
 from ledgermirror.db import aliases as stored_aliases
 from ledgermirror.db.connections import sibling
+from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer.handlers.batch import Batch
 
 T = TypeVar("T")
+
+_HOLDING = ("alias", "evm_address", "deleted")
+"""The ``entity`` columns the lookups' answers depend on (with ``id``)."""
 
 SWITCH_INTERVAL = 0.0002
 """Seconds between the interpreter's forced GIL hand-overs while a batch is written: the writer's thread waits
@@ -49,16 +57,24 @@ class InFlight:
     def __init__(self, batch: Batch) -> None:
         """Read ``batch`` before it is handed to the writer (whose ``write_batch`` changes its rows)."""
         keys: set[bytes] = set()
-        ids: set[int] = set()
+        holders: set[int] = set()
+        addresses: set[int] = set()
+        model = table_model("entity")
         for segment in batch.segments:
             for row in segment.upserts.get("entity", ()):
-                ids.add(row["id"])
-                for column in ("alias", "evm_address"):
-                    value = row.get(column)
-                    if value:
-                        keys.add(bytes(value))
+                for column in _HOLDING:
+                    if row.get(column) is not None or (column in row and column in model.replace_nulls):
+                        holders.add(row["id"])
+                        if column == "evm_address":
+                            addresses.add(row["id"])
+                        if column != "deleted" and row[column]:
+                            keys.add(bytes(row[column]))
         self.keys = frozenset(keys)
-        self.ids = frozenset(ids)
+        """Aliases and EVM addresses the batch gives entities."""
+        self.holders = frozenset(holders)
+        """Entities whose alias, EVM address or deleted flag the batch may change."""
+        self.addresses = frozenset(addresses)
+        """Entities whose EVM address the batch may change."""
         self.done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         """The commit (set by :meth:`follow`)."""
         self.waits = 0
@@ -94,14 +110,14 @@ class GuardedReads:
         inflight = self.inflight
         if not inflight.done.done() and not any(key in inflight.keys for key in keys):
             found = await stored_aliases.holders(self.conn, keys)
-            if not any(holder[0] in inflight.ids for holder in found):
+            if not any(holder[0] in inflight.holders for holder in found):
                 return stored_aliases.live_ids(found, keys)
         await inflight.committed()
         return await stored_aliases.entity_ids(self.conn, keys)
 
     async def evm_addresses(self, entity_ids: Sequence[int]) -> dict[int, bytes]:
         inflight = self.inflight
-        if any(entity_id in inflight.ids for entity_id in entity_ids):
+        if any(entity_id in inflight.addresses for entity_id in entity_ids):
             await inflight.committed()
         return await stored_aliases.evm_addresses(self.conn, entity_ids)
 
