@@ -369,6 +369,7 @@ def report(
             "background_write_seconds": round(stats.background_write_seconds, 3),
             "builder_wait_seconds": round(stats.write_wait_seconds, 3),
             "reads_that_waited": stats.waited_reads,
+            "reads_completed_after_the_commit": stats.deferred_reads,
         },
         "windows": by_window,
         "targets": {
@@ -430,7 +431,8 @@ def print_report(result: dict[str, Any]) -> None:
         print(
             f"  overlap: {overlap['background_transactions']} transactions written in the background in "
             f"{overlap['background_write_seconds']} s, the builder waited {overlap['builder_wait_seconds']} s "
-            f"for them ({overlap['reads_that_waited']} reads waited for a commit)"
+            f"for them ({overlap['reads_that_waited']} reads waited for a commit, "
+            f"{overlap['reads_completed_after_the_commit']} files' log addresses completed after it)"
         )
     for name, count in result["rows_by_table"].items():
         print(f"    {name:<32} {count:>12,}")

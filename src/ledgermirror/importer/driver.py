@@ -243,6 +243,8 @@ class Built(Generic[S]):
     """The last gathered unit changes the node set or makes a balance snapshot due: write what is gathered
     (and take the snapshot) before the next unit."""
     snapshot_due: bool = False
+    reads: GuardedReads | None = None
+    """The gathering's reads while a transaction was in flight: what they put off runs once it committed."""
 
 
 class Driver(Generic[S]):
@@ -416,6 +418,9 @@ class Driver(Generic[S]):
                 built = await self._gather_next(units, latest)
                 latest = built.state
                 await self._settle()
+                if built.reads is not None:
+                    self.stats.deferred_reads += len(built.reads.completions)
+                    await built.reads.complete()
                 if built.barrier:
                     await self._commit_rest(units, built)
                 elif built.group.files:
@@ -487,9 +492,9 @@ class Driver(Generic[S]):
         if position.pending_book is not None or position.pending_balances is not None:
             built.barrier = True
             return
-        reads: LookupReads = (
-            GuardedReads(self.conn, inflight) if inflight is not None else DatabaseReads(self.conn)
-        )
+        reads: LookupReads = DatabaseReads(self.conn)
+        if inflight is not None:
+            reads = built.reads = GuardedReads(self.conn, inflight)
         while group.files < options.files_per_transaction and group.items < options.items_per_transaction:
             if self.stop.is_set():
                 break

@@ -105,6 +105,24 @@ class GuardedReads:
     def __init__(self, conn: asyncpg.Connection, inflight: InFlight) -> None:
         self.conn = conn
         self.inflight = inflight
+        self.completions: list[Callable[[], Awaitable[None]]] = []
+        """What :meth:`deferred` put off, to run in order once ``inflight`` committed (:meth:`complete`)."""
+
+    def deferred(self, entity_ids: Sequence[int], completion: Callable[[], Awaitable[None]]) -> bool:
+        """A file's synthetic log addresses whose answer ``inflight`` may change: completed after its commit
+        instead of waiting for it now (``lookups.rows_of_file_with_lookups``)."""
+        inflight = self.inflight
+        if inflight.done.done() or not any(entity_id in inflight.addresses for entity_id in entity_ids):
+            return False
+        self.completions.append(completion)
+        return True
+
+    async def complete(self) -> None:
+        """Run the deferred completions (``inflight`` committed)."""
+        await self.inflight.committed()
+        for completion in self.completions:
+            await completion()
+        self.completions.clear()
 
     async def entity_ids(self, keys: Sequence[bytes]) -> dict[bytes, int]:
         inflight = self.inflight
