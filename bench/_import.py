@@ -469,9 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--files-per-transaction", type=int, default=DEFAULT_FILES_PER_TRANSACTION)
     p.add_argument("--no-copy-limit", action="store_true", help="skip the COPY comparison")
     p.add_argument(
-        "--no-overlap",
+        "--overlap",
         action="store_true",
-        help="build rows only after the previous transaction committed (LEDGERMIRROR_IMPORT_OVERLAP=false)",
+        help="build the next transaction's rows while this one is written (LEDGERMIRROR_IMPORT_OVERLAP=true)",
     )
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed to the simulator and the import")
     p.add_argument("--json", type=Path, help="also write the report as JSON")
@@ -499,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
             initial_balances=balances if balances.is_file() else None,
             files_per_transaction=max(args.files_per_transaction, 1),
             end=parse_date(args.end_date) if args.end_date else None,
-            overlap=not args.no_overlap,
+            overlap=args.overlap,
         )
         print("importing ...", file=sys.stderr, flush=True)
         pgdata = str(data_dir.resolve() / "pgdata")

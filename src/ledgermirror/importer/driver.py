@@ -15,7 +15,7 @@ items) while catching up. Per unit, in stream order:
    right after it, in its transaction: ``importer/balance_snapshots.py``);
 4. :meth:`Driver.commit_group` commits: the import's only commit point.
 
-With ``ImportOptions.overlap`` (``LEDGERMIRROR_IMPORT_OVERLAP``, on by default) a transaction's units are
+With ``ImportOptions.overlap`` (``LEDGERMIRROR_IMPORT_OVERLAP``, off by default) a transaction's units are
 gathered without writing (:meth:`Driver._gather`), then written and committed by a background writer (its own
 thread, event loop and connection: ``importer/overlap.py``) while the next transaction's units are verified
 and their rows built; the row builder's reads are answered so that they see the transaction in flight
