@@ -98,12 +98,17 @@ class _Commits(LogProgress):
 
 
 async def _import(
-    url: str, root: Path, *, cancel_after: float | None = None, after_first_commit: bool = False
+    url: str,
+    root: Path,
+    *,
+    cancel_after: float | None = None,
+    after_first_commit: bool = False,
+    overlap: bool = False,
 ) -> bool:
     """One run; with ``cancel_after`` it is cancelled that many seconds after its start (or after its first
     commit) and its connection dropped. True when it finished first."""
     conn = await asyncpg.connect(url)
-    options = ImportOptions(once=True, address_book=root / "book.bin", files_per_transaction=3)
+    options = ImportOptions(once=True, address_book=root / "book.bin", files_per_transaction=3, overlap=overlap)
     commits = _Commits()
     task = asyncio.create_task(run_import(conn, open_store(str(root / "streams")), options, progress=commits))
     try:
@@ -121,8 +126,9 @@ async def _import(
         conn.terminate()
 
 
+@pytest.mark.parametrize("overlap", [False, True], ids=["sequential", "overlapped"])
 def test_interrupted_imports_end_with_the_tables_of_one_run(
-    database: Prepared, ledger: Ledger, tmp_path: Path
+    database: Prepared, ledger: Ledger, tmp_path: Path, overlap: bool
 ) -> None:
     root = _write_stream(tmp_path)
     url = database.owner_url
@@ -145,11 +151,13 @@ def test_interrupted_imports_end_with_the_tables_of_one_run(
             after_commit = interrupted % 2 == 1
             spread = max(duration - overhead, 0.0) / (60 if after_commit else 40)
             cancel_after = chance.uniform(0.0, spread) + (0.0 if after_commit else overhead)
-            finished = await _import(url, root, cancel_after=cancel_after, after_first_commit=after_commit)
+            finished = await _import(
+                url, root, cancel_after=cancel_after, after_first_commit=after_commit, overlap=overlap
+            )
             assert not finished, "the stream was imported before the interruptions were done: make it longer"
             interrupted += 1
         progress = await _count(url)
-        assert await _import(url, root)
+        assert await _import(url, root, overlap=overlap)
         return expected, await _digest(url), progress
 
     expected, resumed, progress = asyncio.run(scenario())

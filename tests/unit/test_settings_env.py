@@ -76,6 +76,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "import_balance_snapshot_initial_delay_seconds": ("300", 300),
         "import_balance_snapshot_token_balances": ("no", False),
         "import_balance_files": ("true", True),
+        "import_overlap": ("true", True),
         "users": (
             json.dumps([{"username": "a", "password_hash": HASH}]),
             (ApiUser("a", HASH, None), ApiUser("b", HASH, 7)),  # and the file's, after the variable's
@@ -280,6 +281,11 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "LEDGERMIRROR_PAGINATION_PROBE",
             "maybe",
             "LEDGERMIRROR_PAGINATION_PROBE must be true or false, not 'maybe'",
+        ),
+        (
+            "LEDGERMIRROR_IMPORT_OVERLAP",
+            "sometimes",
+            "LEDGERMIRROR_IMPORT_OVERLAP must be true or false, not 'sometimes'",
         ),
     ],
     "Literal": [

@@ -7,23 +7,46 @@ from collections.abc import Sequence
 
 import asyncpg
 
-_ENTITY_IDS = """
-select id, alias, evm_address from entity
-where (alias = any($1::bytea[]) or evm_address = any($1::bytea[])) and deleted is not true
+_HOLDERS = """
+select id, alias, evm_address, deleted is true as deleted from entity
+where alias = any($1::bytea[]) or evm_address = any($1::bytea[])
 order by id
 """
+
+Holder = tuple[int, bytes | None, bytes | None, bool]
+"""An entity holding a key: id, alias, EVM address, deleted."""
+
+
+async def holders(conn: asyncpg.Connection, keys: Sequence[bytes]) -> list[Holder]:
+    """Every entity (deleted ones too) whose alias or EVM address is one of ``keys``, by id."""
+    return [
+        (
+            row["id"],
+            None if row["alias"] is None else bytes(row["alias"]),
+            None if row["evm_address"] is None else bytes(row["evm_address"]),
+            row["deleted"],
+        )
+        for row in await conn.fetch(_HOLDERS, sorted(set(keys)))
+    ]
+
+
+def live_ids(found: Sequence[Holder], keys: Sequence[bytes]) -> dict[bytes, int]:
+    """Alias or EVM address -> the id of the live entity holding it (the lowest id when several do), from
+    :func:`holders`."""
+    wanted = set(keys)
+    ids: dict[bytes, int] = {}
+    for entity_id, alias, evm_address, deleted in found:
+        if deleted:
+            continue
+        for key in (alias, evm_address):
+            if key is not None and key in wanted:
+                ids.setdefault(key, entity_id)
+    return ids
 
 
 async def entity_ids(conn: asyncpg.Connection, keys: Sequence[bytes]) -> dict[bytes, int]:
     """Alias or EVM address -> the id of the live entity holding it (the lowest id when several do)."""
-    found: dict[bytes, int] = {}
-    wanted = set(keys)
-    for row in await conn.fetch(_ENTITY_IDS, list(wanted)):
-        for column in ("alias", "evm_address"):
-            key = row[column]
-            if key is not None and bytes(key) in wanted:
-                found.setdefault(bytes(key), row["id"])
-    return found
+    return live_ids(await holders(conn, keys), keys)
 
 
 _EVM_ADDRESSES = """

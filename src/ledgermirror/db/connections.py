@@ -33,6 +33,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
 
 import asyncpg
 
@@ -228,3 +229,30 @@ class ConnectionSet:
                 await conn.close(timeout=5)
             except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError):
                 conn.terminate()
+
+
+async def sibling(conn: asyncpg.Connection) -> asyncpg.Connection:
+    """A new connection to ``conn``'s server and database, as its user, with its TLS mode and server settings,
+    opened on the running event loop (the importer's background writer: its own thread and loop, so it cannot
+    share ``conn``). asyncpg keeps what ``connect`` was given on the connection (``_addr``, ``_params``): read
+    there, not reparsed from a URL the caller may not have."""
+    addr: Any = getattr(conn, "_addr")  # noqa: B009 (not in asyncpg's stubs)
+    params: Any = getattr(conn, "_params")  # noqa: B009
+    if isinstance(addr, str):  # a Unix socket: <folder>/.s.PGSQL.<port>
+        folder, _, name = addr.rpartition("/")
+        host, port = folder, int(name.rsplit(".", 1)[1])
+    else:
+        host, port = addr[0], addr[1]
+    mode = params.sslmode.name.replace("_", "-")
+    ssl: Any = params.ssl if mode.startswith("verify") else mode
+    connection: asyncpg.Connection = await asyncpg.connect(
+        host=host,
+        port=port,
+        user=params.user,
+        password=params.password,
+        database=params.database,
+        ssl=ssl,
+        server_settings=params.server_settings,
+        timeout=CONNECT_SECONDS * 2,
+    )
+    return connection

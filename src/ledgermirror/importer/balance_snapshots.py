@@ -97,12 +97,24 @@ class BalanceSnapshots:
             self._committed = SnapshotClock(marks.last_snapshot, marks.first_end)
         self._open = SnapshotClock(self._committed.last, self._committed.first_end)
 
-    def committed(self) -> None:
-        """The transaction committed: its clock is now the committed one."""
-        if self._open is not None:
-            self._committed = self._open
-            self._treasury_checked = self._treasury_checked or self._open.treasury_checked
-            self._open = None
+    def follow(self) -> SnapshotClock | None:
+        """The next transaction begins while the open one is written (``LEDGERMIRROR_IMPORT_OVERLAP``): it works
+        on a copy of the open clock, which is final (a transaction that takes a snapshot is never overlapped).
+        Returns the clock of the transaction being written, for :meth:`committed`."""
+        written = self._open
+        if written is not None:
+            self._open = SnapshotClock(written.last, written.first_end)
+        return written
+
+    def committed(self, clock: SnapshotClock | None = None) -> None:
+        """The transaction committed: its clock (the open one, or ``clock`` from :meth:`follow`) is now the
+        committed one."""
+        done = clock if clock is not None else self._open
+        if done is not None:
+            self._committed = done
+            self._treasury_checked = self._treasury_checked or done.treasury_checked
+            if clock is None:
+                self._open = None
 
     def due(self, consensus_end: int) -> bool:
         """Whether the record file ending at ``consensus_end`` (accepted in the open transaction) makes a

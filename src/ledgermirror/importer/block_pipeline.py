@@ -181,7 +181,7 @@ class Blocks:
             if state.first_chain_only is None:
                 state.first_chain_only = unit.block.number
 
-    async def before_commit(self, state: BlockState, group: ImportStats) -> None:
+    async def before_commit(self, conn: asyncpg.Connection, state: BlockState, group: ImportStats) -> None:
         """The ``import_status`` row of the last block."""
         last = state.last
         if last is None or not group.files:
@@ -196,7 +196,7 @@ class Blocks:
             state.chain_only - self.driver.state.chain_only,
             state.first_chain_only,
         )
-        await import_state.save_status(self.driver.conn, status)
+        await import_state.save_status(conn, status)
 
 
 class _BlockRun:

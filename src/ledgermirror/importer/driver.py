@@ -15,6 +15,15 @@ items) while catching up. Per unit, in stream order:
    right after it, in its transaction: ``importer/balance_snapshots.py``);
 4. :meth:`Driver.commit_group` commits: the import's only commit point.
 
+With ``ImportOptions.overlap`` (``LEDGERMIRROR_IMPORT_OVERLAP``, off by default) a transaction's units are
+gathered without writing (:meth:`Driver._gather`), then written and committed by a background writer (its own
+thread, event loop and connection: ``importer/overlap.py``) while the next transaction's units are verified
+and their rows built; the row builder's reads are answered so that they see the transaction in flight
+(``overlap.GuardedReads``). A transaction is written only after the one before it committed, in the same
+grouping, with the same rows. One that must write as it goes (a node set change, a balance snapshot, the
+bootstrap book or balances, mainnet's errata, record files before v6) waits for the one in flight to commit and
+goes on as above on the import's connection.
+
 The state the next unit is checked against (:class:`Position`, and the kind's own) is copied for each
 transaction and replaced as a whole when it commits.
 """
@@ -26,17 +35,17 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar, cast
 
 import asyncpg
 
 from ledgermirror.db import address_books, import_state, write
 from ledgermirror.db.commit_notify import notify_commit
 from ledgermirror.importer.address_book import AddressBook, read_address_book
-from ledgermirror.importer.balance_snapshots import BalanceSnapshots
+from ledgermirror.importer.balance_snapshots import BalanceSnapshots, SnapshotClock
 from ledgermirror.importer.block_verify import BlockLink
-from ledgermirror.importer.errata import rows_with_errata
+from ledgermirror.importer.errata import is_mainnet, rows_with_errata
 from ledgermirror.importer.errors import ImporterError, StreamFileError, StreamParseError
 from ledgermirror.importer.evidence import EvidenceRows
 from ledgermirror.importer.handlers import address_books as book_handlers
@@ -45,7 +54,9 @@ from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balanc
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.batch_writer import write_batch
 from ledgermirror.importer.handlers.item import ItemError
+from ledgermirror.importer.handlers.lookups import DatabaseReads, LookupReads
 from ledgermirror.importer.options import ImportOptions
+from ledgermirror.importer.overlap import BackgroundWriter, GuardedReads, InFlight
 from ledgermirror.importer.progress import ImportStats, Progress
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.sidecar_file import SidecarFile
@@ -121,8 +132,8 @@ class Units(Protocol[S, U]):
         """Add the unit's ``record_file`` row to ``record_rows`` and move ``state`` past the unit (its rows are
         in the batch)."""
 
-    async def before_commit(self, state: S, group: ImportStats) -> None:
-        """The kind's last writes in the transaction, after its units' rows."""
+    async def before_commit(self, conn: asyncpg.Connection, state: S, group: ImportStats) -> None:
+        """The kind's last writes in the transaction (on ``conn``), after its units' rows."""
 
 
 def batch_of(options: ImportOptions) -> Batch:
@@ -209,6 +220,33 @@ async def sole_importer(conn: asyncpg.Connection) -> AsyncIterator[None]:
         await import_state.unlock(conn)
 
 
+FIRST_BLOCK_VERSION = 6
+"""Record files before v6 have no block number: the first v6 file renumbers them (``record_file_row``)."""
+
+
+@dataclass(slots=True)
+class Built(Generic[S]):
+    """A transaction's units gathered without writing (``LEDGERMIRROR_IMPORT_OVERLAP``): the rows, the kind's
+    state after them, and why the gathering stopped."""
+
+    state: S
+    group: ImportStats = field(default_factory=ImportStats)
+    batch: Batch = field(default_factory=Batch)
+    record_rows: RecordRows = field(default_factory=list)
+    evidence: EvidenceRows = field(default_factory=EvidenceRows)
+    refused: StreamFileError | None = None
+    barrier: bool = False
+    """The rest of the transaction must be written in it as it goes (:meth:`Driver._write_group`)."""
+    held: Unit | None = None
+    """A verified unit not gathered yet: the transaction goes on with it (a record file before v6)."""
+    flush: bool = False
+    """The last gathered unit changes the node set or makes a balance snapshot due: write what is gathered
+    (and take the snapshot) before the next unit."""
+    snapshot_due: bool = False
+    reads: GuardedReads | None = None
+    """The gathering's reads while a transaction was in flight: what they put off runs once it committed."""
+
+
 class Driver(Generic[S]):
     """Runs units into the database of ``conn``; ``state`` is the committed state of the unit kind."""
 
@@ -239,6 +277,8 @@ class Driver(Generic[S]):
     async def run_units(self, units: Units[S, U]) -> int:
         """Import ``units`` in transactions until the source has nothing more now, the end or a stop; returns
         how many were committed. A refused unit is raised after the units before it are committed."""
+        if self.options.overlap:
+            return await self._run_overlapped(units)
         imported = 0
         while not units.exhausted and not self.stop.is_set() and not self.reached_end:
             tentative = units.copy(self.state)
@@ -259,21 +299,202 @@ class Driver(Generic[S]):
         async with self.conn.transaction():
             await self.snapshots.begin(self.conn)
             refused = await self._write_group(units, state, group)
-            await units.before_commit(state, group)
+            await units.before_commit(self.conn, state, group)
             group.rows += await self.evidence.write(self.conn)
             await notify_commit(self.conn, group.last_consensus_end)  # delivered when the transaction commits
         self.snapshots.committed()
         self._committed(group, time.perf_counter() - started)
         return group, refused
 
-    async def _write_group(self, units: Units[S, U], state: S, group: ImportStats) -> StreamFileError | None:
+    async def _write_group(
+        self, units: Units[S, U], state: S, group: ImportStats, start: Built[S] | None = None
+    ) -> StreamFileError | None:
         """Verify and write units into the open transaction up to the group's limits; returns the refused
         unit's error, if one ends the group. Rows of several units are gathered in one batch and written
-        together, before the next unit is verified when a unit changes the node set."""
+        together, before the next unit is verified when a unit changes the node set. ``start``: what an
+        overlapped gathering (:meth:`_gather`) gathered already, without writing, for this transaction."""
         options = self.options
-        batch = batch_of(options)
-        record_rows: RecordRows = []
+        batch = start.batch if start is not None else batch_of(options)
+        record_rows: RecordRows = start.record_rows if start is not None else []
+        held = cast("U | None", start.held) if start is not None else None
+        reads = DatabaseReads(self.conn)
+        if start is not None and start.flush:
+            batch, record_rows = await self._flush(units, state, group, batch, record_rows, start.snapshot_due)
         refused: StreamFileError | None = None
+        while group.files < options.files_per_transaction and group.items < options.items_per_transaction:
+            if self.stop.is_set() and held is None:
+                break
+            load_start = time.time_ns() // 1_000_000
+            unit: U | None
+            if held is not None:
+                unit, held = held, None
+            else:
+                try:
+                    unit = await units.next_unit(state)
+                except StreamFileError as error:
+                    refused = error
+                    break
+            if unit is None:
+                self.reached_end = units.reached_end
+                break
+            snapshot_due = await self._gather_unit(
+                units, unit, state, group, batch, record_rows, reads, load_start
+            )
+            if batch.address_book_changed or has_node_stakes(batch) or snapshot_due:
+                batch, record_rows = await self._flush(units, state, group, batch, record_rows, snapshot_due)
+        group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
+        return refused
+
+    async def _flush(  # noqa: PLR0917
+        self,
+        units: Units[S, U],
+        state: S,
+        group: ImportStats,
+        batch: Batch,
+        record_rows: RecordRows,
+        snapshot_due: bool,
+    ) -> tuple[Batch, RecordRows]:
+        """Write what is gathered (the node set is reloaded if it changed), then the snapshot if one is due;
+        returns a new batch and ``record_file`` rows to gather into."""
+        group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
+        if snapshot_due:  # the balances after this file, in its transaction
+            assert group.last_consensus_end is not None
+            snapshot_rows = await self.snapshots.take(self.conn, group.last_consensus_end)
+            group.tables.update(snapshot_rows)
+            group.rows += sum(snapshot_rows.values())
+        return batch_of(self.options), []
+
+    async def _gather_unit(  # noqa: PLR0917
+        self,
+        units: Units[S, U],
+        unit: U,
+        state: S,
+        group: ImportStats,
+        batch: Batch,
+        record_rows: RecordRows,
+        reads: LookupReads,
+        load_start: int,
+        evidence: EvidenceRows | None = None,
+    ) -> bool:
+        """Build a verified unit's rows into ``batch`` and accept it; returns whether it makes a balance
+        snapshot due."""
+        built = time.perf_counter()
+        record = unit.record
+        try:
+            await rows_with_errata(
+                self.conn, unit, batch, units.previous(state), units.position(state).book, self.options, reads
+            )
+        except ItemError as error:  # a verified unit whose transaction we cannot read: the group rolls back
+            raise StreamParseError(units.name_of(unit), str(error)) from error
+        await units.accept(unit, state, record_rows, load_start)
+        (evidence if evidence is not None else self.evidence).add(
+            record, unit.consensus, units.position(state).book
+        )
+        group.files += 1
+        group.items += record.count
+        group.last_name, group.last_consensus_end = record.name, record.consensus_end
+        group.write_seconds += time.perf_counter() - built
+        self._last_version = record.version
+        return self.snapshots.due(record.consensus_end)
+
+    # Overlapped: the next transaction built while this one is written ------------------------------------------
+
+    _last_version: int | None = None
+
+    async def _run_overlapped(self, units: Units[S, U]) -> int:
+        """:meth:`run_units` with each plain transaction written and committed by a :class:`BackgroundWriter`
+        while the next one's units are verified and their rows built (:meth:`_gather`). A transaction that
+        must write as it goes (it changes the node set, takes a balance snapshot, seeds the bootstrap book or
+        balances, holds mainnet's errata or record files before v6) waits for the one being written to commit,
+        then runs as :meth:`commit_group` does."""
+        last = await import_state.last_record_file(self.conn)
+        self._last_version = last.version if last is not None else None
+        self._imported = 0
+        self._inflight = None
+        writer: BackgroundWriter | None = None
+        latest = self.state
+        try:
+            while not units.exhausted and not self.stop.is_set() and not self.reached_end:
+                built = await self._gather_next(units, latest)
+                latest = built.state
+                await self._settle()
+                if built.reads is not None:
+                    self.stats.deferred_reads += len(built.reads.completions)
+                    await built.reads.complete()
+                if built.barrier:
+                    await self._commit_rest(units, built)
+                elif built.group.files:
+                    writer = writer or BackgroundWriter(self.conn)
+                    self._inflight = self._submit(writer, units, built)
+                if built.refused is not None:
+                    await self._settle()
+                    raise built.refused
+            await self._settle()
+        finally:
+            if writer is not None:
+                writer.close()
+        return self._imported
+
+    _imported: int = 0
+    _inflight: _Written[S] | None = None
+
+    async def _gather_next(self, units: Units[S, U], latest: S) -> Built[S]:
+        """The next transaction gathered (:meth:`_gather`) after ``latest``, while the one in flight is
+        written; a failure commits the one in flight first (it was complete), then is raised."""
+        inflight = self._inflight
+        if inflight is None:
+            await self.snapshots.begin(self.conn)
+        else:
+            inflight.clock = self.snapshots.follow()
+        built = Built(units.copy(latest), batch=batch_of(self.options))
+        try:
+            await self._gather(units, built, inflight.guard if inflight is not None else None)
+        except Exception:
+            await self._settle()
+            raise
+        return built
+
+    async def _settle(self) -> None:
+        """Wait for the commit of the transaction in flight, if any; then it is the committed state."""
+        written = self._inflight
+        if written is None:
+            return
+        self._inflight = None
+        waited = time.perf_counter()
+        await written.guard.done
+        self.stats.write_wait_seconds += time.perf_counter() - waited + written.guard.wait_seconds
+        self.stats.background_write_seconds += written.seconds
+        self.snapshots.committed(written.clock)
+        self.state = written.built.state
+        group = written.built.group
+        self._committed(group, time.perf_counter() - written.started)
+        self._imported += group.files
+        self.stats.overlapped += 1
+        self.stats.waited_reads += written.guard.waits
+
+    def _barrier_before(self, units: Units[S, U], unit: U, state: S) -> bool:
+        """Whether ``unit`` must be gathered in a transaction that writes as it goes."""
+        version = unit.record.version
+        previous = self._last_version
+        return (
+            version < FIRST_BLOCK_VERSION
+            or (previous is not None and previous < FIRST_BLOCK_VERSION)
+            or is_mainnet(units.position(state).book, self.options.network)
+        )
+
+    async def _gather(self, units: Units[S, U], built: Built[S], inflight: InFlight | None) -> None:
+        """Verify units and build their rows into ``built`` without writing, up to the group's limits, reading
+        through :class:`GuardedReads` while ``inflight`` is written; stops early (``built.barrier``) where the
+        transaction must write as it goes."""
+        options = self.options
+        state, group = built.state, built.group
+        position = units.position(state)
+        if position.pending_book is not None or position.pending_balances is not None:
+            built.barrier = True
+            return
+        reads: LookupReads = DatabaseReads(self.conn)
+        if inflight is not None:
+            reads = built.reads = GuardedReads(self.conn, inflight)
         while group.files < options.files_per_transaction and group.items < options.items_per_transaction:
             if self.stop.is_set():
                 break
@@ -281,36 +502,60 @@ class Driver(Generic[S]):
             try:
                 unit = await units.next_unit(state)
             except StreamFileError as error:
-                refused = error
+                built.refused = error
                 break
             if unit is None:
                 self.reached_end = units.reached_end
                 break
-            built = time.perf_counter()
-            record = unit.record
+            if self._barrier_before(units, unit, state):
+                built.barrier, built.held = True, unit
+                return
+            due = await self._gather_unit(
+                units, unit, state, group, built.batch, built.record_rows, reads, load_start, built.evidence
+            )
+            if built.batch.address_book_changed or has_node_stakes(built.batch) or due:
+                built.barrier = built.flush = True
+                built.snapshot_due = due
+                return
+
+    async def _commit_rest(self, units: Units[S, U], built: Built[S]) -> None:
+        """A gathering that stopped at a barrier, written and committed in one transaction on the import's
+        connection, going on as :meth:`commit_group` does (nothing is being written meanwhile); a refused unit
+        is left in ``built.refused``."""
+        group = built.group
+        started = time.perf_counter()
+        self.evidence = built.evidence
+        async with self.conn.transaction():
+            built.refused = await self._write_group(units, built.state, group, built)
+            await units.before_commit(self.conn, built.state, group)
+            group.rows += await self.evidence.write(self.conn)
+            await notify_commit(self.conn, group.last_consensus_end)
+        self.snapshots.committed()
+        self.state = built.state
+        self._committed(group, time.perf_counter() - started)
+        self._imported += group.files
+
+    def _submit(self, writer: BackgroundWriter, units: Units[S, U], built: Built[S]) -> _Written[S]:
+        """Write and commit ``built`` in the writer's thread, on its connection."""
+        group, state, position = built.group, built.state, units.position(built.state)
+
+        async def write_and_commit(conn: asyncpg.Connection) -> None:
+            started = time.perf_counter()
             try:
-                await rows_with_errata(
-                    self.conn, unit, batch, units.previous(state), units.position(state).book, options
-                )
-            except ItemError as error:  # a verified unit whose transaction we cannot read: the group rolls back
-                raise StreamParseError(units.name_of(unit), str(error)) from error
-            await units.accept(unit, state, record_rows, load_start)
-            self.evidence.add(record, unit.consensus, units.position(state).book)
-            group.files += 1
-            group.items += record.count
-            group.last_name, group.last_consensus_end = record.name, record.consensus_end
-            group.write_seconds += time.perf_counter() - built
-            snapshot_due = self.snapshots.due(record.consensus_end)
-            if batch.address_book_changed or has_node_stakes(batch) or snapshot_due:
-                group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
-                batch = batch_of(options)
-                record_rows = []
-            if snapshot_due:  # the balances after this file, in its transaction
-                snapshot_rows = await self.snapshots.take(self.conn, record.consensus_end)
-                group.tables.update(snapshot_rows)
-                group.rows += sum(snapshot_rows.values())
-        group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
-        return refused
+                await write(conn)
+            finally:
+                written.seconds = time.perf_counter() - started
+
+        async def write(conn: asyncpg.Connection) -> None:
+            async with conn.transaction():
+                group.rows += await write_files(conn, built.batch, built.record_rows, position, group)
+                await units.before_commit(conn, state, group)
+                group.rows += await built.evidence.write(conn)
+                await notify_commit(conn, group.last_consensus_end)
+
+        written = _Written(built, InFlight(built.batch), time.perf_counter())
+        written.guard.follow(writer.submit(write_and_commit))
+        return written
 
     def _committed(self, group: ImportStats, seconds: float) -> None:
         if group.files == 0:
@@ -325,3 +570,15 @@ class Driver(Generic[S]):
         stats.last_name, stats.last_consensus_end = group.last_name, group.last_consensus_end
         self.progress.committed(stats)
         _log.debug("committed", extra={"files": group.files, "seconds": round(seconds, 4)})
+
+
+@dataclass(slots=True)
+class _Written(Generic[S]):
+    """A transaction handed to the background writer."""
+
+    built: Built[S]
+    guard: InFlight
+    started: float
+    clock: SnapshotClock | None = None
+    seconds: float = 0.0
+    """Wall seconds of the write and commit (set by the writer's thread when done)."""

@@ -42,7 +42,7 @@ from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.file_rows import rows_of_items
 from ledgermirror.importer.handlers.item import item_of
-from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
+from ledgermirror.importer.handlers.lookups import LookupReads, rows_of_file_with_lookups
 from ledgermirror.importer.record_file import RecordFile, RecordItem, parse_items
 from ledgermirror.importer.sidecar_file import SidecarFile
 from ledgermirror.importer.verify import ChainLink
@@ -187,10 +187,12 @@ async def rows_with_errata(  # noqa: PLR0917
     previous: ChainLink | BlockLink | None,
     book: AddressBook,
     options: ErrataOptions,
+    reads: LookupReads | None = None,
 ) -> None:
-    """The rows of a verified file (``lookups.rows_of_file_with_lookups``), then its errata (:func:`add_errata`):
-    the one call of the import drivers."""
-    await rows_of_file_with_lookups(conn, verified.record, batch, verified.sidecars)
+    """The rows of a verified file (``lookups.rows_of_file_with_lookups``, its reads through ``reads``, else on
+    ``conn``), then its errata (:func:`add_errata`, which writes on ``conn``): the one call of the import
+    drivers."""
+    await rows_of_file_with_lookups(reads or conn, verified.record, batch, verified.sidecars)
     await add_errata(conn, batch, verified.record, previous, book, options)
 
 

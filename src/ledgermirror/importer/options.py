@@ -49,6 +49,9 @@ class ImportOptions:
     as chain-verified only."""
     network: str | None = None
     """``mainnet`` applies mainnet's errata, another name never; None: when the address book is mainnet's."""
+    overlap: bool = False
+    """Build the next transaction's rows while this one is written (``LEDGERMIRROR_IMPORT_OVERLAP``;
+    ``importer/overlap.py``); False: one after the other."""
 
 
 def parse_date(text: str) -> int:

@@ -116,7 +116,7 @@ class RecordFiles:
         record_rows.append(record_file_row(record, index, load_start, time.time_ns() // 1_000_000))
         state.link, state.index, state.cursor = unit.link(), index, cursor_after(record.name)
 
-    async def before_commit(self, state: Position, group: ImportStats) -> None:
+    async def before_commit(self, conn: asyncpg.Connection, state: Position, group: ImportStats) -> None:
         return None
 
 

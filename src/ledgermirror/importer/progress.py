@@ -27,6 +27,17 @@ class ImportStats:
     started: float = field(default_factory=time.perf_counter)
     last_name: str | None = None
     last_consensus_end: int | None = None
+    overlapped: int = 0
+    """Transactions written by the background writer while the next was built (``LEDGERMIRROR_IMPORT_OVERLAP``)."""
+    waited_reads: int = 0
+    """Reads of row building that waited for the transaction being written to commit (``importer/overlap.py``)."""
+    deferred_reads: int = 0
+    """Files whose synthetic log addresses were completed after that commit instead of waiting for it."""
+    background_write_seconds: float = 0.0
+    """Wall seconds the background writer spent writing and committing."""
+    write_wait_seconds: float = 0.0
+    """Wall seconds the row builder waited for the background writer's commits (the part of the writes that
+    the building of the next transaction did not hide)."""
 
     @property
     def elapsed(self) -> float:

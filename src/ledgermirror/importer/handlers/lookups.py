@@ -19,8 +19,8 @@ are built.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncpg
 
@@ -32,6 +32,7 @@ from ledgermirror.importer.handlers.item import Item
 from ledgermirror.importer.handlers.synthetic_logs import address_lookups, complete_addresses
 
 if TYPE_CHECKING:
+    from ledgermirror.importer.handlers.context import FileState
     from ledgermirror.importer.record_file import RecordFile
     from ledgermirror.importer.sidecar_file import SidecarFile
 
@@ -92,19 +93,76 @@ def wanted(items: Iterable[Item]) -> set[bytes]:
     return found
 
 
+class LookupReads(Protocol):
+    """The two reads of row building (``db.aliases``). The import driver's overlapped build answers them from
+    the committed database only where the batch being written cannot change the answer
+    (``importer/overlap.py``)."""
+
+    async def entity_ids(self, keys: Sequence[bytes]) -> dict[bytes, int]: ...
+
+    async def evm_addresses(self, entity_ids: Sequence[int]) -> dict[int, bytes]: ...
+
+    def deferred(self, entity_ids: Sequence[int], completion: Callable[[], Awaitable[None]]) -> bool:
+        """Whether :meth:`evm_addresses` of ``entity_ids`` would wait for a write in flight; then
+        ``completion`` is run once it committed, before the batch is written."""
+
+
+class DatabaseReads:
+    """:class:`LookupReads` on one connection, as it stands (inside the import's open transaction)."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def entity_ids(self, keys: Sequence[bytes]) -> dict[bytes, int]:
+        return await stored_aliases.entity_ids(self.conn, keys)
+
+    async def evm_addresses(self, entity_ids: Sequence[int]) -> dict[int, bytes]:
+        return await stored_aliases.evm_addresses(self.conn, entity_ids)
+
+    def deferred(self, entity_ids: Sequence[int], completion: Callable[[], Awaitable[None]]) -> bool:
+        return False
+
+
 async def rows_of_file_with_lookups(
-    conn: asyncpg.Connection, record_file: RecordFile, batch: Batch, sidecars: Sequence[SidecarFile] = ()
+    reads: LookupReads | asyncpg.Connection,
+    record_file: RecordFile,
+    batch: Batch,
+    sidecars: Sequence[SidecarFile] = (),
 ) -> None:
     """``rows_of_file``, with the aliases and EVM addresses its items name read from ``entity`` first (those
     the batch already knows from its own creates are not read); at the end of the file its synthetic
     ``Transfer`` logs get their parties' EVM addresses (``synthetic_logs.complete_addresses``) unless the batch
     is told not to (``Batch.synthetic_log_addresses``)."""
+    if isinstance(reads, asyncpg.Connection):
+        reads = DatabaseReads(reads)
     items = items_of_file(record_file, sidecars)
     missing = [key for key in wanted(items) if key not in batch.aliases.known]
     if missing:
-        for key, entity_id in (await stored_aliases.entity_ids(conn, missing)).items():
+        for key, entity_id in (await reads.entity_ids(missing)).items():
             batch.aliases.learn(key, entity_id)
     file = rows_of_items(record_file, items, batch, sidecars)
     if batch.synthetic_log_addresses and file.synthetic_transfers:
-        stored = await stored_aliases.evm_addresses(conn, sorted(address_lookups(file)))
-        complete_addresses(file, batch, stored)
+        entity_ids = sorted(address_lookups(file))
+        if not reads.deferred(entity_ids, _completion(reads, file, batch, entity_ids)):
+            complete_addresses(file, batch, await reads.evm_addresses(entity_ids))
+
+
+def _completion(
+    reads: LookupReads, file: FileState, batch: Batch, entity_ids: list[int]
+) -> Callable[[], Awaitable[None]]:
+    """The file's ``complete_addresses`` run later (once the write in flight committed) with the answers it
+    would get now: the database's addresses then, else the address the batch gives the entity now (taken now:
+    later files may give it one), else none (``b""``, which ``complete_addresses`` takes as none)."""
+    given: dict[int, bytes] = {}
+    for entity_id in entity_ids:
+        held = batch.latest("entity", entity_id)
+        found = held.get("evm_address") if held is not None else None
+        given[entity_id] = bytes(found) if found else b""
+
+    async def complete() -> None:
+        stored = await reads.evm_addresses(entity_ids)
+        complete_addresses(
+            file, batch, {entity_id: stored.get(entity_id) or given[entity_id] for entity_id in entity_ids}
+        )
+
+    return complete
