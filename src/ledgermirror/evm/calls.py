@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgermirror.evm.estimate import estimate_gas
-from ledgermirror.evm.execution import BlockContext, Call, Outcome, execute
+from ledgermirror.evm.execution import BlockContext, Call, InsufficientBalance, Outcome, execute
 from ledgermirror.evm.state import AccountState, StateReader
 from ledgermirror.evm.tracer import TraceOptions, Tracer
 
@@ -37,7 +37,8 @@ class Job:
 @dataclass(frozen=True, slots=True)
 class JobResult:
     status: str
-    """``ok``, ``failed`` (see ``outcome``), ``invalid_contract`` or ``payer_not_found``."""
+    """``ok``, ``failed`` (see ``outcome``), ``invalid_contract``, ``payer_not_found``, ``insufficient_balance``
+    (the sender cannot pay the value)."""
     output: bytes = b""
     outcome: Outcome | None = None
     trace: list[dict[str, Any]] | None = None
@@ -53,6 +54,13 @@ def long_zero_num(address: bytes) -> int | None:
 
 def run_job(job: Job, reader: StateReader) -> JobResult:
     """The answer: the call's output (a creation's runtime bytecode), or the estimate as 8 bytes."""
+    try:
+        return _run(job, reader)
+    except InsufficientBalance:
+        return JobResult("insufficient_balance")
+
+
+def _run(job: Job, reader: StateReader) -> JobResult:
     call = job.call
     num = None if call.to is None else long_zero_num(call.to)
     if call.to is not None and num is not None and num >= SYSTEM_ACCOUNTS and reader.account(call.to) is None:
