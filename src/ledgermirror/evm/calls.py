@@ -9,6 +9,7 @@ from typing import Any
 
 from ledgermirror.evm.estimate import estimate_gas
 from ledgermirror.evm.execution import BlockContext, Call, InsufficientBalance, Outcome, execute
+from ledgermirror.evm.prestate import Recorder, Touched, touched
 from ledgermirror.evm.state import AccountState, StateReader
 from ledgermirror.evm.tracer import TraceOptions, Tracer
 
@@ -32,6 +33,8 @@ class Job:
     """Accounts every call touches (the sender, the target, the coinbase), sent with the job to save asking."""
     trace: TraceOptions | None = None
     """Trace every operation (the opcodes route): the result then carries the trace, and no estimate is made."""
+    prestate: bool = False
+    """Keep what the execution touched, before and after (the prestate route); no estimate is made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,7 @@ class JobResult:
     output: bytes = b""
     outcome: Outcome | None = None
     trace: list[dict[str, Any]] | None = None
+    touched: tuple[Touched, ...] | None = None
 
 
 def long_zero_num(address: bytes) -> int | None:
@@ -67,6 +71,17 @@ def _run(job: Job, reader: StateReader) -> JobResult:
         return JobResult("invalid_contract")
     if job.sender_given and long_zero_num(call.sender) is None and reader.account(call.sender) is None:
         return JobResult("payer_not_found")
+    if job.prestate:
+        recorder = Recorder(reader)
+        kept: list[tuple[Touched, ...]] = []
+        ran = execute(
+            call,
+            job.block,
+            recorder,
+            job.deadline,
+            after=lambda state: kept.append(touched(state, recorder, job.block.coinbase)),
+        )
+        return JobResult("ok" if ran.success else "failed", ran.output, ran, touched=kept[0])
     if job.trace is not None:
         tracer = Tracer(job.trace)
         traced = execute(call, job.block, reader, job.deadline, tracer)

@@ -220,11 +220,16 @@ class _State(CancunState):
         """None: Hedera has no EIP-4788 beacon-roots contract (py-evm's Cancun state would install it)."""
 
 
-def execute(
-    call: Call, block: BlockContext, reader: StateReader, deadline: float, tracer: Tracer | None = None
+def execute(  # noqa: PLR0917 (the call, where and how it runs)
+    call: Call,
+    block: BlockContext,
+    reader: StateReader,
+    deadline: float,
+    tracer: Tracer | None = None,
+    after: Callable[[Any], None] | None = None,
 ) -> Outcome:
-    """Run ``call`` on a fresh state read through from ``reader`` (each operation through ``tracer`` when given);
-    raises :class:`TimeBudgetExceeded`."""
+    """Run ``call`` on a fresh state read through from ``reader`` (each operation through ``tracer`` when given;
+    ``after`` is given py-evm's state once the transaction ran); raises :class:`TimeBudgetExceeded`."""
     context = ExecutionContext(
         coinbase=Address(block.coinbase),
         timestamp=block.timestamp,
@@ -260,6 +265,8 @@ def execute(
         if "enough balance" not in str(refused):
             raise
         raise InsufficientBalance(str(refused)) from None
+    if after is not None:
+        after(state)
     remaining = computation.get_gas_remaining()
     spent = call.gas - remaining
     gas_used = spent - min(computation.get_gas_refund(), spent // _REFUND_QUOTIENT)
