@@ -7,9 +7,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import rlp
 from starlette.testclient import TestClient
-from tests.api.test_contract_call import COMPILED, SETUP, TARGET, TRACED, TRACED_AT, errors, selector, word
+from tests.api.test_contract_call import (
+    COMPILED,
+    CREATIONS,
+    HOLDER,
+    SETUP,
+    TARGET,
+    TRACED,
+    TRACED_AT,
+    errors,
+    selector,
+    word,
+)
 from tests.support import Ledger
+
+from ledgermirror.ledger.evm import keccak256
 
 CALLED_AT = TRACED_AT + 5  # in block 2: increment() of CallTarget (counter 5 -> 6) by the treasury
 STORED: dict[str, Any] = {
@@ -76,3 +90,21 @@ def test_prestate_errors(client: TestClient, ledger: Ledger) -> None:
         refused = client.get(URL + "?" + query)
         assert refused.status_code == 400, query
     assert client.get("/api/v1/contracts/results/not-a-transaction/prestate").status_code == 404
+
+
+def test_prestate_of_a_creation(client: TestClient, ledger: Ledger) -> None:
+    # The creation of Erc20 by 0.0.1010 (CREATIONS of test_contract_call): the new contract is only in post, with
+    # its code, its nonce 1 and the slots its constructor wrote
+    ledger.load(SETUP)
+    ledger.load(CREATIONS)
+    url = "/api/v1/contracts/results/0.0.1010-2-999000300/prestate?diff=true&code=true&storage=true"
+    response = client.get(url)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    created = "0x" + keccak256(rlp.encode([bytes.fromhex(HOLDER[2:]), 0]))[12:].hex()
+    assert created not in [entry["address"] for entry in body["pre"]]
+    new = next(entry for entry in body["post"] if entry["address"] == created)
+    assert new["code"] == "0x" + COMPILED["Erc20"]["runtime"].removeprefix("0x")
+    assert new["nonce"] == 1 and new["balance"] == 0
+    assert new["storage"]["0x" + word(2)] == "0x" + word(10**12)  # totalSupply
+    assert all(int(value, 16) for value in new["storage"].values())  # only the slots it holds
