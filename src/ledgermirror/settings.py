@@ -88,6 +88,9 @@ class Settings:
     response_cache_entries: NonNegative = 4096
     enable_delegation_address: bool = True
     """Include ``delegation_address`` in account objects (``"0x"`` when unset); ``False`` leaves it out."""
+    contract_result_defaults: bool = True
+    """Detailed contract results without an Ethereum value show ``type`` 0, the chain id and the fee schedule's gas
+    price (the reference since 0.157); ``False`` keeps the older reference's nulls."""
     token_balance_limit_multiple_accounts: NonNegative = 50
     """Token balances shown per account in ``/api/v1/accounts``."""
     token_balance_limit_single_account: NonNegative = 1000

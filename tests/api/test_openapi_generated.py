@@ -7,8 +7,8 @@ values (ranges whose bounds cross, equalities mixed with ranges, a parameter tha
 each named by its message below (``Invalid parameter: x`` only when x was given twice or more). A ``name``
 longer than 100 bytes in UTF-8 is not generated (JSON Schema counts characters). The POSTs are left out: the fee
 estimate's body is the protobuf bytes of a transaction, which the generator cannot write, and a contract call's
-runs an EVM (their own tests cover them); so is the opcodes trace (tests/api/test_contract_call.py and
-tests/api/test_contract_routes.py cover it).
+runs an EVM (their own tests cover them); so are the opcodes trace (tests/api/test_contract_call.py and
+tests/api/test_contract_routes.py cover it) and the prestate route (tests/api/test_contract_prestate.py).
 Requests the generator makes invalid on purpose are only checked for server errors. Bounded: a fixed number of
 examples per operation (``OPENAPI_EXAMPLES``, default 30), derandomized, so the test takes seconds."""
 
@@ -33,11 +33,16 @@ from starlette.testclient import TestClient
 from tests.support import Ledger
 
 from ledgermirror.api.app import create_app
-from ledgermirror.api.resources.contracts import contract_evm
+from ledgermirror.api.resources.contracts import contract_evm, contract_prestate
 from ledgermirror.settings import Settings
 
 DOCUMENT = create_app(Settings(max_repeated_query_parameters=8), "postgresql://unused/db").state.openapi
-SCHEMA = schemathesis.openapi.from_dict(DOCUMENT).exclude(method="POST").exclude(path=contract_evm.OPCODES_PATH)
+SCHEMA = (
+    schemathesis.openapi.from_dict(DOCUMENT)
+    .exclude(method="POST")
+    .exclude(path=contract_evm.OPCODES_PATH)
+    .exclude(path=contract_prestate.PRESTATE_PATH)
+)
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance, status_code_conformance]
 COMBINATION_RULES = [
     re.compile(pattern)

@@ -58,6 +58,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "db_max_idle_seconds": ("90.5", 90.5),
         "response_cache_entries": ("0", 0),
         "enable_delegation_address": ("off", False),
+        "contract_result_defaults": ("false", False),
         "token_balance_limit_multiple_accounts": ("51", 51),
         "token_balance_limit_single_account": ("1001", 1001),
         "bind_timestamp_range": ("TRUE", True),
@@ -286,6 +287,11 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "LEDGERMIRROR_IMPORT_OVERLAP",
             "sometimes",
             "LEDGERMIRROR_IMPORT_OVERLAP must be true or false, not 'sometimes'",
+        ),
+        (
+            "LEDGERMIRROR_CONTRACT_RESULT_DEFAULTS",
+            "nulls",
+            "LEDGERMIRROR_CONTRACT_RESULT_DEFAULTS must be true or false, not 'nulls'",
         ),
     ],
     "Literal": [

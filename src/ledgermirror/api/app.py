@@ -42,6 +42,7 @@ from ledgermirror.api.resources.contracts import (
     contract_call,
     contract_evm,
     contract_logs,
+    contract_prestate,
     contract_result,
     contract_results,
     contract_state,
@@ -132,6 +133,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     contracts.ENDPOINT,
     contract_call.ENDPOINT,
     contract_evm.OPCODES_ENDPOINT,
+    contract_prestate.PRESTATE_ENDPOINT,
     contract_state.ENDPOINT,
     contract.ENDPOINT,
 )

@@ -35,7 +35,12 @@ from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
 from ledgermirror.users import ApiUser, hash_password
 
-BASELINE = Settings(max_repeated_query_parameters=8, enable_delegation_address=True, response_cache_entries=0)
+BASELINE = Settings(
+    max_repeated_query_parameters=8,
+    enable_delegation_address=True,
+    response_cache_entries=0,
+    contract_result_defaults=False,  # the spec files predate the reference's defaults (0.157)
+)
 """The reference harness's test configuration, in our settings."""
 NULL_HASH_PAYERS = template("update transaction_hash set payer_account_id = null")
 """The ``transactionHashV1`` matrix's post-setup step: hash rows as the older schema wrote them."""

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledgermirror.evm.estimate import estimate_gas
-from ledgermirror.evm.execution import BlockContext, Call, Outcome, execute
+from ledgermirror.evm.execution import BlockContext, Call, InsufficientBalance, Outcome, execute
+from ledgermirror.evm.prestate import Recorder, Touched, touched
 from ledgermirror.evm.state import AccountState, StateReader
 from ledgermirror.evm.tracer import TraceOptions, Tracer
 
@@ -32,15 +33,19 @@ class Job:
     """Accounts every call touches (the sender, the target, the coinbase), sent with the job to save asking."""
     trace: TraceOptions | None = None
     """Trace every operation (the opcodes route): the result then carries the trace, and no estimate is made."""
+    prestate: bool = False
+    """Keep what the execution touched, before and after (the prestate route); no estimate is made."""
 
 
 @dataclass(frozen=True, slots=True)
 class JobResult:
     status: str
-    """``ok``, ``failed`` (see ``outcome``), ``invalid_contract`` or ``payer_not_found``."""
+    """``ok``, ``failed`` (see ``outcome``), ``invalid_contract``, ``payer_not_found``, ``insufficient_balance``
+    (the sender cannot pay the value)."""
     output: bytes = b""
     outcome: Outcome | None = None
     trace: list[dict[str, Any]] | None = None
+    touched: tuple[Touched, ...] | None = None
 
 
 def long_zero_num(address: bytes) -> int | None:
@@ -53,12 +58,30 @@ def long_zero_num(address: bytes) -> int | None:
 
 def run_job(job: Job, reader: StateReader) -> JobResult:
     """The answer: the call's output (a creation's runtime bytecode), or the estimate as 8 bytes."""
+    try:
+        return _run(job, reader)
+    except InsufficientBalance:
+        return JobResult("insufficient_balance")
+
+
+def _run(job: Job, reader: StateReader) -> JobResult:
     call = job.call
     num = None if call.to is None else long_zero_num(call.to)
     if call.to is not None and num is not None and num >= SYSTEM_ACCOUNTS and reader.account(call.to) is None:
         return JobResult("invalid_contract")
     if job.sender_given and long_zero_num(call.sender) is None and reader.account(call.sender) is None:
         return JobResult("payer_not_found")
+    if job.prestate:
+        recorder = Recorder(reader)
+        kept: list[tuple[Touched, ...]] = []
+        ran = execute(
+            call,
+            job.block,
+            recorder,
+            job.deadline,
+            after=lambda state: kept.append(touched(state, recorder, job.block.coinbase)),
+        )
+        return JobResult("ok" if ran.success else "failed", ran.output, ran, touched=kept[0])
     if job.trace is not None:
         tracer = Tracer(job.trace)
         traced = execute(call, job.block, reader, job.deadline, tracer)

@@ -23,6 +23,7 @@ from eth.vm.forks.cancun.computation import CancunComputation
 from eth.vm.forks.cancun.state import CancunState
 from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
+from eth_utils.exceptions import ValidationError
 
 from ledgermirror.evm import abi
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
@@ -48,6 +49,11 @@ _REFUND_QUOTIENT = 5
 
 class TimeBudgetExceeded(Exception):
     """The execution ran past its deadline."""
+
+
+class InsufficientBalance(Exception):
+    """The sender cannot pay the call's value (possible only with an overridden or a contract's balance: accounts
+    are given the minimum balance)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,11 +220,16 @@ class _State(CancunState):
         """None: Hedera has no EIP-4788 beacon-roots contract (py-evm's Cancun state would install it)."""
 
 
-def execute(
-    call: Call, block: BlockContext, reader: StateReader, deadline: float, tracer: Tracer | None = None
+def execute(  # noqa: PLR0917 (the call, where and how it runs)
+    call: Call,
+    block: BlockContext,
+    reader: StateReader,
+    deadline: float,
+    tracer: Tracer | None = None,
+    after: Callable[[Any], None] | None = None,
 ) -> Outcome:
-    """Run ``call`` on a fresh state read through from ``reader`` (each operation through ``tracer`` when given);
-    raises :class:`TimeBudgetExceeded`."""
+    """Run ``call`` on a fresh state read through from ``reader`` (each operation through ``tracer`` when given;
+    ``after`` is given py-evm's state once the transaction ran); raises :class:`TimeBudgetExceeded`."""
     context = ExecutionContext(
         coinbase=Address(block.coinbase),
         timestamp=block.timestamp,
@@ -248,7 +259,14 @@ def execute(
         data=call.data,
     )
     transaction = cast(Any, SpoofTransaction(unsigned, from_=sender))  # a signed transaction's stand-in
-    computation = state.apply_transaction(transaction)
+    try:
+        computation = state.apply_transaction(transaction)
+    except ValidationError as refused:
+        if "enough balance" not in str(refused):
+            raise
+        raise InsufficientBalance(str(refused)) from None
+    if after is not None:
+        after(state)
     remaining = computation.get_gas_remaining()
     spent = call.gas - remaining
     gas_used = spent - min(computation.get_gas_refund(), spent // _REFUND_QUOTIENT)

@@ -27,6 +27,7 @@ from ledgermirror.api.errors import UnsupportedMediaType
 from ledgermirror.api.evm_workers import WorkerDied, WorkerFailed
 from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.resources.contracts import contract_call_query as q
+from ledgermirror.api.resources.contracts.contract_call_overrides import MAX_OVERRIDES, OverriddenState
 from ledgermirror.api.resources.contracts.contract_call_request import (
     MAX_STRING,
     Block,
@@ -84,6 +85,8 @@ def _answer(result: JobResult) -> bytes:
         return result.output
     if result.status == "invalid_contract":
         raise Web3Error(400, [("INVALID_CONTRACT_ID", "", "")])
+    if result.status == "insufficient_balance":
+        raise Web3Error(400, [("INSUFFICIENT_PAYER_BALANCE", "", "")])
     if result.status == "payer_not_found":
         raise Web3Error(400, [("PAYER_ACCOUNT_NOT_FOUND", "Sender account not found.", "")])
     assert result.outcome is not None
@@ -114,7 +117,10 @@ async def call(request: Request, ctx: AppContext) -> Page:
         raise Web3Error(429, [("Too Many Requests", "Too many contract calls at once", "")]) from None
     try:
         number, start, end, block_hash = await _block(ctx, parsed.block)
-        state = MirrorState(ctx, None if parsed.block.latest else end)
+        mirror = MirrorState(ctx, None if parsed.block.latest else end)
+        state: MirrorState | OverriddenState = (
+            OverriddenState(mirror, parsed.overrides) if parsed.overrides else mirror
+        )
         block = BlockContext(
             number=number,
             timestamp=start // 1_000_000_000,
@@ -146,6 +152,13 @@ async def call(request: Request, ctx: AppContext) -> Page:
     return Page({"result": "0x" + _answer(result).hex()})
 
 
+_STORAGE_ENTRY: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "key": {"type": "string", "pattern": "^(0x)?[A-Fa-f0-9]{1,64}$"},
+        "value": {"type": "string", "pattern": "^(0x)?[A-Fa-f0-9]{1,64}$"},
+    },
+}
 _REQUEST_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -157,6 +170,31 @@ _REQUEST_SCHEMA: dict[str, Any] = {
         "gasPrice": {"type": "integer", "format": "int64", "minimum": 0},
         "to": {"type": "string", "pattern": "^((0x)?[A-Fa-f0-9]{40})?$"},
         "value": {"type": "integer", "format": "int64", "minimum": 0},
+        "state_overrides": {
+            "type": "array",
+            "maxItems": MAX_OVERRIDES,
+            "description": "Per address, state the call runs on instead of the mirrored one (HIP-1485)",
+            "items": {
+                "type": "object",
+                "required": ["address"],
+                "properties": {
+                    "address": {"type": "string", "pattern": "^(0x)?[A-Fa-f0-9]{40}$"},
+                    "balance": {"type": ["integer", "string"], "description": "Tinybars (or a 0x quantity)"},
+                    "nonce": {"type": ["integer", "string"], "description": "A number (or a 0x quantity)"},
+                    "code": {"type": "string", "description": "Runtime bytecode, hex"},
+                    "state": {
+                        "type": "array",
+                        "items": _STORAGE_ENTRY,
+                        "description": "The whole storage: slots not listed read 0",
+                    },
+                    "state_diff": {
+                        "type": "array",
+                        "items": _STORAGE_ENTRY,
+                        "description": "Slots replaced; the others read the mirror",
+                    },
+                },
+            },
+        },
     },
 }
 

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import orjson
 
 from ledgermirror.api.errors import ApiError
+from ledgermirror.api.resources.contracts.contract_call_overrides import AccountOverride, parse_overrides
 from ledgermirror.ledger.int64 import INT64_MAX
 
 MAX_STRING = 131_072 * 2 + 1_024
@@ -73,6 +74,8 @@ class CallRequest:
     gas: int
     gas_price: int
     value: int
+    overrides: dict[bytes, AccountOverride] = field(default_factory=dict)
+    """``state_overrides`` by address (``contract_call_overrides.py``)."""
 
 
 def parse_block(value: Any) -> Block:
@@ -167,6 +170,7 @@ def parse_call(raw: bytes, max_gas: int) -> CallRequest:
     gas_price = _integer(body, "gasPrice", 0)
     value = _integer(body, "value", 0)
     problems = _problems(data_text, sender_text, to_text, gas, gas_price, value)
+    overrides = parse_overrides(body.get("state_overrides"), problems)
     if problems:
         raise bad_request(*problems)
     if gas > max_gas:
@@ -180,4 +184,5 @@ def parse_call(raw: bytes, max_gas: int) -> CallRequest:
         gas=gas,
         gas_price=gas_price,
         value=value,
+        overrides=overrides,
     )

@@ -101,6 +101,8 @@ class MirrorState:
         self._at = at
         self._entities: dict[bytes, tuple[int, str, AccountState] | None] = {}
         self._tokens: dict[bytes, TokenState | None] = {}
+        self.balances: dict[bytes, int] = {}
+        """Each account's tinybars as the mirror holds them, before the minimum-balance rule (``/prestate``)."""
 
     async def answer(self, question: tuple[Any, ...]) -> Any:
         what, *arguments = question
@@ -151,6 +153,7 @@ class MirrorState:
             treasury = self._encoded(TREASURY_NUM)
             at_block = template(q.BALANCE_AT, treasury=treasury, id=int(row["id"]), at=self._at)
             balance = int((await self._ctx.database.fetch(at_block))[0]["balance"] or 0)
+        self.balances[address] = balance
         if row["type"] == "ACCOUNT":
             balance = max(balance, MINIMUM_ACCOUNT_BALANCE)
         code = bytes(row["runtime_bytecode"] or b"") if row["type"] == "CONTRACT" else b""

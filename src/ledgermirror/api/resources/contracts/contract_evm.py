@@ -34,7 +34,7 @@ from ledgermirror.api.resources.contracts import contract_call_query as q
 from ledgermirror.api.resources.contracts.contract_call_request import Web3Error
 from ledgermirror.api.resources.contracts.contract_call_state import MirrorState, hash32
 from ledgermirror.db.sql import template
-from ledgermirror.evm.calls import Job
+from ledgermirror.evm.calls import Job, JobResult
 from ledgermirror.evm.execution import BlockContext, Call, TimeBudgetExceeded
 from ledgermirror.evm.tracer import TraceOptions, TraceTooLong
 from ledgermirror.ledger.entity_id import EntityId, InvalidEntityId, format_encoded
@@ -173,16 +173,20 @@ def _call(row: Any, creation_code: bytes | None) -> Call:
     return Call(sender, contract, data, int(row["amount"] or 0), int(row["gas_limit"]))
 
 
-async def opcodes(request: Request, ctx: AppContext) -> Page:
-    path = str(request.path_params["transactionIdOrHash"])
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A stored call ready to run again: its consensus timestamp, stored result row, the call and its block."""
+
+    timestamp: int
+    row: Any
+    call: Call
+    block: BlockContext
+
+
+async def prepare_replay(ctx: AppContext, path: str) -> Replay:
+    """The stored call the path names (a transaction id or hash), or the reference's ``404``s."""
     if _GATEWAY.fullmatch(path) is None:
         raise NotFound()
-    query = query_of(request, ctx, OPCODES_PARAMS)
-    if "gzip" not in request.headers.get("accept-encoding", "").lower():
-        raise Web3Error(406, [("Not Acceptable", "Accept-Encoding: gzip header is required", "")])
-    options = TraceOptions(
-        stack=query.last(STACK, True), memory=query.last(MEMORY, False), storage=query.last(STORAGE, False)
-    )
     timestamp = await _timestamp(ctx, path)
     rows = await ctx.database.fetch(template(q.TRACED_RESULT, timestamp=timestamp))
     if not rows:
@@ -205,9 +209,15 @@ async def opcodes(request: Request, ctx: AppContext) -> Page:
         coinbase=(FEE_COLLECTOR_NUM).to_bytes(20, "big"),
         chain_id=ctx.settings.contract_call_chain_id,
     )
+    return Replay(timestamp, row, call, block)
+
+
+async def run_replay(
+    ctx: AppContext, replay: Replay, state: MirrorState, trace: TraceOptions | None = None, prestate: bool = False
+) -> JobResult:
+    """The replay run in an EVM worker (a turn, the time budget) on ``state``."""
     settings = ctx.settings
     deadline = time.monotonic() + settings.contract_call_timeout_ms / 1000
-    state = MirrorState(ctx, timestamp - 1)
     workers = ctx.contract_workers
     try:
         async with asyncio.timeout(settings.contract_call_timeout_ms / 1000 / 2):
@@ -215,8 +225,8 @@ async def opcodes(request: Request, ctx: AppContext) -> Page:
     except TimeoutError:
         raise Web3Error(429, [("Too Many Requests", "Too many contract calls at once", "")]) from None
     try:
-        job = Job(call, block, False, False, deadline, trace=options)
-        result = await workers.run(job, state.answer)
+        job = Job(replay.call, replay.block, False, False, deadline, trace=trace, prestate=prestate)
+        return await workers.run(job, state.answer)
     except (TimeBudgetExceeded, WorkerDied):
         raise Web3Error(503, [("Service Unavailable", "", "")]) from None
     except WorkerFailed as error:
@@ -225,6 +235,21 @@ async def opcodes(request: Request, ctx: AppContext) -> Page:
         raise
     finally:
         workers.turns.release()
+
+
+async def opcodes(request: Request, ctx: AppContext) -> Page:
+    path = str(request.path_params["transactionIdOrHash"])
+    if _GATEWAY.fullmatch(path) is None:
+        raise NotFound()
+    query = query_of(request, ctx, OPCODES_PARAMS)
+    if "gzip" not in request.headers.get("accept-encoding", "").lower():
+        raise Web3Error(406, [("Not Acceptable", "Accept-Encoding: gzip header is required", "")])
+    options = TraceOptions(
+        stack=query.last(STACK, True), memory=query.last(MEMORY, False), storage=query.last(STORAGE, False)
+    )
+    replay = await prepare_replay(ctx, path)
+    call, row, timestamp = replay.call, replay.row, replay.timestamp
+    result = await run_replay(ctx, replay, MirrorState(ctx, timestamp - 1), trace=options)
     outcome = result.outcome
     replayed = Replayed(
         failed=result.status != "ok",

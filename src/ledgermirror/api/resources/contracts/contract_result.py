@@ -30,6 +30,8 @@ from ledgermirror.api.querystring.params import ParamSet
 from ledgermirror.api.resources import schemas
 from ledgermirror.api.resources.contracts import contract_blocks, contract_ref
 from ledgermirror.api.resources.contracts import contract_results_query as queries
+from ledgermirror.api.resources.contracts.contract_result_defaults import NONE as NO_DEFAULTS
+from ledgermirror.api.resources.contracts.contract_result_defaults import Defaults, GasPrices, defaults_of
 from ledgermirror.api.resources.contracts.contract_result_detail import ONE_DETAIL_SCHEMA, Extras, render_detail
 from ledgermirror.api.resources.contracts.contract_results import HBAR
 from ledgermirror.api.resources.transactions.transaction import NONCE, parse_transaction_id
@@ -93,6 +95,16 @@ def parse_transaction_path(text: str) -> bytes | IdLookup:
     return parse_transaction_id(text)
 
 
+async def _defaults(ctx: AppContext, timestamp: int, ethereum: bool) -> Defaults:
+    if not ctx.settings.contract_result_defaults:
+        return NO_DEFAULTS
+    transaction_type = None
+    if not ethereum:
+        types = await ctx.database.fetch(queries.page_types([timestamp]))
+        transaction_type = int(types[0]["type"]) if types else None
+    return await defaults_of(ctx, GasPrices(ctx), timestamp, transaction_type, ethereum)
+
+
 async def _detail(ctx: AppContext, found: Found, contract: int | None, hbar: bool) -> Page:
     """The detailed result of the ``contract_transaction`` row at ``found``; ``contract`` is the path contract
     (its own state changes show even when they are migrations)."""
@@ -125,6 +137,7 @@ async def _detail(ctx: AppContext, found: Found, contract: int | None, hbar: boo
         file_data=file_data,
         hbar=hbar,
         delegation=ctx.settings.enable_delegation_address,
+        defaults=await _defaults(ctx, found.timestamp, ethereum is not None),
     )
     status = 206 if row["call_result"] is None else 200
     return Page(render_detail(row, extras), status=status)

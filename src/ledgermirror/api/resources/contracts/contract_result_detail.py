@@ -30,6 +30,8 @@ from ledgermirror.api.resources.contracts.contract_encoding import (
     quantity_hex,
     to_uint256,
 )
+from ledgermirror.api.resources.contracts.contract_result_defaults import NONE as NO_DEFAULTS
+from ledgermirror.api.resources.contracts.contract_result_defaults import Defaults
 from ledgermirror.api.resources.contracts.contract_result_render import RESULT_SCHEMA, render_result
 from ledgermirror.ledger.entity_id import format_encoded
 from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
@@ -62,6 +64,8 @@ class Extras:
     file_data: bytes | None = None
     hbar: bool = True
     delegation: bool = True
+    defaults: Defaults = NO_DEFAULTS
+    """What shows where the result has no value (``contract_result_defaults.py``)."""
 
 
 def json_integer(value: int | None) -> int | orjson.Fragment | None:
@@ -237,7 +241,21 @@ def render_detail(row: Any, extras: Extras) -> dict[str, Any]:
         _apply_ethereum(body, row, ethereum, extras, succeeded)
     elif not extras.hbar and row["amount"] is not None:
         body["amount"] = json_integer(row["amount"] * WEIBARS_PER_TINYBAR)
+    _apply_defaults(body, extras)
     return body
+
+
+def _apply_defaults(body: dict[str, Any], extras: Extras) -> None:
+    """The newer reference's values where the result shows null: ``chain_id``, ``gas_price`` (weibars when
+    ``hbar=false``, as the Ethereum prices then are) and ``type``."""
+    defaults = extras.defaults
+    if body["chain_id"] is None and defaults.chain_id is not None:
+        body["chain_id"] = hex(defaults.chain_id)
+    if body["gas_price"] is None and defaults.gas_price is not None:
+        price = defaults.gas_price if extras.hbar else defaults.gas_price * WEIBARS_PER_TINYBAR
+        body["gas_price"] = hex(price)
+    if body["type"] is None and defaults.type is not None:
+        body["type"] = defaults.type
 
 
 _NULLABLE_STRING = {"type": ["string", "null"]}

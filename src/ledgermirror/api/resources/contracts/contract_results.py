@@ -47,6 +47,7 @@ from ledgermirror.api.resources import evm_lookup, schemas
 from ledgermirror.api.resources.blocks.blocks import parse_block_number
 from ledgermirror.api.resources.contracts import contract_blocks, contract_ref
 from ledgermirror.api.resources.contracts import contract_results_query as queries
+from ledgermirror.api.resources.contracts.contract_result_defaults import GasPrices, defaults_of
 from ledgermirror.api.resources.contracts.contract_result_detail import DETAIL_SCHEMA, Extras, render_detail
 from ledgermirror.api.resources.contracts.contract_result_render import RESULT_SCHEMA, render_result
 from ledgermirror.api.resources.transactions.account_transactions_query import first_timestamp
@@ -332,6 +333,12 @@ async def load_details(context: Context, rows: list[Row], ctx: AppContext) -> li
         contract_blocks.blocks_of(ctx, [int(row["consensus_timestamp"]) for row in rows]),
     )
     ethereum = {int(row["consensus_timestamp"]): row for row in ethereum_rows}
+    types: dict[int, int] = {}
+    plain = [int(row["consensus_timestamp"]) for row in rows if int(row["consensus_timestamp"]) not in ethereum]
+    if ctx.settings.contract_result_defaults and plain:
+        type_rows = await ctx.database.fetch(queries.page_types(plain))
+        types = {int(item["consensus_timestamp"]): int(item["type"]) for item in type_rows}
+    prices = GasPrices(ctx)
     loaded = []
     for row in rows:
         stamp = int(row["consensus_timestamp"])
@@ -340,6 +347,7 @@ async def load_details(context: Context, rows: list[Row], ctx: AppContext) -> li
             ethereum=ethereum.get(stamp),
             hbar=context.hbar,
             delegation=context.delegation,
+            defaults=await defaults_of(ctx, prices, stamp, types.get(stamp), stamp in ethereum),
         )
         loaded.append((row, extras))
     return loaded

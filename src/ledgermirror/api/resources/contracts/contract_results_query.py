@@ -40,6 +40,10 @@ from ethereum_transaction et
 where et.consensus_timestamp = any({{timestamps}}::bigint[])
   and et.payer_account_id = any({{payers}}::bigint[])
   and et.consensus_timestamp between {{lowest}} and {{highest}}"""
+_PAGE_TYPES = """select t.consensus_timestamp, t.type
+from transaction t
+where t.consensus_timestamp = any({timestamps}::bigint[])
+  and t.consensus_timestamp between {lowest} and {highest}"""
 _INVOLVED = """select contract_ids, payer_account_id
 from contract_transaction
 where consensus_timestamp = {timestamp} and entity_id = {entity}"""
@@ -109,6 +113,11 @@ def page_ethereum(rows: list[Any]) -> Statement:
     return template(
         _PAGE_ETHEREUM, timestamps=timestamps, payers=payers, lowest=min(timestamps), highest=max(timestamps)
     )
+
+
+def page_types(timestamps: list[int]) -> Statement:
+    """The transaction types of these consensus timestamps (the gas price a result without one shows)."""
+    return template(_PAGE_TYPES, timestamps=timestamps, lowest=min(timestamps), highest=max(timestamps))
 
 
 def involved(timestamp: int, entity: int) -> Statement:
