@@ -28,10 +28,19 @@ from ledgermirror.evm import abi
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
 from ledgermirror.evm.prng import PRNG_ADDRESS, NoSeed, prng_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
-from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
+from ledgermirror.evm.system_gas import EXCHANGE_RATE_GAS, PRNG_GAS, VIEW_GAS
+from ledgermirror.evm.token_facade import (
+    HTS_ADDRESS,
+    REDIRECT_FOR_TOKEN,
+    NotAnswered,
+    hts_view,
+    proxy_code,
+    redirected_call,
+    token_view,
+)
 from ledgermirror.evm.token_info import (
-    GET_NON_FUNGIBLE_TOKEN_INFO,
     INVALID_TOKEN_ID,
+    NFT_INFO_SELECTORS,
     failed_view,
     token_info_view,
 )
@@ -83,9 +92,24 @@ class Outcome:
     """The failure's class name (``OutOfGas``, ``InvalidInstruction``, ...), empty on success."""
 
 
+class InvalidContractId(VMError):
+    """Value sent to a precompile or a system contract: the consensus node's ``CustomMessageCallProcessor`` halts
+    the frame with ``INVALID_CONTRACT_ID`` (the route answers a call halted so with that code)."""
+
+
+def _refusing_value(precompile: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def run(computation: Any) -> Any:
+        if computation.msg.value:
+            raise InvalidContractId("value sent to a precompile or system contract")
+        return precompile(computation)
+
+    return run
+
+
 class _SystemContracts:
     """py-evm's precompiles, then Hedera's: HTS reads at 0x167, the exchange rate at 0x168, PRNG at 0x169 and the
-    ERC facade of every token address."""
+    ERC facade of every token address. Value sent to any of them but a token's address halts the frame
+    (:class:`InvalidContractId`)."""
 
     def __init__(self, standard: Mapping[Any, Any], state: _State) -> None:
         self._standard = standard
@@ -94,13 +118,13 @@ class _SystemContracts:
     def get(self, address: bytes, default: Any) -> Any:
         found = self._standard.get(address)
         if found is not None:
-            return found
+            return _refusing_value(found)
         if address == HTS_ADDRESS:
-            return self._hts
+            return _refusing_value(self._hts)
         if address == EXCHANGE_RATE_ADDRESS:
-            return self._exchange_rate
+            return _refusing_value(self._exchange_rate)
         if address == PRNG_ADDRESS:
-            return self._prng
+            return _refusing_value(self._prng)
         if address[:12] == _LONG_ZERO_PREFIX and self._state.get_code(Address(address)) == proxy_code(address):
             return self._token  # a token's address (only tokens hold the proxy code: no question for others)
         return default
@@ -111,16 +135,18 @@ class _SystemContracts:
         if data[:4] in INFO_SELECTORS:
             static = bool(computation.msg.is_static)
             return _answer(computation, lambda: _token_info(data, reader, static))
+        if data[:4] == REDIRECT_FOR_TOKEN:
+            return _answer(computation, lambda: _redirected(data, reader))
         return _answer(computation, lambda: hts_view(data, reader.token, reader.token_relation, reader))
 
     def _exchange_rate(self, computation: Any) -> Any:
         reader = self._state.reader
         data = bytes(computation.msg.data)
-        return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()))
+        return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()), EXCHANGE_RATE_GAS)
 
     def _prng(self, computation: Any) -> Any:
         data, block_hash = bytes(computation.msg.data), self._state.block_hash
-        return _answer(computation, lambda: _seed(data, block_hash))
+        return _answer(computation, lambda: _seed(data, block_hash), PRNG_GAS)
 
     def _token(self, computation: Any) -> Any:
         reader = self._state.reader
@@ -142,6 +168,15 @@ def _seed(data: bytes, block_hash: bytes) -> bytes:
         raise VMError("not a function of the PRNG system contract") from None
 
 
+def _redirected(data: bytes, reader: StateReader) -> bytes:
+    """``redirectForToken(token, data)`` at 0x167: the token's ERC view of ``data``; an unknown token reverts."""
+    token_address, inner = redirected_call(data)
+    token = reader.token(token_address)
+    if token is None:
+        raise NotAnswered()
+    return token_view(token_address, token, inner, reader)
+
+
 def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
     """One of ``evm/token_info``'s reads: its token (and for ``getNonFungibleTokenInfo`` the serial) looked up."""
     target = abi.address_argument(data, 0)
@@ -152,7 +187,7 @@ def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
     if token is None or detail is None:
         return failed_view(data[:4], INVALID_TOKEN_ID, static)
     nft = None
-    if data[:4] == GET_NON_FUNGIBLE_TOKEN_INFO:
+    if data[:4] in NFT_INFO_SELECTORS:
         serial = abi.word(data, 1)
         if serial is None:
             raise NotAnswered()
@@ -160,12 +195,12 @@ def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
     return token_info_view(data, token, detail, nft, static)
 
 
-def _answer(computation: Any, view: Callable[[], bytes]) -> Any:
-    """A system contract's view run as a precompile: empty input halts (``CONTRACT_EXECUTION_EXCEPTION``), a
-    function it does not offer reverts with no data."""
+def _answer(computation: Any, view: Callable[[], bytes], gas: int = VIEW_GAS) -> Any:
+    """A system contract's view run as a precompile, charged ``gas``: empty input halts
+    (``CONTRACT_EXECUTION_EXCEPTION``), a function it does not offer reverts with no data."""
     if not computation.msg.data:
         raise VMError("a system contract called without input")
-    computation.consume_gas(VIEW_GAS, reason="Hedera system contract view")
+    computation.consume_gas(gas, reason="Hedera system contract view")
     try:
         computation.output = view()
     except (NotAnswered, Unconvertible):

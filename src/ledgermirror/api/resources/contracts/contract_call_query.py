@@ -80,10 +80,11 @@ from (
 ) t"""
 """The token row in force at ``at``."""
 _DETAIL_COLUMNS = """t.treasury_account_id, t.supply_type, t.max_supply, t.pause_status, t.kyc_key, t.freeze_key,
-       t.wipe_key, t.supply_key, t.fee_schedule_key, t.pause_key, e.key as admin_key, e.memo,
-       e.expiration_timestamp, e.auto_renew_account_id, e.auto_renew_period, e.created_timestamp, e.deleted"""
+       t.wipe_key, t.supply_key, t.fee_schedule_key, t.pause_key, t.metadata, t.metadata_key, e.key as admin_key,
+       e.memo, e.expiration_timestamp, e.auto_renew_account_id, e.auto_renew_period, e.created_timestamp,
+       e.deleted"""
 _DETAIL_TOKEN = """treasury_account_id, supply_type, max_supply, pause_status, kyc_key, freeze_key, wipe_key,
-     supply_key, fee_schedule_key, pause_key, timestamp_range"""
+     supply_key, fee_schedule_key, pause_key, metadata, metadata_key, timestamp_range"""
 _DETAIL_ENTITY = """key, memo, expiration_timestamp, auto_renew_account_id, auto_renew_period, created_timestamp,
      deleted, timestamp_range"""
 TOKEN_DETAIL = f"""select {_DETAIL_COLUMNS}

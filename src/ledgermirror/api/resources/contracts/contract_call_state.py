@@ -231,6 +231,8 @@ class MirrorState:
             auto_renew_period=DEFAULT_AUTO_RENEW_PERIOD if period is None else int(period),
             ledger_id=LEDGER_IDS.get(self._ctx.settings.contract_call_chain_id, "0x03"),
             fees=self._fees(fee_rows[0]) if fee_rows else CustomFees(),
+            metadata=bytes(row["metadata"] or b""),
+            metadata_key=key_value(row["metadata_key"]),
         )
 
     def _fees(self, row: Any) -> CustomFees:

@@ -1,0 +1,215 @@
+"""POST /api/v1/contracts/call and Hedera's system contracts beyond the first token views (embedded PostgreSQL,
+the mirrored rows of tests/api/test_contract_call.py): the classic HTS ``allowance``/``getApproved`` at 0x167,
+``redirectForToken``, the V2 token infos (metadata and metadata key), value sent to a system contract refused
+with ``INVALID_CONTRACT_ID``, and the gas a system-contract view costs (the consensus node's canonical view gas),
+in a call and in an estimate. Ported cases name their source test in the reference."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eth_abi.abi import decode, encode
+from starlette.testclient import TestClient
+from tests.api.test_contract_call import (
+    _EXPIRY,
+    _FEES,
+    _KEY_VALUE,
+    ECDSA,
+    ED25519,
+    EXCHANGE_RATE,
+    FUNGIBLE,
+    HOLDER,
+    HTS,
+    INFO_TOKEN,
+    PRNG,
+    SETUP,
+    TOKENS,
+    addr,
+    address_word,
+    call,
+    errors,
+    post,
+    result,
+    selector,
+    text,
+    word,
+)
+from tests.support import Ledger
+
+_HEDERA_TOKEN_V2 = f"(string,string,address,string,bool,int64,bool,(uint256,{_KEY_VALUE})[],{_EXPIRY},bytes)"
+_TOKEN_INFO_V2 = f"({_HEDERA_TOKEN_V2},int64,bool,bool,bool,{_FEES},string)"
+"""IHederaTokenService's V2 structs as its Solidity declares them (``HederaTokenV2``: ``HederaToken`` and
+``bytes metadata``), written out here apart from evm/token_info.py."""
+METADATA_KEY = "02" + "ef" * 32
+V2_TOKEN: dict[str, Any] = {
+    "entities": [{"num": 2005, "type": "TOKEN", "key": "1220" + ED25519}],
+    "tokens": [
+        {"token_id": "0.0.2005", "name": "Meta", "symbol": "MTA", "decimals": 2, "total_supply": 900,
+         "type": "FUNGIBLE_COMMON", "treasury_account_id": "0.0.1010", "created_timestamp": 150,
+         "metadata": "0x6d6574612d64617461", "metadata_key": "\\x3a21" + METADATA_KEY},
+    ],
+}  # fmt: skip
+V2 = addr(2005)
+
+
+def loaded(client: TestClient, ledger: Ledger, *specs: dict[str, Any]) -> TestClient:
+    ledger.load(SETUP)
+    for spec in specs:
+        ledger.load(spec)
+    return client
+
+
+def reverted(client: TestClient, to: str, data: str) -> bool:
+    response = post(client, {"to": to, "data": data})
+    return response.status_code == 400 and errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+
+
+def test_classic_allowance_and_get_approved(client: TestClient, ledger: Ledger) -> None:
+    # ContractCallServiceERCTokenReadOnlyFunctionsTest: ethCallAllowanceStatic, ethCallGetApprovedStatic,
+    # ethCallGetApprovedEmptySpenderStatic, their values asked through the classic HTS forms at 0x167 (the
+    # consensus node's GetAllowanceCall and GetApprovedCall: the response code first)
+    mirrored = loaded(client, ledger, TOKENS)
+    allowance = "allowance(address,address,address)"
+    assert call(mirrored, HTS, allowance, word(2001) + word(1010) + word(1001)) == "0x" + word(22) + word(77)
+    assert call(mirrored, HTS, allowance, word(2001) + address_word(HOLDER) + word(1001)) == "0x" + word(
+        22
+    ) + word(77)  # the owner by its EVM address
+    assert call(mirrored, HTS, allowance, word(2001) + word(1001) + word(1010)) == "0x" + word(22) + word(0)
+    approved = "getApproved(address,uint256)"
+    assert call(mirrored, HTS, approved, word(2002) + word(1)) == "0x" + word(22) + word(1001)
+    assert call(mirrored, HTS, approved, word(2002) + word(1), block="1") == "0x" + word(22) + word(0)
+    # an unknown token, the other type of token, an unknown or burned serial, a short argument list: reverts
+    for data in (
+        selector(allowance) + word(4242) + word(1010) + word(1001),
+        selector(allowance) + word(2002) + word(1010) + word(1001),
+        selector(allowance) + word(2001) + word(1010),
+        selector(approved) + word(2001) + word(1),
+        selector(approved) + word(2002) + word(3),
+        selector(approved) + word(2002) + word(9),
+        selector(approved) + word(4242) + word(1),
+    ):
+        assert reverted(mirrored, HTS, "0x" + data), data
+
+
+def redirect(token: int, inner: bytes) -> str:
+    arguments = encode(["address", "bytes"], [addr(token), inner]).hex()
+    return "0x" + selector("redirectForToken(address,bytes)") + arguments
+
+
+def test_redirect_for_token(client: TestClient, ledger: Ledger) -> None:
+    # ContractCallServiceERCTokenReadOnlyFunctionsTest: the RedirectTestContract cases (name, symbol, decimals,
+    # totalSupply, balanceOf, allowance, ownerOf, tokenURI, getApproved through redirectForToken); the same answers
+    # as the token's own address gives
+    mirrored = loaded(client, ledger, TOKENS)
+    cases = [
+        (2001, "name()", b""),
+        (2001, "symbol()", b""),
+        (2001, "decimals()", b""),
+        (2001, "totalSupply()", b""),
+        (2001, "balanceOf(address)", bytes.fromhex(word(1010))),
+        (2001, "allowance(address,address)", bytes.fromhex(word(1010) + word(1001))),
+        (2002, "ownerOf(uint256)", bytes.fromhex(word(1))),
+        (2002, "tokenURI(uint256)", bytes.fromhex(word(1))),
+        (2002, "getApproved(uint256)", bytes.fromhex(word(1))),
+    ]
+    for token, signature, args in cases:
+        inner = bytes.fromhex(selector(signature)) + args
+        direct = call(mirrored, addr(token), signature, args.hex())
+        assert result(mirrored, {"to": HTS, "data": redirect(token, inner)}) == direct, signature
+    assert result(mirrored, {"to": HTS, "data": redirect(2001, bytes.fromhex(selector("name()")))}) == text(
+        "Fungible"
+    )
+    # an unknown token, a function the facade does not offer, decimals of an NFT, data that does not decode
+    assert reverted(mirrored, HTS, redirect(4242, bytes.fromhex(selector("name()"))))
+    assert reverted(mirrored, HTS, redirect(2001, bytes.fromhex(selector("fakeSignature()"))))
+    assert reverted(mirrored, HTS, redirect(2002, bytes.fromhex(selector("decimals()"))))
+    assert reverted(mirrored, HTS, "0x" + selector("redirectForToken(address,bytes)") + word(2001) + word(64))
+
+
+def test_token_info_v2(client: TestClient, ledger: Ledger) -> None:
+    # ContractCallServicePrecompileReadonlyTest: getInformationForTokenV2, getInformationForFungibleTokenV2,
+    # getInformationForNonFungibleTokenV2 (HIP-646: the token's metadata and its metadata key, type 128)
+    mirrored = loaded(client, ledger, TOKENS, INFO_TOKEN, V2_TOKEN)
+    raw = call(mirrored, HTS, "getTokenInfoV2(address)", word(2005))
+    code, info = decode(["int64", _TOKEN_INFO_V2], bytes.fromhex(raw[2:]))
+    token = info[0]
+    assert code == 22 and token[:2] == ("Meta", "MTA") and token[2].lower() == addr(1010)
+    assert token[9] == b"meta-data" and info[1] == 900
+    keys = {key_type: value for key_type, value in token[7]}
+    assert list(keys) == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert keys[1] == (False, addr(0), bytes.fromhex(ED25519), b"", addr(0))
+    assert keys[128] == (False, addr(0), b"", bytes.fromhex(METADATA_KEY), addr(0))
+    assert keys[2] == (False, addr(0), b"", b"", addr(0))
+    # the V1 form of the same token: seven keys, no metadata
+    v1 = call(mirrored, HTS, "getTokenInfo(address)", word(2005))
+    assert len(v1) < len(raw)
+    code, (fungible, decimals) = decode(
+        ["int64", f"({_TOKEN_INFO_V2},int32)"],
+        bytes.fromhex(call(mirrored, HTS, "getFungibleTokenInfoV2(address)", word(2005))[2:]),
+    )
+    assert (code, decimals, fungible[0][9]) == (22, 2, b"meta-data")
+    # a token without metadata: empty bytes and an empty metadata key (INFO_TOKEN's 0.0.2003)
+    _, info = decode(
+        ["int64", _TOKEN_INFO_V2], bytes.fromhex(call(mirrored, HTS, "getTokenInfoV2(address)", word(2003))[2:])
+    )
+    assert info[0][9] == b"" and dict(info[0][7])[2] == (False, addr(0), b"", bytes.fromhex(ECDSA), addr(0))
+    nft_type = f"({_TOKEN_INFO_V2},int64,address,int64,bytes,address)"
+    code, nft = decode(
+        ["int64", nft_type],
+        bytes.fromhex(call(mirrored, HTS, "getNonFungibleTokenInfoV2(address,int64)", word(2002) + word(1))[2:]),
+    )
+    assert (code, nft[1], nft[2].lower(), nft[4], nft[5].lower()) == (22, 1, HOLDER, b"ipfs://art", addr(1001))
+    assert nft[0][0][:2] == ("Art", "ART")
+    # unknown token: INVALID_TOKEN_ID (167) and the empty V2 struct; unknown serial: 225 with the treasury
+    code, empty = decode(
+        ["int64", _TOKEN_INFO_V2], bytes.fromhex(call(mirrored, HTS, "getTokenInfoV2(address)", word(4242))[2:])
+    )
+    assert code == 167 and empty[0][0] == "" and empty[0][9] == b""
+    code, missing = decode(
+        ["int64", nft_type],
+        bytes.fromhex(call(mirrored, HTS, "getNonFungibleTokenInfoV2(address,int64)", word(2002) + word(9))[2:]),
+    )
+    assert code == 225 and missing[1] == 9
+
+
+def test_value_sent_to_a_system_contract_is_refused(client: TestClient, ledger: Ledger) -> None:
+    # ContractCallSystemPrecompileTest: the exchange rate and PRNG called with value -> INVALID_CONTRACT_ID (the
+    # consensus node's CustomMessageCallProcessor halts a value transfer to a system contract or a precompile)
+    mirrored = loaded(client, ledger, TOKENS)
+    sender = "0x" + format(2, "040x")
+    for to, data in (
+        (EXCHANGE_RATE, selector("tinycentsToTinybars(uint256)") + word(100)),
+        (PRNG, selector("getPseudorandomSeed()")),
+        (HTS, selector("isToken(address)") + word(2001)),
+        ("0x" + format(2, "040x"), "ff"),  # SHA-256
+    ):
+        response = post(mirrored, {"to": to, "data": "0x" + data, "value": 1, "from": sender})
+        assert response.status_code == 400, to
+        assert errors(response) == [{"message": "INVALID_CONTRACT_ID", "detail": "", "data": "0x"}], to
+        assert post(mirrored, {"to": to, "data": "0x" + data, "from": sender}).status_code == 200, to
+
+
+def gas_used(client: TestClient, to: str, data: str, gas: int) -> bool:
+    return post(client, {"to": to, "data": data, "gas": gas}).status_code == 200
+
+
+def test_view_gas_is_the_canonical_view_price(client: TestClient, ledger: Ledger) -> None:
+    # The consensus node's SystemContractGasCalculator.viewGasRequirement (canonical TokenGetInfo price, $0.0001,
+    # at $0.0000000852 per gas, plus a fifth): 2,607 gas per view, where the exchange rate's call costs 100
+    mirrored = loaded(client, ledger, TOKENS)
+    data = "0x" + selector("isToken(address)") + word(2001)
+    intrinsic = 21_000 + sum(4 if byte == 0 else 16 for byte in bytes.fromhex(data[2:]))
+    assert gas_used(mirrored, HTS, data, intrinsic + 2_607)
+    out_of_gas = post(mirrored, {"to": HTS, "data": data, "gas": intrinsic + 2_606})
+    assert errors(out_of_gas)[0]["message"] == "INSUFFICIENT_GAS"
+    estimate = int(result(mirrored, {"to": HTS, "data": data, "estimate": True}), 16)
+    assert intrinsic + 2_607 <= estimate <= (intrinsic + 2_607) * 1.2
+    # a facade view costs the same; the exchange rate's conversion 100
+    facade = "0x" + selector("name()")
+    facade_intrinsic = 21_000 + 4 * 16
+    assert gas_used(mirrored, FUNGIBLE, facade, facade_intrinsic + 2_607)
+    assert not gas_used(mirrored, FUNGIBLE, facade, facade_intrinsic + 2_606)
+    rate = "0x" + selector("tinycentsToTinybars(uint256)") + word(100)
+    rate_intrinsic = 21_000 + sum(4 if byte == 0 else 16 for byte in bytes.fromhex(rate[2:]))
+    assert gas_used(mirrored, EXCHANGE_RATE, rate, rate_intrinsic + 100)
+    assert not gas_used(mirrored, EXCHANGE_RATE, rate, rate_intrinsic + 99)
