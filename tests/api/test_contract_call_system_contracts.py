@@ -213,3 +213,56 @@ def test_view_gas_is_the_canonical_view_price(client: TestClient, ledger: Ledger
     rate_intrinsic = 21_000 + sum(4 if byte == 0 else 16 for byte in bytes.fromhex(rate[2:]))
     assert gas_used(mirrored, EXCHANGE_RATE, rate, rate_intrinsic + 100)
     assert not gas_used(mirrored, EXCHANGE_RATE, rate, rate_intrinsic + 99)
+
+
+ACCOUNT_SERVICE = addr(0x16A)
+HBAR_ALLOWANCES: dict[str, Any] = {
+    "cryptoAllowances": [
+        {"owner": "0.0.1010", "spender": "0.0.1001", "amount": 300, "amount_granted": 500,
+         "timestamp_range": "[2000000000,)"},
+        {"owner": "0.0.1010", "spender": "0.0.1001", "amount": 40, "amount_granted": 40,
+         "timestamp_range": "[150,2000000000)"},
+    ],
+}  # fmt: skip
+
+
+def test_account_service_reads(client: TestClient, ledger: Ledger) -> None:
+    # ContractCallAliasTests and the hbarAllowance cases of the reference's HAS tests; the consensus node's
+    # HbarAllowanceCall, EvmAddressAliasCall, HederaAccountNumAliasCall, IsValidAliasCall (response code first)
+    mirrored = loaded(client, ledger, HBAR_ALLOWANCES)
+    allowance = "hbarAllowance(address,address)"
+    assert call(mirrored, ACCOUNT_SERVICE, allowance, word(1010) + word(1001)) == "0x" + word(22) + word(300)
+    assert call(mirrored, ACCOUNT_SERVICE, allowance, word(1010) + word(1001), block="1") == "0x" + word(
+        22
+    ) + word(40)
+    assert call(mirrored, ACCOUNT_SERVICE, allowance, address_word(HOLDER) + word(1001)) == "0x" + word(22) + word(
+        300
+    )  # the owner by its EVM address
+    assert call(mirrored, ACCOUNT_SERVICE, allowance, word(1010) + word(4242)) == "0x" + word(22) + word(0)
+    assert reverted(mirrored, ACCOUNT_SERVICE, "0x" + selector(allowance) + word(4242) + word(1001))  # no owner
+    evm_alias = "getEvmAddressAlias(address)"
+    assert call(mirrored, ACCOUNT_SERVICE, evm_alias, word(1010)) == "0x" + word(22) + address_word(HOLDER)
+    for missing in (word(2), word(4242), address_word(HOLDER)):  # no alias, no account, not long-zero
+        assert call(mirrored, ACCOUNT_SERVICE, evm_alias, missing) == "0x" + word(15) + word(0), missing
+    num_alias = "getHederaAccountNumAlias(address)"
+    assert call(mirrored, ACCOUNT_SERVICE, num_alias, address_word(HOLDER)) == "0x" + word(22) + word(1010)
+    assert call(mirrored, ACCOUNT_SERVICE, num_alias, word(2)) == "0x" + word(22) + word(2)  # no alias: itself
+    # INVALID_SOLIDITY_ADDRESS (29): an unknown EVM address, an unknown number, and the long-zero address of an
+    # account whose priority address is its alias (a non-canonical reference)
+    for invalid in (address_word("0x" + "cd" * 20), word(4242), word(1010)):
+        assert call(mirrored, ACCOUNT_SERVICE, num_alias, invalid) == "0x" + word(29) + word(0), invalid
+    valid = "isValidAlias(address)"
+    for address, expected in (
+        (address_word(HOLDER), 1),
+        (word(1010), 1),
+        (word(2), 1),
+        (word(1001), 1),  # a contract is an account
+        (word(4242), 0),
+        (address_word("0x" + "cd" * 20), 0),
+    ):
+        assert call(mirrored, ACCOUNT_SERVICE, valid, address) == "0x" + word(expected), address
+    # not a read this route answers (isAuthorizedRaw), and value sent: refused
+    assert reverted(mirrored, ACCOUNT_SERVICE, "0x" + selector("isAuthorizedRaw(address,bytes,bytes)") + word(1))
+    sent = post(mirrored, {"to": ACCOUNT_SERVICE, "data": "0x" + selector(valid) + word(2), "value": 1,
+                           "from": addr(2)})  # fmt: skip
+    assert errors(sent)[0]["message"] == "INVALID_CONTRACT_ID"

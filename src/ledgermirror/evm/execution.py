@@ -25,6 +25,7 @@ from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
 
 from ledgermirror.evm import abi
+from ledgermirror.evm.account_service import ACCOUNT_SERVICE_ADDRESS, account_view
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
 from ledgermirror.evm.prng import PRNG_ADDRESS, NoSeed, prng_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
@@ -107,9 +108,9 @@ def _refusing_value(precompile: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 class _SystemContracts:
-    """py-evm's precompiles, then Hedera's: HTS reads at 0x167, the exchange rate at 0x168, PRNG at 0x169 and the
-    ERC facade of every token address. Value sent to any of them but a token's address halts the frame
-    (:class:`InvalidContractId`)."""
+    """py-evm's precompiles, then Hedera's: HTS reads at 0x167, the exchange rate at 0x168, PRNG at 0x169, the
+    account service's reads at 0x16a and the ERC facade of every token address. Value sent to any of them but a
+    token's address halts the frame (:class:`InvalidContractId`)."""
 
     def __init__(self, standard: Mapping[Any, Any], state: _State) -> None:
         self._standard = standard
@@ -125,6 +126,8 @@ class _SystemContracts:
             return _refusing_value(self._exchange_rate)
         if address == PRNG_ADDRESS:
             return _refusing_value(self._prng)
+        if address == ACCOUNT_SERVICE_ADDRESS:
+            return _refusing_value(self._account_service)
         if address[:12] == _LONG_ZERO_PREFIX and self._state.get_code(Address(address)) == proxy_code(address):
             return self._token  # a token's address (only tokens hold the proxy code: no question for others)
         return default
@@ -143,6 +146,10 @@ class _SystemContracts:
         reader = self._state.reader
         data = bytes(computation.msg.data)
         return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()), EXCHANGE_RATE_GAS)
+
+    def _account_service(self, computation: Any) -> Any:
+        reader, data = self._state.reader, bytes(computation.msg.data)
+        return _answer(computation, lambda: account_view(data, reader))
 
     def _prng(self, computation: Any) -> Any:
         data, block_hash = bytes(computation.msg.data), self._state.block_hash

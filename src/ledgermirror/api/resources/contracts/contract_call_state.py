@@ -101,6 +101,8 @@ class MirrorState:
         self._at = at
         self._entities: dict[bytes, tuple[int, str, AccountState] | None] = {}
         self._tokens: dict[bytes, TokenState | None] = {}
+        self._aliases: dict[bytes, bytes] = {}
+        """The EVM address alias (or ``b""``) of each entity :meth:`entity` found, by the address asked."""
 
     async def answer(self, question: tuple[Any, ...]) -> Any:
         what, *arguments = question
@@ -116,6 +118,8 @@ class MirrorState:
             "token_relation": self.token_relation,
             "approved_for_all": self.approved_for_all,
             "token_detail": self.token_detail,
+            "account_alias": self.account_alias,
+            "hbar_allowance": self.hbar_allowance,
         }
         handler = handlers.get(what)
         if handler is None:
@@ -146,6 +150,7 @@ class MirrorState:
         if not rows:
             return None
         row = rows[0]
+        self._aliases[address] = bytes(row["evm_address"] or b"")
         balance = int(row["balance"] or 0)
         if self._at is not None:
             treasury = self._encoded(TREASURY_NUM)
@@ -277,6 +282,20 @@ class MirrorState:
             return self._encoded(num)
         found = await self.entity(address)
         return None if found is None else found[0]
+
+    async def account_alias(self, address: bytes) -> tuple[int, bytes] | None:
+        """The account's entity number and EVM address alias (``b""`` without one); None without an account."""
+        found = await self.entity(address)
+        if found is None:
+            return None
+        return found[0] & ((1 << 38) - 1), self._aliases.get(address, b"")
+
+    async def hbar_allowance(self, owner: bytes, spender: bytes) -> int:
+        owner_id, spender_id = await self._account_id(owner), await self._account_id(spender)
+        if owner_id is None or spender_id is None:
+            return 0
+        statement = self._as_of(q.HBAR_ALLOWANCE, q.HBAR_ALLOWANCE_AT, owner=owner_id, spender=spender_id)
+        return await self._amount(statement, "amount")
 
     async def _amount(self, statement: Statement, column: str) -> int:
         rows = await self._ctx.database.fetch(statement)
