@@ -14,6 +14,7 @@ from tests.api.test_contract_call import (
     _EXPIRY,
     _FEES,
     _KEY_VALUE,
+    COMPILED,
     ECDSA,
     ED25519,
     EXCHANGE_RATE,
@@ -21,6 +22,7 @@ from tests.api.test_contract_call import (
     HOLDER,
     HTS,
     INFO_TOKEN,
+    NFT,
     PRNG,
     SETUP,
     TOKENS,
@@ -266,3 +268,99 @@ def test_account_service_reads(client: TestClient, ledger: Ledger) -> None:
     sent = post(mirrored, {"to": ACCOUNT_SERVICE, "data": "0x" + selector(valid) + word(2), "value": 1,
                            "from": addr(2)})  # fmt: skip
     assert errors(sent)[0]["message"] == "INVALID_CONTRACT_ID"
+
+
+WRITER = addr(1005)
+FRESH_WRITER = addr(1006)
+WRITES: dict[str, Any] = {
+    "contracts": [
+        {"num": 1005, "runtime_bytecode": COMPILED["TokenWriter"]["runtime"]},
+        {"num": 1006, "runtime_bytecode": COMPILED["TokenWriter"]["runtime"]},
+    ],
+    "tokenaccounts": [
+        {"account_id": "0.0.1005", "token_id": "0.0.2001", "balance": 1_000, "created_timestamp": 150},
+    ],
+    "tokenAllowances": [
+        {"owner": "0.0.1010", "spender": "0.0.1005", "token_id": "0.0.2001", "amount": 500},
+        {"owner": "0.0.1010", "spender": "0.0.1006", "token_id": "0.0.2001", "amount": 60},
+    ],
+}  # fmt: skip
+
+
+def writer(client: TestClient, signature: str, types: list[str], values: list[Any], out: list[str]) -> Any:
+    data = "0x" + selector(signature) + encode(types, values).hex()
+    return decode(out, bytes.fromhex(result(client, {"to": WRITER, "data": data})[2:]))
+
+
+def test_hts_writes_in_a_throwaway_overlay(client: TestClient, ledger: Ledger) -> None:
+    # upstream-web3.md §3.6 (writes against the request's write cache, later reads in the same call see them);
+    # ContractCallServicePrecompileModificationTest: transferToken, transferFrom, approve, associateToken;
+    # ContractCallServiceERCTokenModificationFunctionsTest: transfer, transferFrom, approve (values ours)
+    mirrored = loaded(client, ledger, TOKENS, WRITES)
+    token, holder = addr(2001), addr(1010)
+    assert writer(mirrored, "transferThenBalances(address,address,uint256)", ["address", "address", "uint256"],
+                  [token, holder, 250], ["uint256", "uint256"]) == (750, 4_450)  # fmt: skip
+    # nothing persisted: the next call starts from the mirror again
+    assert call(mirrored, FUNGIBLE, "balanceOf(address)", word(1005)) == "0x" + word(1_000)
+    assert writer(mirrored, "htsTransferThenBalances(address,address,int64)", ["address", "address", "int64"],
+                  [token, holder, 100], ["uint256", "uint256"]) == (900, 4_300)  # fmt: skip
+    assert writer(
+        mirrored,
+        "transferFromThenState(address,address,address,uint256)",
+        ["address", "address", "address", "uint256"],
+        [token, holder, WRITER, 200],
+        ["uint256", "uint256", "uint256"],
+    ) == (4_000, 1_200, 300)
+    assert writer(
+        mirrored,
+        "approveThenAllowances(address,address,uint256,uint256)",
+        ["address", "address", "uint256", "uint256"],
+        [token, addr(1001), 11, 22],
+        ["uint256", "uint256"],
+    ) == (11, 22)
+    # a reverted frame undoes its transfer; a write inside a static frame fails
+    assert writer(mirrored, "balanceAfterRevertedTransfer(address,address,uint256)", ["address", "address",
+                  "uint256"], [token, holder, 10], ["uint256"]) == (1_000,)  # fmt: skip
+    assert writer(mirrored, "staticTransferFails(address,address)", ["address", "address"], [token, holder],
+                  ["bool"]) == (True,)  # fmt: skip
+    # associate, then take an allowance's worth: a contract not associated before the call
+    data = "0x" + selector("associateThenTransfer(address,address,uint256)")
+    data += encode(["address", "address", "uint256"], [token, holder, 50]).hex()
+    answer = result(mirrored, {"to": FRESH_WRITER, "data": data})
+    assert decode(["int64", "uint256"], bytes.fromhex(answer[2:])) == (22, 50)
+    # the same takes more than the allowance (60): the whole call reverts
+    over = "0x" + selector("associateThenTransfer(address,address,uint256)")
+    over += encode(["address", "address", "uint256"], [token, holder, 61]).hex()
+    assert reverted(mirrored, FRESH_WRITER, over)
+    estimate = result(mirrored, {"to": FRESH_WRITER, "data": data, "estimate": True})
+    assert post(mirrored, {"to": FRESH_WRITER, "data": data, "gas": int(estimate, 16)}).status_code == 200
+
+
+def test_hts_writes_refused(client: TestClient, ledger: Ledger) -> None:
+    # The consensus node's refusals (TOKEN_NOT_ASSOCIATED_TO_ACCOUNT, INSUFFICIENT_TOKEN_BALANCE, an NFT through
+    # the fungible facade, another account's tokens without its signature, TOKEN_ALREADY_ASSOCIATED_TO_ACCOUNT):
+    # each a revert
+    mirrored = loaded(client, ledger, TOKENS, WRITES)
+    transfer = "0x" + selector("transfer(address,uint256)")
+    sent = {"to": FUNGIBLE, "from": HOLDER, "data": transfer + word(1005) + word(5)}
+    assert result(mirrored, sent) == "0x" + word(1)  # from the holder to an associated contract
+    for data in (
+        transfer + word(1001) + word(5),  # not associated
+        transfer + word(1005) + word(4_201),  # more than the balance
+        transfer + word(4242) + word(5),  # no such account
+    ):
+        response = post(mirrored, {"to": FUNGIBLE, "from": HOLDER, "data": data})
+        assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", data
+    nft = post(mirrored, {"to": NFT, "from": HOLDER, "data": transfer + word(1005) + word(1)})
+    assert errors(nft)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+    transfer_token = "0x" + selector("transferToken(address,address,address,int64)")
+    own = transfer_token + word(2001) + word(1010) + word(1005) + word(5)
+    assert result(mirrored, {"to": HTS, "from": HOLDER, "data": own}) == "0x" + word(22)
+    others = transfer_token + word(2001) + word(1005) + word(1010) + word(5)  # the contract's tokens
+    assert reverted(mirrored, HTS, others)
+    associate = "0x" + selector("associateToken(address,address)")
+    already = post(mirrored, {"to": HTS, "from": HOLDER, "data": associate + word(1010) + word(2001)})
+    assert errors(already)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+    for data in (associate + word(1010) + word(4242), associate + word(1005) + word(2001)):  # no token; not self
+        response = post(mirrored, {"to": HTS, "from": HOLDER, "data": data})
+        assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", data

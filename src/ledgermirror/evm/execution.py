@@ -34,6 +34,7 @@ from ledgermirror.evm.token_facade import (
     HTS_ADDRESS,
     REDIRECT_FOR_TOKEN,
     NotAnswered,
+    TokenState,
     hts_view,
     proxy_code,
     redirected_call,
@@ -46,6 +47,7 @@ from ledgermirror.evm.token_info import (
     token_info_view,
 )
 from ledgermirror.evm.token_info import SELECTORS as INFO_SELECTORS
+from ledgermirror.evm.token_overlay import ERC_WRITES, HTS_WRITES, TokenOverlay, erc_write, hts_write
 from ledgermirror.evm.tracer import Tracer
 
 _CHECK_EVERY = 512
@@ -138,9 +140,13 @@ class _SystemContracts:
         if data[:4] in INFO_SELECTORS:
             static = bool(computation.msg.is_static)
             return _answer(computation, lambda: _token_info(data, reader, static))
+        overlay = TokenOverlay(computation.state, reader)
+        caller, static = bytes(computation.msg.sender), bool(computation.msg.is_static)
         if data[:4] == REDIRECT_FOR_TOKEN:
-            return _answer(computation, lambda: _redirected(data, reader))
-        return _answer(computation, lambda: hts_view(data, reader.token, reader.token_relation, reader))
+            return _answer(computation, lambda: _redirected(data, reader, overlay, caller, static))
+        if data[:4] in HTS_WRITES:
+            return _answer(computation, lambda: hts_write(_writable(data, static), caller, overlay))
+        return _answer(computation, lambda: hts_view(data, reader.token, reader.token_relation, overlay))
 
     def _exchange_rate(self, computation: Any) -> Any:
         reader = self._state.reader
@@ -161,10 +167,9 @@ class _SystemContracts:
         token = reader.token(address)
         assert token is not None
         data = bytes(computation.msg.data)
-        return _answer(
-            computation,
-            lambda: token_view(address, token, data, reader),
-        )
+        overlay = TokenOverlay(computation.state, reader)
+        caller, static = bytes(computation.msg.sender), bool(computation.msg.is_static)
+        return _answer(computation, lambda: _facade(address, token, data, overlay, caller=caller, static=static))
 
 
 def _seed(data: bytes, block_hash: bytes) -> bytes:
@@ -175,13 +180,30 @@ def _seed(data: bytes, block_hash: bytes) -> bytes:
         raise VMError("not a function of the PRNG system contract") from None
 
 
-def _redirected(data: bytes, reader: StateReader) -> bytes:
-    """``redirectForToken(token, data)`` at 0x167: the token's ERC view of ``data``; an unknown token reverts."""
+def _writable(data: bytes, static: bool) -> bytes:
+    """``data`` of a write, refused (a revert) inside a static call."""
+    if static:
+        raise NotAnswered()
+    return data
+
+
+def _facade(
+    address: bytes, token: TokenState, data: bytes, overlay: TokenOverlay, *, caller: bytes, static: bool
+) -> bytes:
+    """A token's ERC function: a write into the call's overlay, or a view that sees it."""
+    if data[:4] in ERC_WRITES:
+        return erc_write(address, _writable(data, static), caller, overlay)
+    return token_view(address, token, data, overlay)
+
+
+def _redirected(data: bytes, reader: StateReader, overlay: TokenOverlay, caller: bytes, static: bool) -> bytes:
+    """``redirectForToken(token, data)`` at 0x167: the token's ERC function of ``data``; an unknown token
+    reverts."""
     token_address, inner = redirected_call(data)
     token = reader.token(token_address)
     if token is None:
         raise NotAnswered()
-    return token_view(token_address, token, inner, reader)
+    return _facade(token_address, token, inner, overlay, caller=caller, static=static)
 
 
 def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:

@@ -71,6 +71,9 @@ class StateReader(Protocol):
     def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         """What ``spender`` may still take of ``owner``'s ``token``."""
 
+    def token_associated(self, token: bytes, account: bytes) -> bool:
+        """Whether ``account`` is associated with ``token`` (a ``token_account`` row with ``associated``)."""
+
     def account_alias(self, address: bytes) -> tuple[int, bytes] | None:
         """``(entity number, EVM address alias or b"")`` of the account or contract at this address, or None."""
 
@@ -225,3 +228,6 @@ class _DeferredReader:
 
     def hbar_allowance(self, owner: bytes, spender: bytes) -> int:
         return self._owner.reader.hbar_allowance(owner, spender)
+
+    def token_associated(self, token: bytes, account: bytes) -> bool:
+        return self._owner.reader.token_associated(token, account)

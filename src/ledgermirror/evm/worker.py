@@ -79,6 +79,9 @@ class PipeReader:
     def hbar_allowance(self, owner: bytes, spender: bytes) -> int:
         return int(self._ask("hbar_allowance", owner, spender))
 
+    def token_associated(self, token: bytes, account: bytes) -> bool:
+        return bool(self._ask("token_associated", token, account))
+
 
 def serve(conn: Connection) -> None:
     """A worker's life: jobs until the pipe closes."""

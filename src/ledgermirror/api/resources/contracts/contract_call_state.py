@@ -120,6 +120,7 @@ class MirrorState:
             "token_detail": self.token_detail,
             "account_alias": self.account_alias,
             "hbar_allowance": self.hbar_allowance,
+            "token_associated": self.token_associated,
         }
         handler = handlers.get(what)
         if handler is None:
@@ -309,6 +310,14 @@ class MirrorState:
         return await self._amount(
             self._as_of(q.TOKEN_BALANCE, q.TOKEN_BALANCE_AT, account=account, token=token_id), "balance"
         )
+
+    async def token_associated(self, token: bytes, account: bytes) -> bool:
+        token_num, account_id = long_zero_num(token), await self._account_id(account)
+        if token_num is None or account_id is None:
+            return False
+        token_id = self._encoded(token_num)
+        statement = self._as_of(q.TOKEN_BALANCE, q.TOKEN_BALANCE_AT, account=account_id, token=token_id)
+        return bool(await self._ctx.database.fetch(statement))
 
     async def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         token_num = long_zero_num(token)
