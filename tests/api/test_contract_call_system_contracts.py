@@ -364,3 +364,26 @@ def test_hts_writes_refused(client: TestClient, ledger: Ledger) -> None:
     for data in (associate + word(1010) + word(4242), associate + word(1005) + word(2001)):  # no token; not self
         response = post(mirrored, {"to": HTS, "from": HOLDER, "data": data})
         assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", data
+
+
+def test_hrc_association_functions(client: TestClient, ledger: Ledger) -> None:
+    # ContractCallServicePrecompileReadonlyTest.hrcIsAssociatedFails (false for a caller without a relationship);
+    # HRC-719 isAssociated/associate/dissociate on the token's address, for the caller
+    empty = {
+        "tokenaccounts": [{"account_id": "0.0.2", "token_id": "0.0.2002", "balance": 0, "created_timestamp": 150}]
+    }
+    mirrored = loaded(client, ledger, TOKENS, WRITES, empty)
+    is_associated = "0x" + selector("isAssociated()")
+    assert result(mirrored, {"to": FUNGIBLE, "from": HOLDER, "data": is_associated}) == "0x" + word(1)
+    assert result(mirrored, {"to": NFT, "from": HOLDER, "data": is_associated}) == "0x" + word(1)
+    assert result(mirrored, {"to": FUNGIBLE, "from": addr(2), "data": is_associated}) == "0x" + word(0)
+    associate, dissociate = "0x" + selector("associate()"), "0x" + selector("dissociate()")
+    assert result(mirrored, {"to": FUNGIBLE, "from": addr(2), "data": associate}) == "0x" + word(22)
+    assert result(mirrored, {"to": NFT, "from": addr(2), "data": dissociate}) == "0x" + word(22)  # holds none
+    for to, sender, data in (
+        (FUNGIBLE, HOLDER, associate),  # already associated
+        (FUNGIBLE, HOLDER, dissociate),  # holds 4,200
+        (FUNGIBLE, addr(2), dissociate),  # not associated
+    ):
+        response = post(mirrored, {"to": to, "from": sender, "data": data})
+        assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", (to, sender, data)

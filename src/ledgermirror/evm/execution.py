@@ -47,7 +47,14 @@ from ledgermirror.evm.token_info import (
     token_info_view,
 )
 from ledgermirror.evm.token_info import SELECTORS as INFO_SELECTORS
-from ledgermirror.evm.token_overlay import ERC_WRITES, HTS_WRITES, TokenOverlay, erc_write, hts_write
+from ledgermirror.evm.token_overlay import (
+    ERC_WRITES,
+    HRC_IS_ASSOCIATED,
+    HTS_WRITES,
+    TokenOverlay,
+    erc_write,
+    hts_write,
+)
 from ledgermirror.evm.tracer import Tracer
 
 _CHECK_EVERY = 512
@@ -191,6 +198,8 @@ def _facade(
     address: bytes, token: TokenState, data: bytes, overlay: TokenOverlay, *, caller: bytes, static: bool
 ) -> bytes:
     """A token's ERC function: a write into the call's overlay, or a view that sees it."""
+    if data[:4] == HRC_IS_ASSOCIATED:
+        return abi.boolean(overlay.associated(address, caller))
     if data[:4] in ERC_WRITES:
         return erc_write(address, _writable(data, static), caller, overlay)
     return token_view(address, token, data, overlay)

@@ -7,12 +7,14 @@ it, reverts, and the whole state is dropped with the call. A slot holds the valu
 this call, read the mirror's). Accounts are keyed by entity number, so an account's long-zero and EVM addresses
 are the same holder.
 
-Built: the ERC-20 facade's ``transfer``, ``transferFrom`` and ``approve``; at 0x167 ``transferToken``,
+Built: the ERC-20 facade's ``transfer``, ``transferFrom`` and ``approve``, HRC-719's ``associate()``,
+``dissociate()`` and (a view) ``isAssociated()`` of the caller on any token's facade; at 0x167 ``transferToken``,
 ``transferFrom(token, from, to, amount)``, ``approve(token, spender, amount)`` and ``associateToken``. Each
 refuses (a revert with no data) what the consensus node refuses: a write inside a static call, an NFT, an
 account the mirror does not hold, an amount that is negative or above ``int64``, a holder not associated with
 the token, a frozen holder, a paused token, a balance or allowance too small, a transfer of another account's
-tokens without an allowance, associating another account than the caller or an account already associated.
+tokens without an allowance, associating another account than the caller or an account already associated,
+dissociating a holder with a balance or the token's treasury.
 """
 
 from __future__ import annotations
@@ -36,7 +38,10 @@ def _selector(signature: str) -> bytes:
 ERC_TRANSFER = _selector("transfer(address,uint256)")
 ERC_TRANSFER_FROM = _selector("transferFrom(address,address,uint256)")
 ERC_APPROVE = _selector("approve(address,uint256)")
-ERC_WRITES = frozenset({ERC_TRANSFER, ERC_TRANSFER_FROM, ERC_APPROVE})
+HRC_IS_ASSOCIATED = _selector("isAssociated()")
+HRC_ASSOCIATE = _selector("associate()")
+HRC_DISSOCIATE = _selector("dissociate()")
+ERC_WRITES = frozenset({ERC_TRANSFER, ERC_TRANSFER_FROM, ERC_APPROVE, HRC_ASSOCIATE, HRC_DISSOCIATE})
 HTS_TRANSFER_TOKEN = _selector("transferToken(address,address,address,int64)")
 HTS_TRANSFER_FROM = _selector("transferFrom(address,address,address,uint256)")
 HTS_APPROVE = _selector("approve(address,address,uint256)")
@@ -165,6 +170,17 @@ class TokenOverlay:
             raise NotAnswered()  # INVALID_ALLOWANCE_SPENDER_ID
         self._set(token, _slot(b"allowance", owner_num, spender_num), amount)
 
+    def dissociate(self, token: bytes, account: bytes) -> None:
+        """End ``account``'s association: refused for a holder that is not associated, still holds some of the
+        token (``TRANSACTION_REQUIRES_ZERO_TOKEN_BALANCES``) or is its treasury (``ACCOUNT_IS_TREASURY``)."""
+        num = self._num(account)
+        detail = self._reader.token_detail(token)
+        if detail is None or num is None or not self.associated(token, account):
+            raise NotAnswered()
+        if self.token_balance(token, account) != 0 or self.same_account(detail.treasury, account):
+            raise NotAnswered()
+        self._set(token, _slot(b"associated", num), 0)
+
     def associate(self, token: bytes, account: bytes) -> None:
         num = self._num(account)
         if self._reader.token(token) is None or num is None or self.associated(token, account):
@@ -187,7 +203,8 @@ def _address(value: int) -> bytes:
 
 
 def erc_write(token: bytes, data: bytes, caller: bytes, overlay: TokenOverlay) -> bytes:
-    """The facade's ``transfer``, ``transferFrom`` or ``approve`` called by ``caller``: ``true``."""
+    """The facade's ``transfer``, ``transferFrom`` or ``approve`` called by ``caller`` (``true``), or HRC-719's
+    ``associate()`` or ``dissociate()`` of the caller (the response code 22)."""
     selector = data[:4]
     if selector == ERC_TRANSFER:
         to, amount = _words(data, 2)
@@ -198,6 +215,12 @@ def erc_write(token: bytes, data: bytes, caller: bytes, overlay: TokenOverlay) -
     elif selector == ERC_APPROVE:
         spender, amount = _words(data, 2)
         overlay.approve(token, caller, _address(spender), amount)
+    elif selector == HRC_ASSOCIATE:
+        overlay.associate(token, caller)
+        return abi.uint(SUCCESS)
+    elif selector == HRC_DISSOCIATE:
+        overlay.dissociate(token, caller)
+        return abi.uint(SUCCESS)
     else:
         raise NotAnswered()
     return abi.boolean(True)
