@@ -387,3 +387,59 @@ def test_hrc_association_functions(client: TestClient, ledger: Ledger) -> None:
     ):
         response = post(mirrored, {"to": to, "from": sender, "data": data})
         assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", (to, sender, data)
+
+
+NFT_WRITES: dict[str, Any] = {
+    "tokenaccounts": [
+        {"account_id": "0.0.1005", "token_id": "0.0.2002", "balance": 1, "created_timestamp": 150,
+         "freeze_status": 2},  # unfrozen (the token freezes new relationships by default)
+    ],
+    "nfts": [
+        {"token_id": "0.0.2002", "serial_number": 4, "account_id": "0.0.1005", "metadata": "\\x",
+         "created_timestamp": 150, "timestamp_range": "[150,)"},
+    ],
+}  # fmt: skip
+
+
+def test_nft_writes_in_the_overlay(client: TestClient, ledger: Ledger) -> None:
+    # ContractCallServiceERCTokenModificationFunctionsTest (ERC-721 transferFrom, approve, setApprovalForAll) and
+    # ContractCallServicePrecompileModificationTest (transferNFT, approveNFT), each read back in the same call
+    mirrored = loaded(client, ledger, TOKENS, WRITES, NFT_WRITES)
+    token = addr(2002)
+    owner, mine, theirs = writer(
+        mirrored,
+        "nftTransferThenState(address,address,uint256)",
+        ["address", "address", "uint256"],
+        [token, HOLDER, 4],
+        ["address", "uint256", "uint256"],
+    )
+    assert (owner.lower(), mine, theirs) == (HOLDER, 0, 3)  # the owner by its priority (EVM) address
+    assert call(mirrored, NFT, "ownerOf(uint256)", word(4)) == "0x" + word(1005)  # nothing persisted
+    moved = writer(mirrored, "htsNftTransferThenOwner(address,address,int64)", ["address", "address", "int64"],
+                   [token, HOLDER, 4], ["address"])  # fmt: skip
+    assert moved[0].lower() == HOLDER
+    approved, operator, cleared = writer(
+        mirrored,
+        "nftApprovalsThenRead(address,address,uint256)",
+        ["address", "address", "uint256"],
+        [token, addr(1001), 4],
+        ["address", "bool", "address"],
+    )
+    assert (approved.lower(), operator, cleared.lower()) == (addr(1001), True, addr(0))
+    # refused: a serial the caller does not own (serial 1 is the holder's), an unknown serial, an ERC-20 transfer
+    # of an NFT, a spender the mirror does not hold
+    transfer_from = "0x" + selector("transferFrom(address,address,uint256)")
+    approve = "0x" + selector("approve(address,uint256)")
+    for sender, data in (
+        (addr(2), transfer_from + word(1010) + word(1005) + word(1)),  # neither owner, spender nor operator
+        (HOLDER, transfer_from + word(1010) + word(1005) + word(9)),  # no such serial
+        (HOLDER, transfer_from + word(1005) + word(1010) + word(1)),  # not the owner
+        (HOLDER, approve + word(4242) + word(1)),  # unknown spender
+        (addr(2), approve + word(1001) + word(1)),  # not the owner
+    ):
+        response = post(mirrored, {"to": NFT, "from": sender, "data": data})
+        assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", (sender, data)
+    # the holder's own serial 1 to the contract (associated): success, no return value
+    assert result(
+        mirrored, {"to": NFT, "from": HOLDER, "data": transfer_from + word(1010) + word(1005) + word(1)}
+    ) == ("0x")

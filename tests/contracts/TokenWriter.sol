@@ -9,7 +9,20 @@ interface IERC20Write {
     function allowance(address owner, address spender) external view returns (uint256);
 }
 
+interface IERC721Write {
+    function transferFrom(address from, address to, uint256 serial) external;
+    function approve(address spender, uint256 serial) external;
+    function setApprovalForAll(address operator, bool approved) external;
+    function ownerOf(uint256 serial) external view returns (address);
+    function getApproved(uint256 serial) external view returns (address);
+    function isApprovedForAll(address owner, address operator) external view returns (bool);
+    function balanceOf(address owner) external view returns (uint256);
+}
+
 interface IHtsWrite {
+    function transferNFT(address token, address sender, address recipient, int64 serial)
+        external returns (int64 responseCode);
+    function approveNFT(address token, address approved, uint256 serial) external returns (int64 responseCode);
     function transferToken(address token, address sender, address recipient, int64 amount)
         external returns (int64 responseCode);
     function transferFrom(address token, address from, address to, uint256 amount)
@@ -73,6 +86,31 @@ contract TokenWriter {
         } catch {
             return IERC20Write(token).balanceOf(address(this));
         }
+    }
+
+    function nftTransferThenState(address token, address to, uint256 serial)
+        external returns (address owner, uint256 mine, uint256 theirs)
+    {
+        IERC721Write(token).transferFrom(address(this), to, serial);
+        IERC721Write nft = IERC721Write(token);
+        return (nft.ownerOf(serial), nft.balanceOf(address(this)), nft.balanceOf(to));
+    }
+
+    function htsNftTransferThenOwner(address token, address to, int64 serial) external returns (address) {
+        require(HTS.transferNFT(token, address(this), to, serial) == 22, "transferNFT failed");
+        return IERC721Write(token).ownerOf(uint256(uint64(serial)));
+    }
+
+    function nftApprovalsThenRead(address token, address spender, uint256 serial)
+        external returns (address approved, bool operator, address cleared)
+    {
+        IERC721Write nft = IERC721Write(token);
+        nft.approve(spender, serial);
+        approved = nft.getApproved(serial);
+        nft.setApprovalForAll(spender, true);
+        operator = nft.isApprovedForAll(address(this), spender);
+        require(HTS.approveNFT(token, address(0), serial) == 22, "approveNFT failed");
+        cleared = nft.getApproved(serial);
     }
 
     // A write in a static frame fails.

@@ -1,5 +1,5 @@
-"""HTS writes of a simulated call, kept in a throwaway overlay (upstream-web3.md §3.6): fungible transfers,
-allowances and associations that later reads of the same call see, and that nothing persists.
+"""HTS writes of a simulated call, kept in a throwaway overlay (upstream-web3.md §3.6): token transfers,
+allowances, approvals and associations that later reads of the same call see, and that nothing persists.
 
 The overlay lives in the EVM's own state, as storage slots of the token's address (the mirror never has storage
 there): py-evm's journal then undoes an overlay write exactly when the frame that made it, or any frame around
@@ -7,14 +7,17 @@ it, reverts, and the whole state is dropped with the call. A slot holds the valu
 this call, read the mirror's). Accounts are keyed by entity number, so an account's long-zero and EVM addresses
 are the same holder.
 
-Built: the ERC-20 facade's ``transfer``, ``transferFrom`` and ``approve``, HRC-719's ``associate()``,
+Built: the ERC-20 facade's ``transfer``, ``transferFrom`` and ``approve``, ERC-721's ``transferFrom``,
+``approve`` and ``setApprovalForAll`` (NFT owners, spenders and operators), HRC-719's ``associate()``,
 ``dissociate()`` and (a view) ``isAssociated()`` of the caller on any token's facade; at 0x167 ``transferToken``,
-``transferFrom(token, from, to, amount)``, ``approve(token, spender, amount)`` and ``associateToken``. Each
-refuses (a revert with no data) what the consensus node refuses: a write inside a static call, an NFT, an
-account the mirror does not hold, an amount that is negative or above ``int64``, a holder not associated with
-the token, a frozen holder, a paused token, a balance or allowance too small, a transfer of another account's
-tokens without an allowance, associating another account than the caller or an account already associated,
-dissociating a holder with a balance or the token's treasury.
+``transferFrom(token, from, to, amount)``, ``approve(token, spender, amount)``, ``associateToken``,
+``transferNFT``, ``approveNFT`` and ``setApprovalForAll(token, operator, approved)``. Each refuses (a revert with
+no data) what the consensus node refuses: a write inside a static call, a fungible write of an NFT (or the
+reverse), an account the mirror does not hold, an unknown serial or one not the sender's, an NFT moved or approved
+by neither its owner, its spender nor an operator, an amount that is negative or above ``int64``, a holder not
+associated with the token, a frozen holder, a paused token, a balance or allowance too small, a transfer of another
+account's tokens without an allowance, associating another account than the caller or an account already
+associated, dissociating a holder with a balance or the token's treasury.
 """
 
 from __future__ import annotations
@@ -41,12 +44,28 @@ ERC_APPROVE = _selector("approve(address,uint256)")
 HRC_IS_ASSOCIATED = _selector("isAssociated()")
 HRC_ASSOCIATE = _selector("associate()")
 HRC_DISSOCIATE = _selector("dissociate()")
-ERC_WRITES = frozenset({ERC_TRANSFER, ERC_TRANSFER_FROM, ERC_APPROVE, HRC_ASSOCIATE, HRC_DISSOCIATE})
+ERC_SET_APPROVAL_FOR_ALL = _selector("setApprovalForAll(address,bool)")
+ERC_WRITES = frozenset(
+    {ERC_TRANSFER, ERC_TRANSFER_FROM, ERC_APPROVE, ERC_SET_APPROVAL_FOR_ALL, HRC_ASSOCIATE, HRC_DISSOCIATE}
+)
 HTS_TRANSFER_TOKEN = _selector("transferToken(address,address,address,int64)")
 HTS_TRANSFER_FROM = _selector("transferFrom(address,address,address,uint256)")
 HTS_APPROVE = _selector("approve(address,address,uint256)")
 HTS_ASSOCIATE_TOKEN = _selector("associateToken(address,address)")
-HTS_WRITES = frozenset({HTS_TRANSFER_TOKEN, HTS_TRANSFER_FROM, HTS_APPROVE, HTS_ASSOCIATE_TOKEN})
+HTS_TRANSFER_NFT = _selector("transferNFT(address,address,address,int64)")
+HTS_APPROVE_NFT = _selector("approveNFT(address,address,uint256)")
+HTS_SET_APPROVAL_FOR_ALL = _selector("setApprovalForAll(address,address,bool)")
+HTS_WRITES = frozenset(
+    {
+        HTS_TRANSFER_TOKEN,
+        HTS_TRANSFER_FROM,
+        HTS_APPROVE,
+        HTS_ASSOCIATE_TOKEN,
+        HTS_TRANSFER_NFT,
+        HTS_APPROVE_NFT,
+        HTS_SET_APPROVAL_FOR_ALL,
+    }
+)
 
 
 class MirrorReads(Protocol):
@@ -117,11 +136,88 @@ class TokenOverlay:
         written = None if num is None else self._get(token, _slot(b"associated", num))
         return self._reader.token_associated(token, account) if written is None else written == 1
 
+    def _address_of(self, num: int) -> bytes:
+        """An account's priority address: its EVM address alias, else its long-zero address."""
+        long_zero = num.to_bytes(20, "big")
+        found = self._reader.account_alias(long_zero)
+        return found[1] if found is not None and len(found[1]) == 20 else long_zero
+
     def nft(self, token: bytes, serial: int) -> NftState | None:
-        return self._reader.nft(token, serial)
+        found = self._reader.nft(token, serial)
+        if found is None:
+            return None
+        owner = self._get(token, _slot(b"nft.owner", serial))
+        spender = self._get(token, _slot(b"nft.spender", serial))
+        return NftState(
+            owner=found.owner if owner is None else self._address_of(owner),
+            spender=found.spender if spender is None else (self._address_of(spender) if spender else bytes(20)),
+            metadata=found.metadata,
+            created_second=found.created_second,
+        )
 
     def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool:
-        return self._reader.approved_for_all(token, owner, operator)
+        owner_num, operator_num = self._num(owner), self._num(operator)
+        written = None
+        if owner_num is not None and operator_num is not None:
+            written = self._get(token, _slot(b"operator", owner_num, operator_num))
+        return self._reader.approved_for_all(token, owner, operator) if written is None else written == 1
+
+    def is_nft(self, token: bytes) -> bool:
+        found = self._reader.token(token)
+        return found is not None and found.type != FUNGIBLE_COMMON
+
+    def _unique(self, token: bytes) -> None:
+        """An NFT token that is not paused, else a revert."""
+        detail = self._reader.token_detail(token) if self.is_nft(token) else None
+        if detail is None or detail.paused:
+            raise NotAnswered()
+
+    def _owned(self, token: bytes, serial: int) -> NftState:
+        found = self.nft(token, serial) if 0 < serial < _INT64_LIMIT else None
+        if found is None or found.owner is None:
+            raise NotAnswered()  # INVALID_TOKEN_NFT_SERIAL_NUMBER (or an owner the mirror does not hold)
+        return found
+
+    def transfer_nft(self, token: bytes, sender: bytes, receiver: bytes, serial: int, caller: bytes) -> None:
+        """Move NFT ``serial`` from ``sender`` (its owner) to ``receiver``, by the owner itself, the serial's
+        approved spender or an operator approved for all of the owner's NFTs; the serial's approval is cleared."""
+        self._unique(token)
+        found = self._owned(token, serial)
+        assert found.owner is not None
+        if not self.same_account(found.owner, sender):
+            raise NotAnswered()  # SENDER_DOES_NOT_OWN_NFT_SERIAL_NO
+        allowed = (
+            self.same_account(caller, sender)
+            or (found.spender != bytes(20) and self.same_account(found.spender, caller))
+            or self.approved_for_all(token, sender, caller)
+        )
+        if not allowed:
+            raise NotAnswered()  # SPENDER_DOES_NOT_HAVE_ALLOWANCE
+        from_num, to_num = self._holder(token, sender), self._holder(token, receiver)
+        if from_num != to_num:
+            self._set(token, _slot(b"balance", from_num), self.token_balance(token, sender) - 1)
+            self._set(token, _slot(b"balance", to_num), self.token_balance(token, receiver) + 1)
+        self._set(token, _slot(b"nft.owner", serial), to_num)
+        self._set(token, _slot(b"nft.spender", serial), 0)
+
+    def approve_nft(self, token: bytes, caller: bytes, spender: bytes, serial: int) -> None:
+        """Approve ``spender`` (the zero address: nobody) for NFT ``serial``, by its owner or an operator."""
+        self._unique(token)
+        found = self._owned(token, serial)
+        assert found.owner is not None
+        if not (self.same_account(found.owner, caller) or self.approved_for_all(token, found.owner, caller)):
+            raise NotAnswered()  # SENDER_DOES_NOT_OWN_NFT_SERIAL_NO
+        spender_num = 0 if spender == bytes(20) else self._num(spender)
+        if spender_num is None:
+            raise NotAnswered()  # INVALID_ALLOWANCE_SPENDER_ID
+        self._set(token, _slot(b"nft.spender", serial), spender_num)
+
+    def set_approval_for_all(self, token: bytes, owner: bytes, operator: bytes, approved: bool) -> None:
+        self._unique(token)
+        owner_num, operator_num = self._num(owner), self._num(operator)
+        if owner_num is None or operator_num is None:
+            raise NotAnswered()  # INVALID_ALLOWANCE_OWNER_ID, INVALID_ALLOWANCE_SPENDER_ID
+        self._set(token, _slot(b"operator", owner_num, operator_num), 1 if approved else 0)
 
     def _fungible(self, token: bytes) -> None:
         """A fungible token that is not paused, else a revert."""
@@ -206,6 +302,8 @@ def erc_write(token: bytes, data: bytes, caller: bytes, overlay: TokenOverlay) -
     """The facade's ``transfer``, ``transferFrom`` or ``approve`` called by ``caller`` (``true``), or HRC-719's
     ``associate()`` or ``dissociate()`` of the caller (the response code 22)."""
     selector = data[:4]
+    if overlay.is_nft(token) and selector in (ERC_TRANSFER_FROM, ERC_APPROVE, ERC_SET_APPROVAL_FOR_ALL):
+        return _erc721_write(token, data, caller, overlay)
     if selector == ERC_TRANSFER:
         to, amount = _words(data, 2)
         overlay.transfer(token, caller, _address(to), amount, None)
@@ -224,6 +322,23 @@ def erc_write(token: bytes, data: bytes, caller: bytes, overlay: TokenOverlay) -
     else:
         raise NotAnswered()
     return abi.boolean(True)
+
+
+def _erc721_write(token: bytes, data: bytes, caller: bytes, overlay: TokenOverlay) -> bytes:
+    """ERC-721's ``transferFrom``, ``approve`` and ``setApprovalForAll`` of an NFT token: no return value."""
+    selector = data[:4]
+    if selector == ERC_TRANSFER_FROM:
+        owner, to, serial = _words(data, 3)
+        overlay.transfer_nft(token, _address(owner), _address(to), serial, caller)
+    elif selector == ERC_APPROVE:
+        spender, serial = _words(data, 2)
+        overlay.approve_nft(token, caller, _address(spender), serial)
+    else:
+        operator, approved = _words(data, 2)
+        if approved > 1:
+            raise NotAnswered()
+        overlay.set_approval_for_all(token, caller, _address(operator), approved == 1)
+    return b""
 
 
 def hts_write(data: bytes, caller: bytes, overlay: TokenOverlay) -> bytes:
@@ -245,6 +360,22 @@ def hts_write(data: bytes, caller: bytes, overlay: TokenOverlay) -> bytes:
         token, spender, amount = _words(data, 3)
         overlay.approve(_address(token), caller, _address(spender), amount)
         return abi.uint(SUCCESS) + abi.boolean(True)
+    if selector == HTS_TRANSFER_NFT:
+        token, sender, receiver, serial = _words(data, 4)
+        if not overlay.same_account(_address(sender), caller):
+            raise NotAnswered()
+        overlay.transfer_nft(_address(token), caller, _address(receiver), serial, caller)
+        return abi.uint(SUCCESS)
+    if selector == HTS_APPROVE_NFT:
+        token, spender, serial = _words(data, 3)
+        overlay.approve_nft(_address(token), caller, _address(spender), serial)
+        return abi.uint(SUCCESS)
+    if selector == HTS_SET_APPROVAL_FOR_ALL:
+        token, operator, approved = _words(data, 3)
+        if approved > 1:
+            raise NotAnswered()
+        overlay.set_approval_for_all(_address(token), caller, _address(operator), approved == 1)
+        return abi.uint(SUCCESS)
     if selector == HTS_ASSOCIATE_TOKEN:
         account, token = _words(data, 2)
         if not overlay.same_account(_address(account), caller):
