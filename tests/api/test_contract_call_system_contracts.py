@@ -344,13 +344,16 @@ def test_hts_writes_refused(client: TestClient, ledger: Ledger) -> None:
     transfer = "0x" + selector("transfer(address,uint256)")
     sent = {"to": FUNGIBLE, "from": HOLDER, "data": transfer + word(1005) + word(5)}
     assert result(mirrored, sent) == "0x" + word(1)  # from the holder to an associated contract
-    for data in (
-        transfer + word(1001) + word(5),  # not associated
-        transfer + word(1005) + word(4_201),  # more than the balance
-        transfer + word(4242) + word(5),  # no such account
+    for data, status in (
+        (transfer + word(1001) + word(5), "TOKEN_NOT_ASSOCIATED_TO_ACCOUNT"),
+        (transfer + word(1005) + word(4_201), "INSUFFICIENT_TOKEN_BALANCE"),
+        (transfer + word(4242) + word(5), "INVALID_ACCOUNT_ID"),
     ):
         response = post(mirrored, {"to": FUNGIBLE, "from": HOLDER, "data": data})
-        assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", data
+        # the consensus node's FullResult.revertResult: the response code's name as revert data
+        assert errors(response) == [
+            {"message": "CONTRACT_REVERT_EXECUTED", "detail": "", "data": "0x" + status.encode().hex()}
+        ], data
     nft = post(mirrored, {"to": NFT, "from": HOLDER, "data": transfer + word(1005) + word(1)})
     assert errors(nft)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
     transfer_token = "0x" + selector("transferToken(address,address,address,int64)")
@@ -360,7 +363,7 @@ def test_hts_writes_refused(client: TestClient, ledger: Ledger) -> None:
     assert reverted(mirrored, HTS, others)
     associate = "0x" + selector("associateToken(address,address)")
     already = post(mirrored, {"to": HTS, "from": HOLDER, "data": associate + word(1010) + word(2001)})
-    assert errors(already)[0]["message"] == "CONTRACT_REVERT_EXECUTED"
+    assert errors(already)[0]["data"] == "0x" + b"TOKEN_ALREADY_ASSOCIATED_TO_ACCOUNT".hex()
     for data in (associate + word(1010) + word(4242), associate + word(1005) + word(2001)):  # no token; not self
         response = post(mirrored, {"to": HTS, "from": HOLDER, "data": data})
         assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", data
@@ -380,13 +383,14 @@ def test_hrc_association_functions(client: TestClient, ledger: Ledger) -> None:
     associate, dissociate = "0x" + selector("associate()"), "0x" + selector("dissociate()")
     assert result(mirrored, {"to": FUNGIBLE, "from": addr(2), "data": associate}) == "0x" + word(22)
     assert result(mirrored, {"to": NFT, "from": addr(2), "data": dissociate}) == "0x" + word(22)  # holds none
-    for to, sender, data in (
-        (FUNGIBLE, HOLDER, associate),  # already associated
-        (FUNGIBLE, HOLDER, dissociate),  # holds 4,200
-        (FUNGIBLE, addr(2), dissociate),  # not associated
+    for to, sender, data, status in (
+        (FUNGIBLE, HOLDER, associate, "TOKEN_ALREADY_ASSOCIATED_TO_ACCOUNT"),
+        (FUNGIBLE, HOLDER, dissociate, "TRANSACTION_REQUIRES_ZERO_TOKEN_BALANCES"),  # holds 4,200
+        (FUNGIBLE, addr(2), dissociate, "TOKEN_NOT_ASSOCIATED_TO_ACCOUNT"),
     ):
         response = post(mirrored, {"to": to, "from": sender, "data": data})
         assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", (to, sender, data)
+        assert errors(response)[0]["data"] == "0x" + status.encode().hex(), (to, sender, data)
 
 
 NFT_WRITES: dict[str, Any] = {
@@ -430,15 +434,16 @@ def test_nft_writes_in_the_overlay(client: TestClient, ledger: Ledger) -> None:
     # of an NFT, a spender the mirror does not hold
     transfer_from = "0x" + selector("transferFrom(address,address,uint256)")
     approve = "0x" + selector("approve(address,uint256)")
-    for sender, data in (
-        (addr(2), transfer_from + word(1010) + word(1005) + word(1)),  # neither owner, spender nor operator
-        (HOLDER, transfer_from + word(1010) + word(1005) + word(9)),  # no such serial
-        (HOLDER, transfer_from + word(1005) + word(1010) + word(1)),  # not the owner
-        (HOLDER, approve + word(4242) + word(1)),  # unknown spender
-        (addr(2), approve + word(1001) + word(1)),  # not the owner
+    for sender, data, status in (
+        (addr(2), transfer_from + word(1010) + word(1005) + word(1), "SPENDER_DOES_NOT_HAVE_ALLOWANCE"),
+        (HOLDER, transfer_from + word(1010) + word(1005) + word(9), "INVALID_NFT_ID"),
+        (HOLDER, transfer_from + word(1005) + word(1010) + word(1), "SENDER_DOES_NOT_OWN_NFT_SERIAL_NO"),
+        (HOLDER, approve + word(4242) + word(1), "INVALID_ALLOWANCE_SPENDER_ID"),
+        (addr(2), approve + word(1001) + word(1), "SENDER_DOES_NOT_OWN_NFT_SERIAL_NO"),
     ):
         response = post(mirrored, {"to": NFT, "from": sender, "data": data})
         assert errors(response)[0]["message"] == "CONTRACT_REVERT_EXECUTED", (sender, data)
+        assert errors(response)[0]["data"] == "0x" + status.encode().hex(), (sender, data)
     # the holder's own serial 1 to the contract (associated): success, no return value
     assert result(
         mirrored, {"to": NFT, "from": HOLDER, "data": transfer_from + word(1010) + word(1005) + word(1)}

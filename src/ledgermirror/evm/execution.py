@@ -34,6 +34,7 @@ from ledgermirror.evm.token_facade import (
     HTS_ADDRESS,
     REDIRECT_FOR_TOKEN,
     NotAnswered,
+    Refused,
     TokenState,
     hts_view,
     proxy_code,
@@ -241,6 +242,9 @@ def _answer(computation: Any, view: Callable[[], bytes], gas: int = VIEW_GAS) ->
     computation.consume_gas(gas, reason="Hedera system contract view")
     try:
         computation.output = view()
+    except Refused as refused:
+        computation.output = refused.status.encode()  # py-evm's revert data is the output set before the raise
+        raise Revert(computation.output) from None
     except (NotAnswered, Unconvertible):
         raise Revert(b"") from None
     return computation

@@ -58,6 +58,15 @@ class NotAnswered(Exception):
     """The facade reverts (a function it does not offer, a bad argument, ``decimals`` of an NFT)."""
 
 
+class Refused(NotAnswered):
+    """A write the consensus node refuses with ``status`` (a HAPI response code's name): it reverts with the
+    name's bytes as revert data, as its ``FullResult.revertResult`` does."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
+
+
 TokenLookup = Callable[[bytes], "TokenState | None"]
 RelationLookup = Callable[[bytes, bytes], "tuple[bool, bool] | None"]
 """``(frozen, kyc_granted)`` of an account's relationship to a token, None when there is no such token."""

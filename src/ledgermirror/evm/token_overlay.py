@@ -7,17 +7,18 @@ it, reverts, and the whole state is dropped with the call. A slot holds the valu
 this call, read the mirror's). Accounts are keyed by entity number, so an account's long-zero and EVM addresses
 are the same holder.
 
-Built: the ERC-20 facade's ``transfer``, ``transferFrom`` and ``approve``, ERC-721's ``transferFrom``,
-``approve`` and ``setApprovalForAll`` (NFT owners, spenders and operators), HRC-719's ``associate()``,
-``dissociate()`` and (a view) ``isAssociated()`` of the caller on any token's facade; at 0x167 ``transferToken``,
-``transferFrom(token, from, to, amount)``, ``approve(token, spender, amount)``, ``associateToken``,
-``transferNFT``, ``approveNFT`` and ``setApprovalForAll(token, operator, approved)``. Each refuses (a revert with
-no data) what the consensus node refuses: a write inside a static call, a fungible write of an NFT (or the
-reverse), an account the mirror does not hold, an unknown serial or one not the sender's, an NFT moved or approved
-by neither its owner, its spender nor an operator, an amount that is negative or above ``int64``, a holder not
-associated with the token, a frozen holder, a paused token, a balance or allowance too small, a transfer of another
-account's tokens without an allowance, associating another account than the caller or an account already
-associated, dissociating a holder with a balance or the token's treasury.
+Built: the ERC-20 facade's ``transfer``, ``transferFrom`` and ``approve``, ERC-721's ``transferFrom``, ``approve``
+and ``setApprovalForAll`` (NFT owners, spenders and operators), HRC-719's ``associate()``, ``dissociate()`` and (a
+view) ``isAssociated()`` of the caller on any token's facade; at 0x167 ``transferToken``, ``transferFrom(token,
+from, to, amount)``, ``approve(token, spender, amount)``, ``associateToken``, ``transferNFT``, ``approveNFT`` and
+``setApprovalForAll(token, operator, approved)``. Each refuses what the consensus node refuses (a revert whose data
+is the response code's name, as its ``revertResult``, where the check is one of the dispatched transaction's; with
+no data for a bad argument, a static call or a missing signature): a write inside a static call, a fungible write
+of an NFT (or the reverse), an account the mirror does not hold, an unknown serial or one not the sender's, an NFT
+moved or approved by neither its owner, its spender nor an operator, an amount that is negative or above ``int64``,
+a holder not associated with the token, a frozen holder, a paused token, a balance or allowance too small, a
+transfer of another account's tokens without an allowance, associating another account than the caller or an
+account already associated, dissociating a holder with a balance or the token's treasury.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from typing import Any, Protocol
 from eth_typing import Address
 
 from ledgermirror.evm import abi
-from ledgermirror.evm.token_facade import FUNGIBLE_COMMON, SUCCESS, NftState, NotAnswered, TokenState
+from ledgermirror.evm.token_facade import FUNGIBLE_COMMON, SUCCESS, NftState, NotAnswered, Refused, TokenState
 from ledgermirror.evm.token_info import TokenDetail
 from ledgermirror.ledger.evm import keccak256
+from ledgermirror.ledger.transaction_codes import result_number
 
 _INT64_LIMIT = 1 << 63
 
@@ -88,6 +90,12 @@ class MirrorReads(Protocol):
     def nft(self, token: bytes, serial: int) -> NftState | None: ...
 
     def approved_for_all(self, token: bytes, owner: bytes, operator: bytes) -> bool: ...
+
+
+def _refused(status: str) -> Refused:
+    """A refusal with a HAPI response code's name (checked to be one)."""
+    result_number(status)
+    return Refused(status)
 
 
 def _slot(kind: bytes, *numbers: int) -> int:
@@ -169,13 +177,15 @@ class TokenOverlay:
     def _unique(self, token: bytes) -> None:
         """An NFT token that is not paused, else a revert."""
         detail = self._reader.token_detail(token) if self.is_nft(token) else None
-        if detail is None or detail.paused:
+        if detail is None:
             raise NotAnswered()
+        if detail.paused:
+            raise _refused("TOKEN_IS_PAUSED")
 
     def _owned(self, token: bytes, serial: int) -> NftState:
         found = self.nft(token, serial) if 0 < serial < _INT64_LIMIT else None
         if found is None or found.owner is None:
-            raise NotAnswered()  # INVALID_TOKEN_NFT_SERIAL_NUMBER (or an owner the mirror does not hold)
+            raise _refused("INVALID_NFT_ID")  # (or an owner the mirror does not hold)
         return found
 
     def transfer_nft(self, token: bytes, sender: bytes, receiver: bytes, serial: int, caller: bytes) -> None:
@@ -185,14 +195,14 @@ class TokenOverlay:
         found = self._owned(token, serial)
         assert found.owner is not None
         if not self.same_account(found.owner, sender):
-            raise NotAnswered()  # SENDER_DOES_NOT_OWN_NFT_SERIAL_NO
+            raise _refused("SENDER_DOES_NOT_OWN_NFT_SERIAL_NO")
         allowed = (
             self.same_account(caller, sender)
             or (found.spender != bytes(20) and self.same_account(found.spender, caller))
             or self.approved_for_all(token, sender, caller)
         )
         if not allowed:
-            raise NotAnswered()  # SPENDER_DOES_NOT_HAVE_ALLOWANCE
+            raise _refused("SPENDER_DOES_NOT_HAVE_ALLOWANCE")
         from_num, to_num = self._holder(token, sender), self._holder(token, receiver)
         if from_num != to_num:
             self._set(token, _slot(b"balance", from_num), self.token_balance(token, sender) - 1)
@@ -206,34 +216,40 @@ class TokenOverlay:
         found = self._owned(token, serial)
         assert found.owner is not None
         if not (self.same_account(found.owner, caller) or self.approved_for_all(token, found.owner, caller)):
-            raise NotAnswered()  # SENDER_DOES_NOT_OWN_NFT_SERIAL_NO
+            raise _refused("SENDER_DOES_NOT_OWN_NFT_SERIAL_NO")
         spender_num = 0 if spender == bytes(20) else self._num(spender)
         if spender_num is None:
-            raise NotAnswered()  # INVALID_ALLOWANCE_SPENDER_ID
+            raise _refused("INVALID_ALLOWANCE_SPENDER_ID")
         self._set(token, _slot(b"nft.spender", serial), spender_num)
 
     def set_approval_for_all(self, token: bytes, owner: bytes, operator: bytes, approved: bool) -> None:
         self._unique(token)
         owner_num, operator_num = self._num(owner), self._num(operator)
-        if owner_num is None or operator_num is None:
-            raise NotAnswered()  # INVALID_ALLOWANCE_OWNER_ID, INVALID_ALLOWANCE_SPENDER_ID
+        if owner_num is None:
+            raise _refused("INVALID_ALLOWANCE_OWNER_ID")
+        if operator_num is None:
+            raise _refused("INVALID_ALLOWANCE_SPENDER_ID")
         self._set(token, _slot(b"operator", owner_num, operator_num), 1 if approved else 0)
 
     def _fungible(self, token: bytes) -> None:
         """A fungible token that is not paused, else a revert."""
         found = self._reader.token(token)
         detail = None if found is None else self._reader.token_detail(token)
-        if found is None or found.type != FUNGIBLE_COMMON or detail is None or detail.paused:
+        if found is None or found.type != FUNGIBLE_COMMON or detail is None:
             raise NotAnswered()
+        if detail.paused:
+            raise _refused("TOKEN_IS_PAUSED")
 
     def _holder(self, token: bytes, account: bytes) -> int:
         """The entity number of an associated, unfrozen holder of ``token``, else a revert."""
         num = self._num(account)
-        if num is None or not self.associated(token, account):
-            raise NotAnswered()
+        if num is None:
+            raise _refused("INVALID_ACCOUNT_ID")
+        if not self.associated(token, account):
+            raise _refused("TOKEN_NOT_ASSOCIATED_TO_ACCOUNT")
         relation = self._reader.token_relation(token, account)
         if relation is not None and relation[0]:
-            raise NotAnswered()  # ACCOUNT_FROZEN_FOR_TOKEN
+            raise _refused("ACCOUNT_FROZEN_FOR_TOKEN")
         return num
 
     def transfer(self, token: bytes, sender: bytes, receiver: bytes, amount: int, spender: bytes | None) -> None:
@@ -246,12 +262,14 @@ class TokenOverlay:
         if spender is not None:
             spender_num = self._num(spender)
             allowed = self.token_allowance(token, sender, spender)
-            if spender_num is None or allowed < amount:
-                raise NotAnswered()  # AMOUNT_EXCEEDS_ALLOWANCE
+            if spender_num is None or allowed == 0 < amount:
+                raise _refused("SPENDER_DOES_NOT_HAVE_ALLOWANCE")
+            if allowed < amount:
+                raise _refused("AMOUNT_EXCEEDS_ALLOWANCE")
             self._set(token, _slot(b"allowance", from_num, spender_num), allowed - amount)
         balance = self.token_balance(token, sender)
         if balance < amount:
-            raise NotAnswered()  # INSUFFICIENT_TOKEN_BALANCE
+            raise _refused("INSUFFICIENT_TOKEN_BALANCE")
         received = self.token_balance(token, receiver)
         self._set(token, _slot(b"balance", from_num), balance - amount)
         received = received if from_num != to_num else balance - amount
@@ -263,7 +281,7 @@ class TokenOverlay:
             raise NotAnswered()
         owner_num, spender_num = self._holder(token, owner), self._num(spender)
         if spender_num is None:
-            raise NotAnswered()  # INVALID_ALLOWANCE_SPENDER_ID
+            raise _refused("INVALID_ALLOWANCE_SPENDER_ID")
         self._set(token, _slot(b"allowance", owner_num, spender_num), amount)
 
     def dissociate(self, token: bytes, account: bytes) -> None:
@@ -271,16 +289,24 @@ class TokenOverlay:
         token (``TRANSACTION_REQUIRES_ZERO_TOKEN_BALANCES``) or is its treasury (``ACCOUNT_IS_TREASURY``)."""
         num = self._num(account)
         detail = self._reader.token_detail(token)
-        if detail is None or num is None or not self.associated(token, account):
+        if detail is None or num is None:
             raise NotAnswered()
-        if self.token_balance(token, account) != 0 or self.same_account(detail.treasury, account):
-            raise NotAnswered()
+        if not self.associated(token, account):
+            raise _refused("TOKEN_NOT_ASSOCIATED_TO_ACCOUNT")
+        if self.same_account(detail.treasury, account):
+            raise _refused("ACCOUNT_IS_TREASURY")
+        if self.token_balance(token, account) != 0:
+            raise _refused("TRANSACTION_REQUIRES_ZERO_TOKEN_BALANCES")
         self._set(token, _slot(b"associated", num), 0)
 
     def associate(self, token: bytes, account: bytes) -> None:
         num = self._num(account)
-        if self._reader.token(token) is None or num is None or self.associated(token, account):
-            raise NotAnswered()  # INVALID_TOKEN_ID, INVALID_ACCOUNT_ID, TOKEN_ALREADY_ASSOCIATED_TO_ACCOUNT
+        if self._reader.token(token) is None:
+            raise _refused("INVALID_TOKEN_ID")
+        if num is None:
+            raise _refused("INVALID_ACCOUNT_ID")
+        if self.associated(token, account):
+            raise _refused("TOKEN_ALREADY_ASSOCIATED_TO_ACCOUNT")
         self._set(token, _slot(b"associated", num), 1)
         self._set(token, _slot(b"balance", num), 0)
 
