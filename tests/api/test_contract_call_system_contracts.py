@@ -263,6 +263,14 @@ def test_account_service_reads(client: TestClient, ledger: Ledger) -> None:
         (address_word("0x" + "cd" * 20), 0),
     ):
         assert call(mirrored, ACCOUNT_SERVICE, valid, address) == "0x" + word(expected), address
+    # HRC-632 on the account's own address: hbarAllowance(spender) of that owner; other data on an account runs
+    # nothing (an empty success), and value still moves to it
+    facade = "hbarAllowance(address)"
+    assert call(mirrored, HOLDER, facade, word(1001)) == "0x" + word(22) + word(300)
+    assert call(mirrored, addr(1010), facade, word(1001), block="1") == "0x" + word(22) + word(40)
+    assert call(mirrored, HOLDER, facade, word(4242)) == "0x" + word(22) + word(0)
+    assert call(mirrored, HOLDER, "name()") == "0x"
+    assert result(mirrored, {"to": HOLDER, "value": 5, "from": addr(2)}) == "0x"
     # not a read this route answers (isAuthorizedRaw), and value sent: refused
     assert reverted(mirrored, ACCOUNT_SERVICE, "0x" + selector("isAuthorizedRaw(address,bytes,bytes)") + word(1))
     sent = post(mirrored, {"to": ACCOUNT_SERVICE, "data": "0x" + selector(valid) + word(2), "value": 1,

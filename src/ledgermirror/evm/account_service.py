@@ -5,7 +5,8 @@ the consensus node's ``HasSystemContract`` answers them: ``hbarAllowance(owner, 
 
 An account's *priority address* is its EVM address alias when it has one, else its long-zero address; an address
 of an existing account that is not its priority address (the long-zero address of an account with an EVM alias)
-is a "non-canonical" reference. Anything else (``isAuthorized``, ``isAuthorizedRaw``, ``hbarApprove``) reverts
+is a "non-canonical" reference. HRC-632's ``hbarAllowance(spender)`` on an account's own address answers as
+``hbarAllowance(account, spender)``. Anything else (``isAuthorized``, ``isAuthorizedRaw``, ``hbarApprove``) reverts
 with no data here.
 """
 
@@ -23,6 +24,8 @@ HBAR_ALLOWANCE = keccak256(b"hbarAllowance(address,address)")[:4]
 GET_EVM_ADDRESS_ALIAS = keccak256(b"getEvmAddressAlias(address)")[:4]
 GET_HEDERA_ACCOUNT_NUM_ALIAS = keccak256(b"getHederaAccountNumAlias(address)")[:4]
 IS_VALID_ALIAS = keccak256(b"isValidAlias(address)")[:4]
+HBAR_ALLOWANCE_FACADE = keccak256(b"hbarAllowance(address)")[:4]
+"""HRC-632's ``hbarAllowance(spender)`` called on an account's own address (the owner)."""
 INVALID_ACCOUNT_ID = result_number("INVALID_ACCOUNT_ID")
 INVALID_SOLIDITY_ADDRESS = result_number("INVALID_SOLIDITY_ADDRESS")
 _LONG_ZERO_PREFIX = bytes(12)
@@ -72,3 +75,11 @@ def account_view(data: bytes, reads: AccountReads) -> bytes:
     if selector == IS_VALID_ALIAS:
         return abi.boolean(reads.account_alias(address) is not None)
     raise NotAnswered()
+
+
+def account_facade_view(owner: bytes, data: bytes, reads: AccountReads) -> bytes:
+    """HRC-632's ``hbarAllowance(spender)`` called on ``owner``'s address: 22 and the allowance."""
+    spender = abi.address_argument(data, 0)
+    if data[:4] != HBAR_ALLOWANCE_FACADE or spender is None:
+        raise NotAnswered()
+    return abi.uint(SUCCESS) + abi.uint(reads.hbar_allowance(owner, spender))

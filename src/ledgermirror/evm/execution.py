@@ -25,7 +25,12 @@ from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
 
 from ledgermirror.evm import abi
-from ledgermirror.evm.account_service import ACCOUNT_SERVICE_ADDRESS, account_view
+from ledgermirror.evm.account_service import (
+    ACCOUNT_SERVICE_ADDRESS,
+    HBAR_ALLOWANCE_FACADE,
+    account_facade_view,
+    account_view,
+)
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
 from ledgermirror.evm.prng import PRNG_ADDRESS, NoSeed, prng_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
@@ -119,12 +124,15 @@ def _refusing_value(precompile: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 class _SystemContracts:
     """py-evm's precompiles, then Hedera's: HTS reads at 0x167, the exchange rate at 0x168, PRNG at 0x169, the
-    account service's reads at 0x16a and the ERC facade of every token address. Value sent to any of them but a
-    token's address halts the frame (:class:`InvalidContractId`)."""
+    account service's reads at 0x16a, the ERC facade of every token address and HRC-632's ``hbarAllowance`` on an
+    account's address. Value sent to any of them but a token's or an account's address halts the frame
+    (:class:`InvalidContractId`)."""
 
-    def __init__(self, standard: Mapping[Any, Any], state: _State) -> None:
+    def __init__(self, standard: Mapping[Any, Any], state: _State, creation: bool = False) -> None:
         self._standard = standard
         self._state = state
+        self._creation = creation
+        """The frame creates a contract (its address is the new contract's, whose init code must run)."""
 
     def get(self, address: bytes, default: Any) -> Any:
         found = self._standard.get(address)
@@ -140,6 +148,10 @@ class _SystemContracts:
             return _refusing_value(self._account_service)
         if address[:12] == _LONG_ZERO_PREFIX and self._state.get_code(Address(address)) == proxy_code(address):
             return self._token  # a token's address (only tokens hold the proxy code: no question for others)
+        if self._creation or len(address) != 20 or self._state.get_code(Address(address)):
+            return default
+        if self._state.reader.account_alias(address) is not None:
+            return self._account_facade(address)  # an account without code: HRC-632's facade, else nothing runs
         return default
 
     def _hts(self, computation: Any) -> Any:
@@ -160,6 +172,17 @@ class _SystemContracts:
         reader = self._state.reader
         data = bytes(computation.msg.data)
         return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()), EXCHANGE_RATE_GAS)
+
+    def _account_facade(self, owner: bytes) -> Callable[[Any], Any]:
+        reader = self._state.reader
+
+        def run(computation: Any) -> Any:
+            data = bytes(computation.msg.data)
+            if data[:4] != HBAR_ALLOWANCE_FACADE:
+                return computation  # an account without code runs nothing
+            return _answer(computation, lambda: account_facade_view(owner, data, reader))
+
+        return run
 
     def _account_service(self, computation: Any) -> Any:
         reader, data = self._state.reader, bytes(computation.msg.data)
@@ -258,7 +281,7 @@ class _Computation(CancunComputation):
 
     @property
     def precompiles(self) -> Any:
-        return _SystemContracts(super().precompiles, cast(_State, self.state))
+        return _SystemContracts(super().precompiles, cast(_State, self.state), bool(self.msg.is_create))
 
     def consume_gas(self, amount: int, reason: str) -> None:
         state = cast(_State, self.state)
