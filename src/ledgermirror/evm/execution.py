@@ -26,17 +26,42 @@ from eth_typing import Address, BlockNumber, Hash32
 from eth_utils.exceptions import ValidationError
 
 from ledgermirror.evm import abi
+from ledgermirror.evm.account_service import (
+    ACCOUNT_SERVICE_ADDRESS,
+    HBAR_ALLOWANCE_FACADE,
+    account_facade_view,
+    account_view,
+)
 from ledgermirror.evm.exchange_rate import EXCHANGE_RATE_ADDRESS, Unconvertible, exchange_rate_view
 from ledgermirror.evm.prng import PRNG_ADDRESS, NoSeed, prng_view
 from ledgermirror.evm.state import ReadThroughAccountDB, StateReader
-from ledgermirror.evm.token_facade import HTS_ADDRESS, VIEW_GAS, NotAnswered, hts_view, proxy_code, token_view
+from ledgermirror.evm.system_gas import EXCHANGE_RATE_GAS, PRNG_GAS, VIEW_GAS
+from ledgermirror.evm.token_facade import (
+    HTS_ADDRESS,
+    REDIRECT_FOR_TOKEN,
+    NotAnswered,
+    Refused,
+    TokenState,
+    hts_view,
+    proxy_code,
+    redirected_call,
+    token_view,
+)
 from ledgermirror.evm.token_info import (
-    GET_NON_FUNGIBLE_TOKEN_INFO,
     INVALID_TOKEN_ID,
+    NFT_INFO_SELECTORS,
     failed_view,
     token_info_view,
 )
 from ledgermirror.evm.token_info import SELECTORS as INFO_SELECTORS
+from ledgermirror.evm.token_overlay import (
+    ERC_WRITES,
+    HRC_IS_ASSOCIATED,
+    HTS_WRITES,
+    TokenOverlay,
+    erc_write,
+    hts_write,
+)
 from ledgermirror.evm.tracer import Tracer
 
 _CHECK_EVERY = 512
@@ -89,26 +114,50 @@ class Outcome:
     """The failure's class name (``OutOfGas``, ``InvalidInstruction``, ...), empty on success."""
 
 
-class _SystemContracts:
-    """py-evm's precompiles, then Hedera's: HTS reads at 0x167, the exchange rate at 0x168, PRNG at 0x169 and the
-    ERC facade of every token address."""
+class InvalidContractId(VMError):
+    """Value sent to a precompile or a system contract: the consensus node's ``CustomMessageCallProcessor`` halts
+    the frame with ``INVALID_CONTRACT_ID`` (the route answers a call halted so with that code)."""
 
-    def __init__(self, standard: Mapping[Any, Any], state: _State) -> None:
+
+def _refusing_value(precompile: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def run(computation: Any) -> Any:
+        if computation.msg.value:
+            raise InvalidContractId("value sent to a precompile or system contract")
+        return precompile(computation)
+
+    return run
+
+
+class _SystemContracts:
+    """py-evm's precompiles, then Hedera's: HTS reads at 0x167, the exchange rate at 0x168, PRNG at 0x169, the
+    account service's reads at 0x16a, the ERC facade of every token address and HRC-632's ``hbarAllowance`` on an
+    account's address. Value sent to any of them but a token's or an account's address halts the frame
+    (:class:`InvalidContractId`)."""
+
+    def __init__(self, standard: Mapping[Any, Any], state: _State, creation: bool = False) -> None:
         self._standard = standard
         self._state = state
+        self._creation = creation
+        """The frame creates a contract (its address is the new contract's, whose init code must run)."""
 
     def get(self, address: bytes, default: Any) -> Any:
         found = self._standard.get(address)
         if found is not None:
-            return found
+            return _refusing_value(found)
         if address == HTS_ADDRESS:
-            return self._hts
+            return _refusing_value(self._hts)
         if address == EXCHANGE_RATE_ADDRESS:
-            return self._exchange_rate
+            return _refusing_value(self._exchange_rate)
         if address == PRNG_ADDRESS:
-            return self._prng
+            return _refusing_value(self._prng)
+        if address == ACCOUNT_SERVICE_ADDRESS:
+            return _refusing_value(self._account_service)
         if address[:12] == _LONG_ZERO_PREFIX and self._state.get_code(Address(address)) == proxy_code(address):
             return self._token  # a token's address (only tokens hold the proxy code: no question for others)
+        if self._creation or len(address) != 20 or self._state.get_code(Address(address)):
+            return default
+        if self._state.reader.account_alias(address) is not None:
+            return self._account_facade(address)  # an account without code: HRC-632's facade, else nothing runs
         return default
 
     def _hts(self, computation: Any) -> Any:
@@ -117,16 +166,37 @@ class _SystemContracts:
         if data[:4] in INFO_SELECTORS:
             static = bool(computation.msg.is_static)
             return _answer(computation, lambda: _token_info(data, reader, static))
-        return _answer(computation, lambda: hts_view(data, reader.token, reader.token_relation, reader))
+        overlay = TokenOverlay(computation.state, reader)
+        caller, static = bytes(computation.msg.sender), bool(computation.msg.is_static)
+        if data[:4] == REDIRECT_FOR_TOKEN:
+            return _answer(computation, lambda: _redirected(data, reader, overlay, caller, static))
+        if data[:4] in HTS_WRITES:
+            return _answer(computation, lambda: hts_write(_writable(data, static), caller, overlay))
+        return _answer(computation, lambda: hts_view(data, reader.token, reader.token_relation, overlay))
 
     def _exchange_rate(self, computation: Any) -> Any:
         reader = self._state.reader
         data = bytes(computation.msg.data)
-        return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()))
+        return _answer(computation, lambda: exchange_rate_view(data, reader.exchange_rate()), EXCHANGE_RATE_GAS)
+
+    def _account_facade(self, owner: bytes) -> Callable[[Any], Any]:
+        reader = self._state.reader
+
+        def run(computation: Any) -> Any:
+            data = bytes(computation.msg.data)
+            if data[:4] != HBAR_ALLOWANCE_FACADE:
+                return computation  # an account without code runs nothing
+            return _answer(computation, lambda: account_facade_view(owner, data, reader))
+
+        return run
+
+    def _account_service(self, computation: Any) -> Any:
+        reader, data = self._state.reader, bytes(computation.msg.data)
+        return _answer(computation, lambda: account_view(data, reader))
 
     def _prng(self, computation: Any) -> Any:
         data, block_hash = bytes(computation.msg.data), self._state.block_hash
-        return _answer(computation, lambda: _seed(data, block_hash))
+        return _answer(computation, lambda: _seed(data, block_hash), PRNG_GAS)
 
     def _token(self, computation: Any) -> Any:
         reader = self._state.reader
@@ -134,10 +204,9 @@ class _SystemContracts:
         token = reader.token(address)
         assert token is not None
         data = bytes(computation.msg.data)
-        return _answer(
-            computation,
-            lambda: token_view(address, token, data, reader),
-        )
+        overlay = TokenOverlay(computation.state, reader)
+        caller, static = bytes(computation.msg.sender), bool(computation.msg.is_static)
+        return _answer(computation, lambda: _facade(address, token, data, overlay, caller=caller, static=static))
 
 
 def _seed(data: bytes, block_hash: bytes) -> bytes:
@@ -146,6 +215,34 @@ def _seed(data: bytes, block_hash: bytes) -> bytes:
         return prng_view(data, block_hash)
     except NoSeed:
         raise VMError("not a function of the PRNG system contract") from None
+
+
+def _writable(data: bytes, static: bool) -> bytes:
+    """``data`` of a write, refused (a revert) inside a static call."""
+    if static:
+        raise NotAnswered()
+    return data
+
+
+def _facade(
+    address: bytes, token: TokenState, data: bytes, overlay: TokenOverlay, *, caller: bytes, static: bool
+) -> bytes:
+    """A token's ERC function: a write into the call's overlay, or a view that sees it."""
+    if data[:4] == HRC_IS_ASSOCIATED:
+        return abi.boolean(overlay.associated(address, caller))
+    if data[:4] in ERC_WRITES:
+        return erc_write(address, _writable(data, static), caller, overlay)
+    return token_view(address, token, data, overlay)
+
+
+def _redirected(data: bytes, reader: StateReader, overlay: TokenOverlay, caller: bytes, static: bool) -> bytes:
+    """``redirectForToken(token, data)`` at 0x167: the token's ERC function of ``data``; an unknown token
+    reverts."""
+    token_address, inner = redirected_call(data)
+    token = reader.token(token_address)
+    if token is None:
+        raise NotAnswered()
+    return _facade(token_address, token, inner, overlay, caller=caller, static=static)
 
 
 def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
@@ -158,7 +255,7 @@ def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
     if token is None or detail is None:
         return failed_view(data[:4], INVALID_TOKEN_ID, static)
     nft = None
-    if data[:4] == GET_NON_FUNGIBLE_TOKEN_INFO:
+    if data[:4] in NFT_INFO_SELECTORS:
         serial = abi.word(data, 1)
         if serial is None:
             raise NotAnswered()
@@ -166,14 +263,17 @@ def _token_info(data: bytes, reader: StateReader, static: bool) -> bytes:
     return token_info_view(data, token, detail, nft, static)
 
 
-def _answer(computation: Any, view: Callable[[], bytes]) -> Any:
-    """A system contract's view run as a precompile: empty input halts (``CONTRACT_EXECUTION_EXCEPTION``), a
-    function it does not offer reverts with no data."""
+def _answer(computation: Any, view: Callable[[], bytes], gas: int = VIEW_GAS) -> Any:
+    """A system contract's view run as a precompile, charged ``gas``: empty input halts
+    (``CONTRACT_EXECUTION_EXCEPTION``), a function it does not offer reverts with no data."""
     if not computation.msg.data:
         raise VMError("a system contract called without input")
-    computation.consume_gas(VIEW_GAS, reason="Hedera system contract view")
+    computation.consume_gas(gas, reason="Hedera system contract view")
     try:
         computation.output = view()
+    except Refused as refused:
+        computation.output = refused.status.encode()  # py-evm's revert data is the output set before the raise
+        raise Revert(computation.output) from None
     except (NotAnswered, Unconvertible):
         raise Revert(b"") from None
     return computation
@@ -187,7 +287,7 @@ class _Computation(CancunComputation):
 
     @property
     def precompiles(self) -> Any:
-        return _SystemContracts(super().precompiles, cast(_State, self.state))
+        return _SystemContracts(super().precompiles, cast(_State, self.state), bool(self.msg.is_create))
 
     def consume_gas(self, amount: int, reason: str) -> None:
         state = cast(_State, self.state)

@@ -71,6 +71,15 @@ class StateReader(Protocol):
     def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         """What ``spender`` may still take of ``owner``'s ``token``."""
 
+    def token_associated(self, token: bytes, account: bytes) -> bool:
+        """Whether ``account`` is associated with ``token`` (a ``token_account`` row with ``associated``)."""
+
+    def account_alias(self, address: bytes) -> tuple[int, bytes] | None:
+        """``(entity number, EVM address alias or b"")`` of the account or contract at this address, or None."""
+
+    def hbar_allowance(self, owner: bytes, spender: bytes) -> int:
+        """The tinybars ``spender`` may still spend of ``owner``'s (0 without an allowance)."""
+
 
 def _stored(inner: Any, key: bytes) -> bytes:
     """What a trie holds for ``key``: ``b""`` when nothing (tries answer a missing key with the empty value)."""
@@ -213,3 +222,12 @@ class _DeferredReader:
 
     def token_detail(self, address: bytes) -> TokenDetail | None:
         return self._owner.reader.token_detail(address)
+
+    def account_alias(self, address: bytes) -> tuple[int, bytes] | None:
+        return self._owner.reader.account_alias(address)
+
+    def hbar_allowance(self, owner: bytes, spender: bytes) -> int:
+        return self._owner.reader.hbar_allowance(owner, spender)
+
+    def token_associated(self, token: bytes, account: bytes) -> bool:
+        return self._owner.reader.token_associated(token, account)

@@ -4,8 +4,9 @@ more than the token row (upstream-web3.md §3.4), answered from the :class:`~led
 A call to a token's long-zero address runs as that token's ERC interface, as the consensus node routes it. Built:
 ``name``, ``symbol``, ``decimals`` (a revert for an NFT), ``totalSupply``, ``balanceOf``, ``allowance``,
 ``ownerOf``, ``tokenURI``, ``getApproved``, ``isApprovedForAll``; at 0x167 ``isToken``, ``getTokenType``, the
-default statuses, ``isFrozen``, ``isKyc`` and ``isApprovedForAll``. Anything else reverts with no data. Every
-answer costs :data:`VIEW_GAS`.
+default statuses, ``isFrozen``, ``isKyc`` and the classic ``allowance``, ``getApproved`` and ``isApprovedForAll``
+(the token as first argument, the response code first). Anything else reverts with no data. Every answer costs
+``evm/system_gas.VIEW_GAS``.
 """
 
 from __future__ import annotations
@@ -18,9 +19,6 @@ from ledgermirror.evm import abi
 from ledgermirror.ledger.evm import keccak256
 
 HTS_ADDRESS = (0x167).to_bytes(20, "big")
-VIEW_GAS = 100
-"""Gas charged for one view of the facade (the reference prices system contracts by Hedera's fee schedule; not
-reproduced)."""
 _PROXY_HEAD = bytes.fromhex("6080604052348015600f57600080fd5b506000610167905077618dc65e")
 _PROXY_TAIL = bytes.fromhex(
     "600052366000602037600080366018016008845af43d806000803e8160008114605857816000f35b816000fdfea264697066735822"
@@ -58,6 +56,15 @@ class NftState:
 
 class NotAnswered(Exception):
     """The facade reverts (a function it does not offer, a bad argument, ``decimals`` of an NFT)."""
+
+
+class Refused(NotAnswered):
+    """A write the consensus node refuses with ``status`` (a HAPI response code's name): it reverts with the
+    name's bytes as revert data, as its ``FullResult.revertResult`` does."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 TokenLookup = Callable[[bytes], "TokenState | None"]
@@ -98,6 +105,9 @@ TOKEN_URI = _selector("tokenURI(uint256)")
 GET_APPROVED = _selector("getApproved(uint256)")
 IS_APPROVED_FOR_ALL = _selector("isApprovedForAll(address,address)")
 HTS_IS_APPROVED_FOR_ALL = _selector("isApprovedForAll(address,address,address)")
+HTS_ALLOWANCE = _selector("allowance(address,address,address)")
+HTS_GET_APPROVED = _selector("getApproved(address,uint256)")
+REDIRECT_FOR_TOKEN = _selector("redirectForToken(address,bytes)")
 
 
 def proxy_code(token_address: bytes) -> bytes:
@@ -161,6 +171,20 @@ def _nft_view(token_address: bytes, token: TokenState, data: bytes, reads: Token
     return abi.address(found.spender)
 
 
+def redirected_call(data: bytes) -> tuple[bytes, bytes]:
+    """The token address and the ERC call data of ``redirectForToken(address,bytes)`` (the facade call routed
+    through 0x167, as the proxy code at a token's address sends it); raises :class:`NotAnswered` when the
+    arguments do not decode."""
+    token_address, offset = abi.address_argument(data, 0), abi.word(data, 1)
+    if token_address is None or offset is None or offset % 32 or offset > len(data):
+        raise NotAnswered()
+    length = abi.word(data, offset // 32)
+    start = 4 + offset + 32
+    if length is None or start + length > len(data):
+        raise NotAnswered()
+    return token_address, data[start : start + length]
+
+
 def _approved_for_all(token_address: bytes, token: TokenState, data: bytes, first: int, reads: TokenReads) -> bool:
     """``isApprovedForAll(owner, operator)`` with its arguments from word ``first``: a revert for a fungible token
     (the consensus node's ``INVALID_TOKEN_ID``), false for an owner or operator the mirror does not know."""
@@ -173,6 +197,8 @@ def _approved_for_all(token_address: bytes, token: TokenState, data: bytes, firs
 def hts_view(data: bytes, token: TokenLookup, relation: RelationLookup, reads: TokenReads) -> bytes:
     """The answer of an HTS read at 0x167; raises :class:`NotAnswered`."""
     selector = data[:4]
+    if selector in (HTS_ALLOWANCE, HTS_GET_APPROVED):
+        return _classic_view(data, token, reads)
     if selector == HTS_IS_APPROVED_FOR_ALL:
         target = abi.address_argument(data, 0)
         found = None if target is None else token(target)
@@ -200,3 +226,26 @@ def hts_view(data: bytes, token: TokenLookup, relation: RelationLookup, reads: T
     if selector == DEFAULT_KYC:
         return abi.uint(SUCCESS) + abi.boolean(found.kyc_default)
     return abi.uint(SUCCESS) + abi.uint(0 if found.type == FUNGIBLE_COMMON else 1)
+
+
+def _classic_view(data: bytes, token: TokenLookup, reads: TokenReads) -> bytes:
+    """HTS ``allowance(token, owner, spender)`` (a fungible token) and ``getApproved(token, serial)`` (an NFT):
+    the response code 22 and the ERC answer; an unknown token, the other type or an unknown serial reverts, as the
+    consensus node's ``GetAllowanceCall`` and ``GetApprovedCall`` (``INVALID_TOKEN_ID``,
+    ``INVALID_TOKEN_NFT_SERIAL_NUMBER``)."""
+    target = abi.address_argument(data, 0)
+    found = None if target is None else token(target)
+    if target is None or found is None:
+        raise NotAnswered()
+    if data[:4] == HTS_ALLOWANCE:
+        owner, spender = abi.address_argument(data, 1), abi.address_argument(data, 2)
+        if owner is None or spender is None or found.type != FUNGIBLE_COMMON:
+            raise NotAnswered()
+        return abi.uint(SUCCESS) + abi.uint(reads.token_allowance(target, owner, spender))
+    serial = abi.word(data, 1)
+    if serial is None or found.type == FUNGIBLE_COMMON or serial >= 1 << 63:
+        raise NotAnswered()
+    nft = reads.nft(target, serial)
+    if nft is None:
+        raise NotAnswered()
+    return abi.uint(SUCCESS) + abi.address(nft.spender)

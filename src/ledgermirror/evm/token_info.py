@@ -1,7 +1,9 @@
 """The HTS reads at 0x167 that answer a token's structs (IHederaTokenService's ``Expiry``, ``KeyValue``,
 ``TokenInfo``, ...; upstream-web3.md §3.4), encoded with Solidity's ABI as the consensus node's system contract
 returns them: ``getTokenExpiryInfo``, ``getTokenKey``, ``getTokenInfo``, ``getFungibleTokenInfo``,
-``getNonFungibleTokenInfo`` and ``getTokenCustomFees``. Each answer starts with the response code 22 (SUCCESS).
+``getNonFungibleTokenInfo``, their V2 forms (``HederaTokenV2``: the token's metadata after the expiry, and the
+metadata key, type 128, as an eighth ``tokenKeys`` entry) and ``getTokenCustomFees``. Each answer starts with
+the response code 22 (SUCCESS).
 As the consensus node's non-revertible view calls: an unknown token (``INVALID_TOKEN_ID``) or a key the token does
 not have (``KEY_NOT_PROVIDED``) answers that code and an empty struct, or reverts inside a static call
 (:func:`failed_view`); an unknown serial answers ``INVALID_TOKEN_NFT_SERIAL_NUMBER`` with the token's info and
@@ -30,6 +32,11 @@ GET_TOKEN_INFO = _selector("getTokenInfo(address)")
 GET_FUNGIBLE_TOKEN_INFO = _selector("getFungibleTokenInfo(address)")
 GET_NON_FUNGIBLE_TOKEN_INFO = _selector("getNonFungibleTokenInfo(address,int64)")
 GET_TOKEN_CUSTOM_FEES = _selector("getTokenCustomFees(address)")
+GET_TOKEN_INFO_V2 = _selector("getTokenInfoV2(address)")
+GET_FUNGIBLE_TOKEN_INFO_V2 = _selector("getFungibleTokenInfoV2(address)")
+GET_NON_FUNGIBLE_TOKEN_INFO_V2 = _selector("getNonFungibleTokenInfoV2(address,int64)")
+NFT_INFO_SELECTORS = frozenset({GET_NON_FUNGIBLE_TOKEN_INFO, GET_NON_FUNGIBLE_TOKEN_INFO_V2})
+_V2 = frozenset({GET_TOKEN_INFO_V2, GET_FUNGIBLE_TOKEN_INFO_V2, GET_NON_FUNGIBLE_TOKEN_INFO_V2})
 SELECTORS = frozenset(
     {
         GET_TOKEN_EXPIRY_INFO,
@@ -39,6 +46,7 @@ SELECTORS = frozenset(
         GET_NON_FUNGIBLE_TOKEN_INFO,
         GET_TOKEN_CUSTOM_FEES,
     }
+    | _V2
 )
 
 INVALID_TOKEN_ID = result_number("INVALID_TOKEN_ID")
@@ -47,6 +55,8 @@ INVALID_TOKEN_NFT_SERIAL_NUMBER = result_number("INVALID_TOKEN_NFT_SERIAL_NUMBER
 KEY_TYPES = (1, 2, 4, 8, 16, 32, 64)
 """The key types of ``getTokenKey`` and of ``HederaToken.tokenKeys``, in this order: admin, KYC, freeze, wipe,
 supply, fee schedule, pause."""
+METADATA_KEY_TYPE = 128
+"""The eighth key of ``HederaTokenV2.tokenKeys``."""
 
 _EXPIRY = "(int64,address,int64)"
 _KEY_VALUE = "(bool,address,bytes,bytes,address)"
@@ -56,6 +66,8 @@ _FRACTIONAL_FEE = "(int64,int64,int64,int64,bool,address)"
 _ROYALTY_FEE = "(int64,int64,int64,address,bool,address)"
 _FEES = f"{_FIXED_FEE}[],{_FRACTIONAL_FEE}[],{_ROYALTY_FEE}[]"
 _TOKEN_INFO = f"({_HEDERA_TOKEN},int64,bool,bool,bool,{_FEES},string)"
+_HEDERA_TOKEN_V2 = f"(string,string,address,string,bool,int64,bool,(uint256,{_KEY_VALUE})[],{_EXPIRY},bytes)"
+_TOKEN_INFO_V2 = f"({_HEDERA_TOKEN_V2},int64,bool,bool,bool,{_FEES},string)"
 _ZERO_ADDRESS = bytes(20)
 
 
@@ -155,17 +167,24 @@ class TokenDetail:
     ledger_id: str
     """``0x00`` mainnet, ``0x01`` testnet, ``0x02`` previewnet, ``0x03`` another network."""
     fees: CustomFees = CustomFees()
+    metadata: bytes = b""
+    """``token.metadata`` (HIP-646), the V2 structs' last ``HederaTokenV2`` field."""
+    metadata_key: KeyValue | None = None
+    """``token.metadata_key``, the V2 structs' eighth key."""
 
 
 def _expiry(detail: TokenDetail) -> tuple[int, bytes, int]:
     return detail.expiry_second, detail.auto_renew_account, detail.auto_renew_period
 
 
-def _token_info(token: TokenState, detail: TokenDetail) -> tuple[Any, ...]:
-    keys = [
-        (key_type, (key or KeyValue()).encoded()) for key_type, key in zip(KEY_TYPES, detail.keys, strict=True)
-    ]
-    hedera_token = (
+def _token_info(token: TokenState, detail: TokenDetail, v2: bool = False) -> tuple[Any, ...]:
+    """``TokenInfo`` (or with ``v2`` ``TokenInfoV2``) as ``eth-abi`` encodes it."""
+    key_types: tuple[int, ...] = KEY_TYPES
+    key_values: tuple[KeyValue | None, ...] = detail.keys
+    if v2:
+        key_types, key_values = (*KEY_TYPES, METADATA_KEY_TYPE), (*detail.keys, detail.metadata_key)
+    keys = [(key_type, (key or KeyValue()).encoded()) for key_type, key in zip(key_types, key_values, strict=True)]
+    hedera_token: tuple[Any, ...] = (
         token.name,
         token.symbol,
         detail.treasury,
@@ -176,6 +195,8 @@ def _token_info(token: TokenState, detail: TokenDetail) -> tuple[Any, ...]:
         keys,
         _expiry(detail),
     )
+    if v2:
+        hedera_token = (*hedera_token, detail.metadata)
     fixed, fractional, royalty = detail.fees.encoded()
     return (
         hedera_token,
@@ -213,6 +234,13 @@ _EMPTY_INFO: tuple[Any, ...] = (
     [],
     "",
 )
+_EMPTY_INFO_V2: tuple[Any, ...] = ((*_EMPTY_INFO[0], b""), *_EMPTY_INFO[1:])
+
+
+def _info_types(selector: bytes) -> tuple[str, str, str]:
+    """The ABI types of ``TokenInfo``, ``FungibleTokenInfo`` and ``NonFungibleTokenInfo`` (V2 or not)."""
+    info = _TOKEN_INFO_V2 if selector in _V2 else _TOKEN_INFO
+    return info, f"({info},int32)", f"({info},int64,address,int64,bytes,address)"
 
 
 def failed_view(selector: bytes, status: int, static: bool) -> bytes:
@@ -228,12 +256,14 @@ def failed_view(selector: bytes, status: int, static: bool) -> bytes:
         return encode(
             ["int64", f"{_FIXED_FEE}[]", f"{_FRACTIONAL_FEE}[]", f"{_ROYALTY_FEE}[]"], [status, [], [], []]
         )
-    if selector == GET_TOKEN_INFO:
-        return encode(["int64", _TOKEN_INFO], [status, _EMPTY_INFO])
-    if selector == GET_FUNGIBLE_TOKEN_INFO:
-        return encode(["int64", f"({_TOKEN_INFO},int32)"], [status, (_EMPTY_INFO, 0)])
-    empty_nft = (_EMPTY_INFO, 0, _ZERO_ADDRESS, 0, b"", _ZERO_ADDRESS)
-    return encode(["int64", f"({_TOKEN_INFO},int64,address,int64,bytes,address)"], [status, empty_nft])
+    info_type, fungible_type, nft_type = _info_types(selector)
+    empty = _EMPTY_INFO_V2 if selector in _V2 else _EMPTY_INFO
+    if selector in (GET_TOKEN_INFO, GET_TOKEN_INFO_V2):
+        return encode(["int64", info_type], [status, empty])
+    if selector in (GET_FUNGIBLE_TOKEN_INFO, GET_FUNGIBLE_TOKEN_INFO_V2):
+        return encode(["int64", fungible_type], [status, (empty, 0)])
+    empty_nft = (empty, 0, _ZERO_ADDRESS, 0, b"", _ZERO_ADDRESS)
+    return encode(["int64", nft_type], [status, empty_nft])
 
 
 def token_info_view(
@@ -256,11 +286,13 @@ def token_info_view(
             ["int64", f"{_FIXED_FEE}[]", f"{_FRACTIONAL_FEE}[]", f"{_ROYALTY_FEE}[]"],
             [SUCCESS, fixed, fractional, royalty],
         )
-    if selector == GET_TOKEN_INFO:
-        return encode(["int64", _TOKEN_INFO], [SUCCESS, _token_info(token, detail)])
-    if selector == GET_FUNGIBLE_TOKEN_INFO:  # of an NFT too (its decimals, 0), as the consensus node answers
-        return encode(["int64", f"({_TOKEN_INFO},int32)"], [SUCCESS, (_token_info(token, detail), token.decimals)])
-    if selector == GET_NON_FUNGIBLE_TOKEN_INFO:
+    info_type, fungible_type, nft_type = _info_types(selector)
+    v2 = selector in _V2
+    if selector in (GET_TOKEN_INFO, GET_TOKEN_INFO_V2):
+        return encode(["int64", info_type], [SUCCESS, _token_info(token, detail, v2)])
+    if selector in (GET_FUNGIBLE_TOKEN_INFO, GET_FUNGIBLE_TOKEN_INFO_V2):  # of an NFT too (its decimals, 0)
+        return encode(["int64", fungible_type], [SUCCESS, (_token_info(token, detail, v2), token.decimals)])
+    if selector in NFT_INFO_SELECTORS:
         serial = _int64(abi.word(data, 1))
         if serial is None:
             raise NotAnswered()
@@ -274,6 +306,6 @@ def token_info_view(
             )
         if nft.owner is None:
             raise NotAnswered()  # no owner account: the consensus node's priorityAddressOf fails (requireNonNull)
-        info = (_token_info(token, detail), serial, nft.owner, nft.created_second, nft.metadata, nft.spender)
-        return encode(["int64", f"({_TOKEN_INFO},int64,address,int64,bytes,address)"], [status, info])
+        info = (_token_info(token, detail, v2), serial, nft.owner, nft.created_second, nft.metadata, nft.spender)
+        return encode(["int64", nft_type], [status, info])
     raise NotAnswered()

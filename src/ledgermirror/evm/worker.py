@@ -72,6 +72,16 @@ class PipeReader:
         hbars, cents = self._ask("exchange_rate")
         return int(hbars), int(cents)
 
+    def account_alias(self, address: bytes) -> tuple[int, bytes] | None:
+        found = self._ask("account_alias", address)
+        return None if found is None else (int(found[0]), bytes(found[1]))
+
+    def hbar_allowance(self, owner: bytes, spender: bytes) -> int:
+        return int(self._ask("hbar_allowance", owner, spender))
+
+    def token_associated(self, token: bytes, account: bytes) -> bool:
+        return bool(self._ask("token_associated", token, account))
+
 
 def serve(conn: Connection) -> None:
     """A worker's life: jobs until the pipe closes."""

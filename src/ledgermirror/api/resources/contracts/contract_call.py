@@ -70,13 +70,17 @@ async def _block(ctx: AppContext, block: Block) -> tuple[int, int, int, str]:
     return int(row["index"]), int(row["consensus_start"]), int(row["consensus_end"]), str(row["hash"])
 
 
+_HALTS = {"OutOfGas": "INSUFFICIENT_GAS", "InvalidContractId": "INVALID_CONTRACT_ID"}
+"""The halts reported by name (others are ``CONTRACT_EXECUTION_EXCEPTION``)."""
+
+
 def _failure(outcome: Outcome) -> Web3Error:
     """A failed execution as the reference answers it: the revert's data and its ``Error(string)`` message."""
     if outcome.reverted:
         return Web3Error(
             400, [("CONTRACT_REVERT_EXECUTED", revert_reason(outcome.output), "0x" + outcome.output.hex())]
         )
-    status = "INSUFFICIENT_GAS" if outcome.error == "OutOfGas" else "CONTRACT_EXECUTION_EXCEPTION"
+    status = _HALTS.get(outcome.error, "CONTRACT_EXECUTION_EXCEPTION")
     return Web3Error(400, [(status, "", "0x")])
 
 

@@ -25,7 +25,7 @@ def _in_force(columns: str, table: str, where: str) -> str:
 )"""
 
 
-_ACCOUNT_COLUMNS = "e.id, e.type, e.balance, e.ethereum_nonce, c.runtime_bytecode"
+_ACCOUNT_COLUMNS = "e.id, e.type, e.balance, e.ethereum_nonce, e.evm_address, c.runtime_bytecode"
 ACCOUNT_BY_ID = f"""select {_ACCOUNT_COLUMNS}
 from entity e left join contract c on c.id = e.id
 where e.id = {{id}} and e.deleted is not true and e.type in ('ACCOUNT', 'CONTRACT')"""
@@ -36,10 +36,10 @@ order by e.created_timestamp desc nulls last limit 1"""
 
 _AS_OF = f"""select {_ACCOUNT_COLUMNS}
 from (
-  (select id, type, balance, ethereum_nonce, deleted, timestamp_range from entity
+  (select id, type, balance, ethereum_nonce, evm_address, deleted, timestamp_range from entity
    where id = {{{{key}}}} and lower(timestamp_range) <= {{at}})
   union all
-  (select id, type, balance, ethereum_nonce, deleted, timestamp_range from entity_history
+  (select id, type, balance, ethereum_nonce, evm_address, deleted, timestamp_range from entity_history
    where id = {{{{key}}}} and lower(timestamp_range) <= {{at}}
    order by lower(timestamp_range) desc limit 1)
   order by timestamp_range desc limit 1
@@ -80,10 +80,11 @@ from (
 ) t"""
 """The token row in force at ``at``."""
 _DETAIL_COLUMNS = """t.treasury_account_id, t.supply_type, t.max_supply, t.pause_status, t.kyc_key, t.freeze_key,
-       t.wipe_key, t.supply_key, t.fee_schedule_key, t.pause_key, e.key as admin_key, e.memo,
-       e.expiration_timestamp, e.auto_renew_account_id, e.auto_renew_period, e.created_timestamp, e.deleted"""
+       t.wipe_key, t.supply_key, t.fee_schedule_key, t.pause_key, t.metadata, t.metadata_key, e.key as admin_key,
+       e.memo, e.expiration_timestamp, e.auto_renew_account_id, e.auto_renew_period, e.created_timestamp,
+       e.deleted"""
 _DETAIL_TOKEN = """treasury_account_id, supply_type, max_supply, pause_status, kyc_key, freeze_key, wipe_key,
-     supply_key, fee_schedule_key, pause_key, timestamp_range"""
+     supply_key, fee_schedule_key, pause_key, metadata, metadata_key, timestamp_range"""
 _DETAIL_ENTITY = """key, memo, expiration_timestamp, auto_renew_account_id, auto_renew_period, created_timestamp,
      deleted, timestamp_range"""
 TOKEN_DETAIL = f"""select {_DETAIL_COLUMNS}
@@ -130,6 +131,14 @@ TOKEN_ALLOWANCE_AT = (
     + _in_force("amount", "token_allowance", "owner = {owner} and spender = {spender} and token_id = {token}")
     + " a"
 )
+
+HBAR_ALLOWANCE = """select amount from crypto_allowance where owner = {owner} and spender = {spender}"""
+HBAR_ALLOWANCE_AT = (
+    "select amount from "
+    + _in_force("amount", "crypto_allowance", "owner = {owner} and spender = {spender}")
+    + " a"
+)
+"""The tinybars ``spender`` may still spend of ``owner``'s, now or in force at ``at``."""
 
 NFT_APPROVED_FOR_ALL = """select approved_for_all from nft_allowance
 where owner = {owner} and spender = {spender} and token_id = {token}"""

@@ -103,6 +103,8 @@ class MirrorState:
         self._tokens: dict[bytes, TokenState | None] = {}
         self.balances: dict[bytes, int] = {}
         """Each account's tinybars as the mirror holds them, before the minimum-balance rule (``/prestate``)."""
+        self._aliases: dict[bytes, bytes] = {}
+        """The EVM address alias (or ``b""``) of each entity :meth:`entity` found, by the address asked."""
 
     async def answer(self, question: tuple[Any, ...]) -> Any:
         what, *arguments = question
@@ -118,6 +120,9 @@ class MirrorState:
             "token_relation": self.token_relation,
             "approved_for_all": self.approved_for_all,
             "token_detail": self.token_detail,
+            "account_alias": self.account_alias,
+            "hbar_allowance": self.hbar_allowance,
+            "token_associated": self.token_associated,
         }
         handler = handlers.get(what)
         if handler is None:
@@ -148,6 +153,7 @@ class MirrorState:
         if not rows:
             return None
         row = rows[0]
+        self._aliases[address] = bytes(row["evm_address"] or b"")
         balance = int(row["balance"] or 0)
         if self._at is not None:
             treasury = self._encoded(TREASURY_NUM)
@@ -234,6 +240,8 @@ class MirrorState:
             auto_renew_period=DEFAULT_AUTO_RENEW_PERIOD if period is None else int(period),
             ledger_id=LEDGER_IDS.get(self._ctx.settings.contract_call_chain_id, "0x03"),
             fees=self._fees(fee_rows[0]) if fee_rows else CustomFees(),
+            metadata=bytes(row["metadata"] or b""),
+            metadata_key=key_value(row["metadata_key"]),
         )
 
     def _fees(self, row: Any) -> CustomFees:
@@ -279,6 +287,20 @@ class MirrorState:
         found = await self.entity(address)
         return None if found is None else found[0]
 
+    async def account_alias(self, address: bytes) -> tuple[int, bytes] | None:
+        """The account's entity number and EVM address alias (``b""`` without one); None without an account."""
+        found = await self.entity(address)
+        if found is None:
+            return None
+        return found[0] & ((1 << 38) - 1), self._aliases.get(address, b"")
+
+    async def hbar_allowance(self, owner: bytes, spender: bytes) -> int:
+        owner_id, spender_id = await self._account_id(owner), await self._account_id(spender)
+        if owner_id is None or spender_id is None:
+            return 0
+        statement = self._as_of(q.HBAR_ALLOWANCE, q.HBAR_ALLOWANCE_AT, owner=owner_id, spender=spender_id)
+        return await self._amount(statement, "amount")
+
     async def _amount(self, statement: Statement, column: str) -> int:
         rows = await self._ctx.database.fetch(statement)
         return int(rows[0][column] or 0) if rows else 0
@@ -291,6 +313,14 @@ class MirrorState:
         return await self._amount(
             self._as_of(q.TOKEN_BALANCE, q.TOKEN_BALANCE_AT, account=account, token=token_id), "balance"
         )
+
+    async def token_associated(self, token: bytes, account: bytes) -> bool:
+        token_num, account_id = long_zero_num(token), await self._account_id(account)
+        if token_num is None or account_id is None:
+            return False
+        token_id = self._encoded(token_num)
+        statement = self._as_of(q.TOKEN_BALANCE, q.TOKEN_BALANCE_AT, account=account_id, token=token_id)
+        return bool(await self._ctx.database.fetch(statement))
 
     async def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         token_num = long_zero_num(token)
