@@ -73,6 +73,15 @@ class Recorder:
     def token_allowance(self, token: bytes, owner: bytes, spender: bytes) -> int:
         return self._inner.token_allowance(token, owner, spender)
 
+    def token_associated(self, token: bytes, account: bytes) -> bool:
+        return self._inner.token_associated(token, account)
+
+    def account_alias(self, address: bytes) -> tuple[int, bytes] | None:
+        return self._inner.account_alias(address)
+
+    def hbar_allowance(self, owner: bytes, spender: bytes) -> int:
+        return self._inner.hbar_allowance(owner, spender)
+
 
 def touched(state: Any, recorder: Recorder, coinbase: bytes) -> tuple[Touched, ...]:
     """Every account ``recorder`` answered, with its state after the execution (``state``: py-evm's state once

@@ -27,12 +27,13 @@ from eth.vm.forks.cancun.state import CancunState, CancunTransactionExecutor
 from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address, BlockNumber, Hash32
 
+from ledgermirror.evm.system_gas import VIEW_GAS
 from ledgermirror.ledger.evm import keccak256
 
 HTS_ADDRESS = (0x167).to_bytes(20, "big")
 """Hedera's token service system contract."""
-SYSTEM_VIEW_GAS = 100
-"""Gas a token view of the simulated token service costs."""
+SYSTEM_VIEW_GAS = VIEW_GAS
+"""Gas a token view of the simulated token service costs: the consensus node's, as ``contracts/call`` charges."""
 _LONG_ZERO_PREFIX = bytes(12)
 _PRECOMPILES = 10
 """Ethereum's precompiles at 0x01..0x0a."""
