@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from ledgermirror.api.querystring.grammar import Order
-from ledgermirror.api.querystring.params import InvalidValue, ParseContext
+from ledgermirror.api.querystring.params import InvalidValue, ParamSpec, ParseContext
 from ledgermirror.ledger.entity_id import (
     EntityId,
     EntityIdOutOfRange,
@@ -73,6 +73,14 @@ def true_false(text: str, ctx: ParseContext) -> bool:
     if lowered == "false":
         return False
     raise InvalidValue(text)
+
+
+def switch(name: str, description: str) -> ParamSpec[bool]:
+    """A ``true``/``false`` parameter that takes no operator, its last value winning (the EVM routes' ``stack``,
+    ``memory``, ``storage``, ``diff``, ``code``)."""
+    return ParamSpec[bool](
+        name, true_false, description, ops=frozenset(), repeatable=False, schema={"type": "boolean"}
+    )
 
 
 def timestamp(text: str, ctx: ParseContext) -> int:

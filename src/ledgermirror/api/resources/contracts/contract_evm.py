@@ -63,14 +63,7 @@ class Replayed:
 
 
 def _flag(name: str, default: str) -> ParamSpec[bool]:
-    return ParamSpec[bool](
-        name,
-        values.true_false,
-        f"Whether each operation shows the {name} (true or false; default {default}).",
-        ops=frozenset(),
-        repeatable=False,
-        schema={"type": "boolean"},
-    )
+    return values.switch(name, f"Whether each operation shows the {name} (true or false; default {default}).")
 
 
 STACK = _flag("stack", "true")

@@ -32,14 +32,7 @@ PRESTATE_PATH = "/api/v1/contracts/results/{transactionIdOrHash}/prestate"
 
 
 def _flag(name: str, what: str) -> ParamSpec[bool]:
-    return ParamSpec[bool](
-        name,
-        values.true_false,
-        f"Whether the answer {what} (true or false; default false).",
-        ops=frozenset(),
-        repeatable=False,
-        schema={"type": "boolean"},
-    )
+    return values.switch(name, f"Whether the answer {what} (true or false; default false).")
 
 
 DIFF = _flag("diff", "also lists the accounts after the call, with what it changed")
