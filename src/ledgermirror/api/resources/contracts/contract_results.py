@@ -313,7 +313,7 @@ def plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> 
         synthetic.any_of(queries.SYNTHETIC_TIMESTAMP, context.timestamps_in)
     if context.indexes_in:
         synthetic.any_of(queries.SYNTHETIC_TRANSACTION_INDEX, context.indexes_in)
-    synthetic.where(queries.NO_REAL_RESULT)
+    synthetic.where(queries.NO_REAL_RESULT if context.contract is None else queries.NO_REAL_RESULT_OF_CONTRACT)
     synthetic.order_by([queries.SYNTHETIC_TIMESTAMP], order).then_by(queries.SYNTHETIC_LOG_INDEX, Order.ASC)
     return union_all([select, synthetic.limit(row_limit)], queries.MERGE_KEY, order, row_limit)
 

@@ -52,6 +52,13 @@ NO_REAL_RESULT = (
     "not exists (select 1 from contract_result r where r.consensus_timestamp = cl.consensus_timestamp)"
 )
 """A transaction with a contract result shows that result only (the reference drops such synthetic rows)."""
+NO_REAL_RESULT_OF_CONTRACT = (
+    "not exists (select 1 from contract_result r where r.consensus_timestamp = cl.consensus_timestamp"
+    " and r.contract_id = coalesce(cl.root_contract_id, cl.contract_id))"
+)
+"""Per contract: no result of the same contract at that timestamp (the list's real part would show it; a result
+of another contract there, a precompile call's, does not hide the token's synthetic result, as in the
+reference's per-contract list). Read by ``contract_id``, its distribution column under Citus."""
 SYNTHETIC_TIMESTAMP = Column("cl.consensus_timestamp")
 SYNTHETIC_CONTRACT = Column("coalesce(cl.root_contract_id, cl.contract_id)")
 SYNTHETIC_TRANSACTION_INDEX = Column("cl.transaction_index")
