@@ -13,11 +13,11 @@ or wide range to ``max_transactions_timestamp_range_ns``, the next link then con
 list shows the detailed object (:mod:`.contract_result_detail`) without logs and state changes, with the block
 and the Ethereum transaction of each result.
 
-With ``synthetic_contract_results`` (default on, the reference's ``query.syntheticContractResults``) both lists
-also show one result per transaction with ``synthetic`` contract logs (HAPI token transfers) and no result of its own
-(:data:`.contract_results_query.SYNTHETIC_HEAD`), merged in consensus order by one ``union all`` (each part
-ordered and limited); the timestamp, block, ``transaction.index`` and path-contract filters apply to them, a
-``from`` filter leaves them out.
+With ``synthetic_contract_results`` (default on, the reference's ``query.syntheticContractResults``) both
+lists also show one result per transaction with ``synthetic`` contract logs (HAPI token transfers) and no
+result of its own (:data:`.contract_results_query.SYNTHETIC_HEAD`), merged in consensus order by one
+``union all`` (each part ordered and limited); the timestamp, block, ``transaction.index`` and path-contract
+filters apply to them, a ``from`` filter leaves them out.
 
 Next links repeat the query with a timestamp bound after the last result (also after equality-only timestamp
 filters, which the reference repeats unchanged, a link that would return the same page again).
