@@ -183,6 +183,7 @@ def test_pagination_across_real_and_synthetic(
         ("internal=true", [8, 7, 4, 3, 2, 1]),
         ("from=0.0.9001", []),  # ``from`` filters real results only
         ("from=0.0.8001", [4, 1]),
+        ("hbar=false", [8, 4, 3, 2, 1]),
     ],
 )
 def test_global_filters(loaded: TestClient, query: str, expected: list[int]) -> None:
