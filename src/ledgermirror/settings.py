@@ -91,6 +91,10 @@ class Settings:
     contract_result_defaults: bool = True
     """Detailed contract results without an Ethereum value show ``type`` 0, the chain id and the fee schedule's gas
     price (the reference since 0.157); ``False`` keeps the older reference's nulls."""
+    synthetic_contract_results: bool = True
+    """Contract result routes also show results made from ``synthetic`` contract logs (HAPI token operations; the
+    reference's ``query.syntheticContractResults``, on by default since 0.157); ``False`` shows ``contract_result``
+    rows only."""
     token_balance_limit_multiple_accounts: NonNegative = 50
     """Token balances shown per account in ``/api/v1/accounts``."""
     token_balance_limit_single_account: NonNegative = 1000

@@ -59,6 +59,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "response_cache_entries": ("0", 0),
         "enable_delegation_address": ("off", False),
         "contract_result_defaults": ("false", False),
+        "synthetic_contract_results": ("no", False),
         "token_balance_limit_multiple_accounts": ("51", 51),
         "token_balance_limit_single_account": ("1001", 1001),
         "bind_timestamp_range": ("TRUE", True),
@@ -292,6 +293,11 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "LEDGERMIRROR_CONTRACT_RESULT_DEFAULTS",
             "nulls",
             "LEDGERMIRROR_CONTRACT_RESULT_DEFAULTS must be true or false, not 'nulls'",
+        ),
+        (
+            "LEDGERMIRROR_SYNTHETIC_CONTRACT_RESULTS",
+            "maybe",
+            "LEDGERMIRROR_SYNTHETIC_CONTRACT_RESULTS must be true or false, not 'maybe'",
         ),
     ],
     "Literal": [

@@ -282,6 +282,13 @@ class Select:
             text += "\nlimit " + integer_literal(self.row_limit)
         return text
 
+    def joined_by(self, head: str) -> Select:
+        """Another part of a :func:`union_all` with this one: its own head, conditions, order and limit, binding
+        its values after this statement's (one list of values for the whole union)."""
+        other = Select(head)
+        other.args = self.args
+        return other
+
     def compare_rows(self, columns: Sequence[Column], op: Op, values: Sequence[Any]) -> Select:
         """``(a, b) > ($1, $2)``: a row (lexicographic) comparison, which a btree index on ``(a, b)`` reads as
         one range; with one column it is a plain comparison."""
@@ -292,6 +299,18 @@ class Select:
         params = ", ".join(self.bind(value) for value in values)
         self.conditions.append(f"({', '.join(columns)}) {_OPERATORS[op]} ({params})")
         return self
+
+
+def union_all(parts: Sequence[Select], column: Column, order: Order, limit: int) -> Statement:
+    """``(part) union all (part) ... order by <column> limit <n>``: the parts (each ordered and limited itself,
+    the second and later made by :meth:`Select.joined_by` of the first) merged in ``column``'s order, an output
+    column of every part."""
+    if not parts or any(part.args is not parts[0].args for part in parts):
+        raise ValueError("the parts of a union share one list of values (Select.joined_by)")
+    texts = "\nunion all\n".join(f"({part.build().text})" for part in parts)
+    direction = "asc" if order is Order.ASC else "desc"
+    text = f"{texts}\norder by {column} {direction}\nlimit {integer_literal(limit)}"
+    return Statement(text, tuple(parts[0].args))
 
 
 def update(table: str, assignments: dict[str, Any], key: dict[str, Any]) -> Statement:

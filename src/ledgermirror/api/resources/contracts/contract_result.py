@@ -9,6 +9,12 @@ Ethereum transaction whose call data lives in a user file (``call_data_id`` abov
 current content as ``function_parameters`` when neither the result nor the transaction carries any. A result
 whose ``call_result`` is NULL (the record had no sidecar yet) is answered ``206``.
 
+With ``synthetic_contract_results`` on (the reference since 0.164), a transaction with ``synthetic`` contract
+logs and no contract result answers too, its result made from those logs (``206``: it has no call result): the
+hash is then looked up in ``transaction_hash`` (a transaction whose only synthetic logs are wildcard NFT
+transfers is not found), the link from the synthetic logs at the timestamp (the path contract's, or the
+transaction id's payer's), and its logs leave out synthetic wildcard NFT transfers, as every result's do.
+
 The path of the second route is a 32-byte Ethereum hash (64 hex digits, optional ``0x``; ``nonce`` is ignored),
 looked up in ``contract_transaction_hash`` (a successful transaction first, then the newest), or a transaction id
 ``shard.realm.num-seconds-nanos`` with ``nonce`` (default 0; the last value wins), whose payer is the entity.
@@ -72,10 +78,12 @@ TRANSACTION_PARAMETER: dict[str, Any] = {
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    """The consensus timestamp and the entity whose ``contract_transaction`` row to read."""
+    """The consensus timestamp and the entity whose ``contract_transaction`` row to read (``by_payer``: the
+    entity is the payer, as for a transaction id; else a contract)."""
 
     timestamp: int
     entity: int
+    by_payer: bool = False
 
 
 def parse_timestamp_path(text: str) -> int | None:
@@ -108,7 +116,12 @@ async def _defaults(ctx: AppContext, timestamp: int, ethereum: bool) -> Defaults
 async def _detail(ctx: AppContext, found: Found, contract: int | None, hbar: bool) -> Page:
     """The detailed result of the ``contract_transaction`` row at ``found``; ``contract`` is the path contract
     (its own state changes show even when they are migrations)."""
+    synthetic = ctx.settings.synthetic_contract_results
     links = await ctx.database.fetch(queries.involved(found.timestamp, found.entity))
+    if not links and synthetic:
+        links = await ctx.database.fetch(
+            queries.synthetic_link(found.timestamp, found.entity, by_payer=found.by_payer)
+        )
     if not links:
         raise NotFound()
     involved = [int(item) for item in links[0]["contract_ids"]]
@@ -120,6 +133,8 @@ async def _detail(ctx: AppContext, found: Found, contract: int | None, hbar: boo
         ctx.database.fetch(queries.logs_at(found.timestamp, involved)),
         ctx.database.fetch(queries.state_changes_at(found.timestamp, contract, involved)),
     )
+    if not results and synthetic:
+        results = await ctx.database.fetch(queries.synthetic_at(found.timestamp, involved))
     if not results:
         raise NotFound()
     row = results[0]
@@ -166,6 +181,8 @@ async def by_transaction(request: Request, ctx: AppContext) -> Page:
     path = parse_transaction_path(str(request.path_params[TRANSACTION_PATH]))
     if isinstance(path, bytes):
         rows = await ctx.database.fetch(queries.by_hash(path))
+        if not rows and ctx.settings.synthetic_contract_results:
+            rows = await ctx.database.fetch(queries.synthetic_by_hash(path))
         if not rows:
             raise NotFound()
         found = Found(int(rows[0]["consensus_timestamp"]), int(rows[0]["entity_id"]))
@@ -173,7 +190,7 @@ async def by_transaction(request: Request, ctx: AppContext) -> Page:
         rows = await ctx.database.fetch(queries.by_id(path.payer, path.valid_start, query.last(NONCE, 0)))
         if not rows:
             raise NotFound()
-        found = Found(int(rows[0]["consensus_timestamp"]), int(rows[0]["payer_account_id"]))
+        found = Found(int(rows[0]["consensus_timestamp"]), int(rows[0]["payer_account_id"]), by_payer=True)
     return await _detail(ctx, found, None, query.last(HBAR, True))
 
 

@@ -13,6 +13,12 @@ or wide range to ``max_transactions_timestamp_range_ns``, the next link then con
 list shows the detailed object (:mod:`.contract_result_detail`) without logs and state changes, with the block
 and the Ethereum transaction of each result.
 
+With ``synthetic_contract_results`` (default on, the reference's ``query.syntheticContractResults``) both
+lists also show one result per transaction with ``synthetic`` contract logs (HAPI token transfers) and no
+result of its own (:data:`.contract_results_query.SYNTHETIC_HEAD`), merged in consensus order by one
+``union all`` (each part ordered and limited); the timestamp, block, ``transaction.index`` and path-contract
+filters apply to them, a ``from`` filter leaves them out.
+
 Next links repeat the query with a timestamp bound after the last result (also after equality-only timestamp
 filters, which the reference repeats unchanged, a link that would return the same page again).
 """
@@ -52,7 +58,7 @@ from ledgermirror.api.resources.contracts.contract_result_detail import DETAIL_S
 from ledgermirror.api.resources.contracts.contract_result_render import RESULT_SCHEMA, render_result
 from ledgermirror.api.resources.transactions.account_transactions_query import first_timestamp
 from ledgermirror.api.resources.transactions.transaction import INT32_MAX
-from ledgermirror.db.sql import Select
+from ledgermirror.db.sql import Select, Statement, union_all
 from ledgermirror.ledger.entity_id import EntityId, EvmAddress, InvalidEntityId, long_zero_num
 from ledgermirror.ledger.timestamps import format_ns
 
@@ -172,6 +178,8 @@ class Context:
     timestamp_conditions: tuple[tuple[Op, int], ...]
     indexes_in: tuple[int, ...]
     internal: bool
+    synthetic: bool = False
+    """Merge in results made from synthetic logs (the setting on and no ``from`` filter)."""
     hbar: bool = True
     delegation: bool = True
     edge: int | None = None
@@ -286,6 +294,7 @@ async def prepare(path: contract_ref.ContractRef | None, query: ParsedQuery, ctx
         contract=contract,
         indexes_in=tuple(dict.fromkeys(value for value in indexes if value <= INT32_MAX)),
         internal=query.last(INTERNAL, False),
+        synthetic=ctx.settings.synthetic_contract_results and not query.has(FROM),
         hbar=query.last(HBAR, True),
         delegation=ctx.settings.enable_delegation_address,
         **senders,
@@ -294,7 +303,28 @@ async def prepare(path: contract_ref.ContractRef | None, query: ParsedQuery, ctx
     return context
 
 
-def plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Select:
+def plan(context: Context, query: ParsedQuery, row_limit: int, order: Order) -> Select | Statement:
+    """The ``contract_result`` rows; with synthetic results on, merged with those made from synthetic logs (each
+    part ordered and limited, then the union: one result per timestamp, so the timestamp stays the page key)."""
+    select = _real_results(context, row_limit, order)
+    if not context.synthetic:
+        return select
+    synthetic = select.joined_by(queries.SYNTHETIC_HEAD)
+    synthetic.where(queries.SYNTHETIC_ONLY).where(queries.NOT_WILDCARD)
+    if context.contract is not None:
+        synthetic.compare(queries.SYNTHETIC_CONTRACT, Op.EQ, context.contract)
+    for op, value in context.timestamp_conditions:
+        synthetic.compare(queries.SYNTHETIC_TIMESTAMP, op, value)
+    if context.timestamps_in:
+        synthetic.any_of(queries.SYNTHETIC_TIMESTAMP, context.timestamps_in)
+    if context.indexes_in:
+        synthetic.any_of(queries.SYNTHETIC_TRANSACTION_INDEX, context.indexes_in)
+    synthetic.where(queries.NO_REAL_RESULT if context.contract is None else queries.NO_REAL_RESULT_OF_CONTRACT)
+    synthetic.order_by([queries.SYNTHETIC_TIMESTAMP], order).then_by(queries.SYNTHETIC_LOG_INDEX, Order.ASC)
+    return union_all([select, synthetic.limit(row_limit)], queries.MERGE_KEY, order, row_limit)
+
+
+def _real_results(context: Context, row_limit: int, order: Order) -> Select:
     select = queries.results_select()
     if context.contract is not None:
         select.compare(queries.CONTRACT, Op.EQ, context.contract)

@@ -30,6 +30,42 @@ TRANSACTION_INDEX = Column("cr.transaction_index")
 TOP_LEVEL = "cr.transaction_nonce = 0"
 """``internal=false`` (the default): child results (a nonzero nonce) are hidden."""
 
+SYNTHETIC_HEAD = f"""select distinct on (cl.consensus_timestamp)
+       null::bigint as amount, null::bytea as bloom, null::bytea as call_result, cl.consensus_timestamp,
+       coalesce(cl.root_contract_id, cl.contract_id) as contract_id, null::bigint[] as created_contract_ids,
+       null::text as error_message, null::bytea as failed_initcode, ''::bytea as function_parameters,
+       null::bytea as function_result, null::bigint as gas_consumed, 0::bigint as gas_limit,
+       null::bigint as gas_used, cl.payer_account_id, cl.payer_account_id as sender_id, cl.transaction_hash,
+       cl.transaction_index, 0 as transaction_nonce, {SUCCESS}::smallint as transaction_result, e.evm_address
+from contract_log cl
+left join entity e on e.id = coalesce(cl.root_contract_id, cl.contract_id)"""
+"""A result made from a transaction's synthetic logs (the reference's synthetic contract result): the first log's
+contract, the payer as sender, no amount, gas, call data or output, ``SUCCESS``; the same columns as
+:data:`RESULTS_HEAD`, so the two parts of a list make one ``union all``."""
+SYNTHETIC_ONLY = "cl.synthetic is true"
+NOT_WILDCARD = (
+    "(cl.topic0 is distinct from '\\xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'::bytea"
+    " or cl.topic3 is distinct from '\\xffffffffffffffff'::bytea)"
+)
+"""Not the ``Transfer`` of an NFT treasury change (serial -1, the wildcard), which the reference leaves out."""
+NO_REAL_RESULT = (
+    "not exists (select 1 from contract_result r where r.consensus_timestamp = cl.consensus_timestamp)"
+)
+"""A transaction with a contract result shows that result only (the reference drops such synthetic rows)."""
+NO_REAL_RESULT_OF_CONTRACT = (
+    "not exists (select 1 from contract_result r where r.consensus_timestamp = cl.consensus_timestamp"
+    " and r.contract_id = coalesce(cl.root_contract_id, cl.contract_id))"
+)
+"""Per contract: no result of the same contract at that timestamp (the list's real part would show it; a result
+of another contract there, a precompile call's, does not hide the token's synthetic result, as in the
+reference's per-contract list). Read by ``contract_id``, its distribution column under Citus."""
+SYNTHETIC_TIMESTAMP = Column("cl.consensus_timestamp")
+SYNTHETIC_CONTRACT = Column("coalesce(cl.root_contract_id, cl.contract_id)")
+SYNTHETIC_TRANSACTION_INDEX = Column("cl.transaction_index")
+SYNTHETIC_LOG_INDEX = Column("cl.index")
+MERGE_KEY = Column("consensus_timestamp")
+"""The output column both parts of a result list are merged on."""
+
 _BLOCK_HEAD = "select consensus_start, consensus_end from record_file"
 _BLOCK_INDEX = Column("index")
 _BLOCK_HASH_C = Column('hash collate "C"')
@@ -52,12 +88,34 @@ where cr.consensus_timestamp = {{timestamp}} and cr.contract_id = any({{contract
 _ETHEREUM_AT = f"""select {ETHEREUM_COLUMNS}, et.call_data, et.call_data_id, et.gas_limit
 from ethereum_transaction et
 where et.consensus_timestamp = {{timestamp}} and et.payer_account_id = {{payer}}"""
-_LOGS_AT = """select cl.bloom, cl.contract_id, cl.data, cl.index, cl.topic0, cl.topic1, cl.topic2, cl.topic3,
+_LOGS_AT = f"""select cl.bloom, cl.contract_id, cl.data, cl.index, cl.topic0, cl.topic1, cl.topic2, cl.topic3,
        e.evm_address
 from contract_log cl
 left join entity e on e.id = cl.contract_id
-where cl.consensus_timestamp = {timestamp} and cl.contract_id = any({contracts}::bigint[])
+where cl.consensus_timestamp = {{timestamp}} and cl.contract_id = any({{contracts}}::bigint[])
+  and (cl.synthetic is not true or {NOT_WILDCARD})
 order by cl.index"""
+_SYNTHETIC_BY_HASH = f"""select th.consensus_timestamp, coalesce(cl.root_contract_id, cl.contract_id) as entity_id
+from transaction_hash th
+join contract_log cl on cl.consensus_timestamp = th.consensus_timestamp
+where substring(th.hash from 1 for 32) = {{hash}} and cl.synthetic is true and {NOT_WILDCARD}
+order by th.consensus_timestamp, cl.index
+limit 1"""
+_SYNTHETIC_LINK = """select cl.payer_account_id,
+       (select array_agg(distinct coalesce(s.root_contract_id, s.contract_id))
+        from contract_log s
+        where s.consensus_timestamp = {{timestamp}} and s.synthetic is true) as contract_ids
+from contract_log cl
+where cl.consensus_timestamp = {{timestamp}} and cl.synthetic is true and {match} = {{entity}}
+order by cl.index
+limit 1"""
+_SYNTHETIC_LINK_BY_CONTRACT = _SYNTHETIC_LINK.format(match=SYNTHETIC_CONTRACT)
+_SYNTHETIC_LINK_BY_PAYER = _SYNTHETIC_LINK.format(match="cl.payer_account_id")
+_SYNTHETIC_AT = f"""{SYNTHETIC_HEAD}
+where cl.consensus_timestamp = {{timestamp}} and cl.synthetic is true
+  and {SYNTHETIC_CONTRACT} = any({{contracts}}::bigint[])
+order by cl.consensus_timestamp, cl.index
+limit 1"""
 _STATE_CHANGES_AT = """select csc.contract_id, csc.slot, csc.value_read, csc.value_written, e.evm_address
 from contract_state_change csc
 left join entity e on e.id = csc.contract_id
@@ -132,7 +190,26 @@ def ethereum_at(timestamp: int, payer: int) -> Statement:
     return template(_ETHEREUM_AT, timestamp=timestamp, payer=payer)
 
 
+def synthetic_by_hash(digest: bytes) -> Statement:
+    """The first transaction with this hash (its first 32 bytes) that has synthetic logs other than a wildcard
+    NFT transfer, and the contract of its first such log."""
+    return template(_SYNTHETIC_BY_HASH, hash=digest[:32])
+
+
+def synthetic_link(timestamp: int, entity: int, *, by_payer: bool) -> Statement:
+    """What ``contract_transaction`` would say of a transaction with synthetic logs only: its payer and every
+    contract of its synthetic logs, when one of them is the entity's (the contract's, or the payer's)."""
+    text = _SYNTHETIC_LINK_BY_PAYER if by_payer else _SYNTHETIC_LINK_BY_CONTRACT
+    return template(text, timestamp=timestamp, entity=entity)
+
+
+def synthetic_at(timestamp: int, contracts: list[int]) -> Statement:
+    """The result made from the synthetic logs at the timestamp (columns of :data:`SYNTHETIC_HEAD`)."""
+    return template(_SYNTHETIC_AT, timestamp=timestamp, contracts=contracts)
+
+
 def logs_at(timestamp: int, contracts: list[int]) -> Statement:
+    """The logs at the timestamp, without synthetic wildcard NFT transfers (as the reference's)."""
     return template(_LOGS_AT, timestamp=timestamp, contracts=contracts)
 
 
