@@ -23,6 +23,26 @@ NODES = 2
 SECONDS = 12
 TPS = 20
 FILES = SECONDS // 2
+NATIVE_COLUMNS = (
+    "load_start",
+    "load_end",
+    "name",
+    "hash",
+    "prev_hash",
+    "file_hash",
+    "version",
+    "size",
+    "sidecar_count",
+    "round_start",
+    "round_end",
+)
+"""The ``record_file`` columns of a native block that differ from its record file's by definition: the block's
+name, root hash chain, version 7, no file hash, its size, no sidecar files (trace data instead), its rounds."""
+NATIVE_ABSENT = frozenset({"sidecar_file", "signature_evidence"})
+"""The tables a native import leaves empty by definition (docs/importer.md, "What a native block does not
+carry"): its contract trace data comes inside the block, not in sidecar files, and its TSS proof names no nodes,
+so there is no signature evidence. The record stream has one ``signature_evidence`` row per file and one
+``sidecar_file`` row per file with sidecars."""
 _TABLES = (
     "select tablename from pg_tables where schemaname = 'public' and tablename <> 'ledgermirror_schema_history'"
 )

@@ -15,6 +15,8 @@ import asyncpg
 import pytest
 from tests.importer.blocks_support import (
     FILES,
+    NATIVE_ABSENT,
+    NATIVE_COLUMNS,
     block_path,
     copy,
     digests,
@@ -101,23 +103,6 @@ def test_blocks_write_the_rows_of_the_record_stream(
     assert status["chain_only_blocks"] == 0
 
 
-NATIVE_COLUMNS = (
-    "load_start",
-    "load_end",
-    "name",
-    "hash",
-    "prev_hash",
-    "file_hash",
-    "version",
-    "size",
-    "sidecar_count",
-    "round_start",
-    "round_end",
-)
-"""The ``record_file`` columns of a native block that differ from its record file's by definition: the block's
-name, root hash chain, version 7, no file hash, its size, no sidecar files (trace data instead), its rounds."""
-
-
 def test_native_blocks_write_the_rows_of_the_record_stream(
     database: Prepared, networks: dict[str, Path], record_tables: dict[str, tuple[int, str]]
 ) -> None:
@@ -127,10 +112,17 @@ def test_native_blocks_write_the_rows_of_the_record_stream(
     status = tables.pop("import_status")
     assert status[0] == 1
     # trace data instead of sidecar files; a TSS proof names no nodes, so there is no signature evidence
-    assert set(record_tables) - set(tables) == {"sidecar_file", "signature_evidence"}
+    assert set(record_tables) - set(tables) == NATIVE_ABSENT
     assert set(tables) <= set(record_tables)
     differ = {name for name, value in tables.items() if name != "record_file" and record_tables[name] != value}
     assert differ == set()
+    assert tables["record_file"][0] == record_tables["record_file"][0] == FILES
+    assert record_tables["signature_evidence"][0] == FILES
+    assert 0 < record_tables["sidecar_file"][0] <= FILES
+    # so the native import has exactly those rows fewer, and its import_status row more
+    absent = sum(record_tables[name][0] for name in NATIVE_ABSENT)
+    native_rows = sum(count for count, _ in tables.values()) + status[0]
+    assert native_rows == sum(count for count, _ in record_tables.values()) - absent + 1
     for table in ("contract_result", "contract_log", "contract_action", "contract_state_change", "token_airdrop"):
         assert tables[table][0] > 0, table  # the mix has what the transformers rebuild
     rows = _files(url)

@@ -10,7 +10,8 @@ the ``EvmTraceData`` and the block's state changes.
   ``ContractFunctionResult`` (contract id, also the receipt's; result data, error, gas used, sender, nonces,
   signer nonce; gas, amount and parameters from the internal call context) on the record's call or create
   result; an Ethereum transaction with no gas used has no receipt contract id. A create's EVM address is the
-  new account's alias in the state changes.
+  new account's alias in the state changes. ``createdContractIDs`` stays empty: ``EvmTransactionResult`` has
+  no such field (the reference sets none either; docs/importer.md, "What a native block does not carry").
 * **Trace data**: logs become ``logInfo`` (with their blooms, the result's bloom the OR of them); contract
   actions become an action sidecar record; slot usages become a storage-change sidecar record (reads by key or
   by index into the written keys; written values from the state changes); executed initcode with the runtime
