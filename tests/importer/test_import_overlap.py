@@ -13,6 +13,7 @@ then v6 files) renumbers the older files' indexes at the first v6 file."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,8 @@ def _both(database: Prepared, ledger: Ledger, stream: Path) -> tuple[dict[str, s
     expected = asyncio.run(_digest(url))
     ledger.reset()
     overlapped = _import(url, stream, _options(stream, overlap=True))
+    # the writer (kept from one listing of the source to the next) ends with the import: no thread left behind
+    assert not [thread for thread in threading.enumerate() if thread.name == "ledgermirror-writer"]
     assert overlapped.files == sequential.files
     assert overlapped.items == sequential.items
     assert overlapped.commits == sequential.commits

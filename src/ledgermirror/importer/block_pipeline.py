@@ -105,7 +105,10 @@ async def run_block_import(
         if link is not None and link.record is not None:
             driver.stats.last_name, driver.stats.last_consensus_end = link.record.name, link.record.consensus_end
         with import_thresholds():
-            return await _BlockRun(driver, source).run(link)
+            try:
+                return await _BlockRun(driver, source).run(link)
+            finally:
+                driver.close()
 
 
 async def initial_state(conn: asyncpg.Connection, options: ImportOptions, link: BlockLink | None) -> BlockState:

@@ -267,6 +267,14 @@ class Driver(Generic[S]):
         self.reached_end = False
         self.snapshots = BalanceSnapshots(options.balance_snapshots)
         self.evidence = EvidenceRows()
+        self._writer: BackgroundWriter | None = None
+        """The overlapped import's writer, kept from one listing of the source to the next (:meth:`close`)."""
+
+    def close(self) -> None:
+        """End the overlapped import's writer (its thread and connection), if one was started."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     async def wait(self, seconds: float) -> None:
         """Wait ``seconds``, or until stopped."""
@@ -411,7 +419,6 @@ class Driver(Generic[S]):
         self._last_version = last.version if last is not None else None
         self._imported = 0
         self._inflight = None
-        writer: BackgroundWriter | None = None
         latest = self.state
         try:
             while not units.exhausted and not self.stop.is_set() and not self.reached_end:
@@ -424,15 +431,15 @@ class Driver(Generic[S]):
                 if built.barrier:
                     await self._commit_rest(units, built)
                 elif built.group.files:
-                    writer = writer or BackgroundWriter(self.conn)
-                    self._inflight = self._submit(writer, units, built)
+                    self._writer = self._writer or BackgroundWriter(self.conn)
+                    self._inflight = self._submit(self._writer, units, built)
                 if built.refused is not None:
                     await self._settle()
                     raise built.refused
             await self._settle()
-        finally:
-            if writer is not None:
-                writer.close()
+        except BaseException:
+            self.close()  # a transaction still in flight rolls back with the writer's connection
+            raise
         return self._imported
 
     _imported: int = 0

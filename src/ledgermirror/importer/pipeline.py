@@ -139,7 +139,10 @@ async def run_import(
         if last is not None:
             driver.stats.last_name, driver.stats.last_consensus_end = last.name, last.consensus_end
         with import_thresholds():
-            return await _Run(driver, store).run()
+            try:
+                return await _Run(driver, store).run()
+            finally:
+                driver.close()
 
 
 async def initial_position(
