@@ -78,7 +78,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "import_balance_snapshot_initial_delay_seconds": ("300", 300),
         "import_balance_snapshot_token_balances": ("no", False),
         "import_balance_files": ("true", True),
-        "import_overlap": ("true", True),
+        "import_overlap": ("false", False),
         "users": (
             json.dumps([{"username": "a", "password_hash": HASH}]),
             (ApiUser("a", HASH, None), ApiUser("b", HASH, 7)),  # and the file's, after the variable's

@@ -15,14 +15,14 @@ items) while catching up. Per unit, in stream order:
    right after it, in its transaction: ``importer/balance_snapshots.py``);
 4. :meth:`Driver.commit_group` commits: the import's only commit point.
 
-With ``ImportOptions.overlap`` (``LEDGERMIRROR_IMPORT_OVERLAP``, off by default) a transaction's units are
-gathered without writing (:meth:`Driver._gather`), then written and committed by a background writer (its own
-thread, event loop and connection: ``importer/overlap.py``) while the next transaction's units are verified
-and their rows built; the row builder's reads are answered so that they see the transaction in flight
-(``overlap.GuardedReads``). A transaction is written only after the one before it committed, in the same
-grouping, with the same rows. One that must write as it goes (a node set change, a balance snapshot, the
-bootstrap book or balances, mainnet's errata, record files before v6) waits for the one in flight to commit and
-goes on as above on the import's connection.
+With ``ImportOptions.overlap`` (``LEDGERMIRROR_IMPORT_OVERLAP``, on by default for ``ledgermirror import``) a
+transaction's units are gathered without writing (:meth:`Driver._gather`), then written and committed by a
+background writer (its own thread, event loop and connection: ``importer/overlap.py``) while the next
+transaction's units are verified and their rows built; the row builder's reads are answered so that they see the
+transaction in flight (``overlap.GuardedReads``). A transaction is written only after the one before it committed,
+in the same grouping, with the same rows. One that must write as it goes (a node set change, a balance snapshot,
+the bootstrap book or balances, mainnet's errata, record files before v6) waits for the one in flight to commit
+and goes on as above on the import's connection.
 
 The state the next unit is checked against (:class:`Position`, and the kind's own) is copied for each
 transaction and replaced as a whole when it commits.

@@ -76,7 +76,7 @@ def options_of(args: argparse.Namespace, settings: Settings | None = None) -> Im
         balance_snapshots=snapshot_rules(settings or Settings()),
         balance_files=bool(getattr(args, "balance_files", False))
         or (settings is not None and settings.import_balance_files),
-        overlap=settings.import_overlap if settings is not None else False,
+        overlap=(settings or Settings()).import_overlap,
     )
 
 
