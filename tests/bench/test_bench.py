@@ -278,10 +278,3 @@ def test_contract_call_bench_on_the_generated_data_set(
     assert int(holder.split(" of ")[1].split(";")[0]) > 0
     assert "while 4 clients call loop(10000)" in out
     assert "GET /api/v1/blocks?limit=1: " in out and "GET /api/v1/accounts/0.0." in out
-
-
-def test_contract_call_bench_on_a_throwaway_database(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _contract_call.main(["--calls", "4", "--rounds", "1"]) == 0
-    out = capsys.readouterr().out
-    assert set(_contract_call_table(out)) == {"balanceOf", "loop", "create"}
-    assert "holder 0xabababababababababababababababababababab of 12345" in out
