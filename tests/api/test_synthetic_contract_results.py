@@ -15,6 +15,7 @@ from bench._explain import RecordingDatabase, explain, seq_scan_tables
 from jsonschema import ValidationError
 from starlette.testclient import TestClient
 from tests import reference_openapi
+from tests.api.test_contract_result_lists import CREATE2, GLOBAL, PER_CONTRACT, SECOND, T, result, stamps, ts
 from tests.importer.handlers.items import PAYER, account, basic, body, import_items, module, record_item, token
 from tests.support import Ledger, reconfigure
 
@@ -22,33 +23,10 @@ from ledgermirror.db.sql import Statement
 from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
 
-SECOND = 1_000_000_000
-T = 1_700_000_000 * SECOND
-CREATE2 = "70f2b2914a2a4b783faefb75f459a580616fcb5e"
 TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 WILDCARD = "0xffffffffffffffff"
-GLOBAL = "/api/v1/contracts/results"
-PER_CONTRACT = "/api/v1/contracts/0.0.5001/results"
 BLOCK = "cc" * 48
 IMPORT_T = T + 1_000 * SECOND
-
-
-def ts(nanos: int) -> str:
-    return f"{nanos // SECOND}.{nanos % SECOND:09d}"
-
-
-def result(offset: int, **extra: Any) -> dict[str, Any]:
-    return {
-        "consensus_timestamp": T + offset,
-        "contract_id": 5001,
-        "sender_id": 8001,
-        "payer_account_id": 8001,
-        "amount": offset,
-        "call_result": [offset],
-        "transaction_hash": f"{offset:064x}",
-        "transaction_index": offset,
-        **extra,
-    }
 
 
 def log(offset: int, index: int = 0, **extra: Any) -> dict[str, Any]:
@@ -87,10 +65,6 @@ SETUP: dict[str, Any] = {
         {"index": 10, "consensus_start": T, "consensus_end": T + 9, "hash": BLOCK, "gas_used": 400},
     ],
 }
-
-
-def stamps(body: dict[str, Any]) -> list[str]:
-    return [item["timestamp"] for item in body["results"]]
 
 
 @pytest.fixture
