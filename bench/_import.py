@@ -300,6 +300,8 @@ class Measured:
     """The S3 server's own count of the import's requests, by type (a bucket only)."""
     server_cpu: float | None = None
     """The S3 server's CPU seconds during the import (a bucket only: it shares the machine's cores)."""
+    shared_buffers: str = ""
+    """The server's ``shared_buffers`` (PostgreSQL's own page cache) during the import."""
 
 
 async def _run(conn: asyncpg.Connection, source: Source, options: ImportOptions, **run: Any) -> ImportStats:
@@ -318,6 +320,7 @@ async def measure_import(
     try:
         if await import_state.last_record_file(conn) is not None:
             raise SystemExit("the database already holds record files: the benchmark needs a fresh one")
+        shared_buffers = str(await conn.fetchval("show shared_buffers"))
         postgres = postmaster_pids(pgdata)
         if not postgres:
             raise SystemExit(f"no PostgreSQL server found for {pgdata}")
@@ -371,6 +374,7 @@ async def measure_import(
         requests,
         server_requests,
         server_cpu,
+        shared_buffers,
     )
 
 
@@ -476,6 +480,7 @@ def report(
             "cpus": os.cpu_count(),
             "load_average_before": [round(load, 2) for load in measured.load_before],
             "load_average_after": [round(load, 2) for load in measured.load_after],
+            "shared_buffers": measured.shared_buffers,
         },
         "import": {
             "completed": measured.completed,
@@ -560,7 +565,7 @@ def print_report(result: dict[str, Any]) -> None:
     machine = result["machine"]
     print(
         f"load average (1, 5, 15 min) before the import {machine['load_average_before']}, after "
-        f"{machine['load_average_after']}, on {machine['cpus']} CPUs"
+        f"{machine['load_average_after']}, on {machine['cpus']} CPUs; shared_buffers {machine['shared_buffers']}"
     )
     note = "" if imported["completed"] else " (stopped at --timeout: partial)"
     print(
@@ -648,6 +653,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--data-dir", type=Path, help="folder of the fresh embedded database (default: temporary)")
     p.add_argument("--no-fsync", action="store_true", help="a throwaway server (fsync off), as the tests use")
+    p.add_argument(
+        "--shared-buffers-mb",
+        type=int,
+        default=0,
+        help="the embedded server's shared_buffers in MiB (LEDGERMIRROR_EMBEDDED_SHARED_BUFFERS_MB); 0: "
+        "the service's default, a quarter of the machine's memory; 128: initdb's",
+    )
     p.add_argument("--files-per-transaction", type=int, default=DEFAULT_FILES_PER_TRANSACTION)
     p.add_argument("--no-copy-limit", action="store_true", help="skip the COPY comparison")
     p.add_argument(
@@ -682,7 +694,8 @@ def main(argv: list[str] | None = None) -> int:
             source = _to_bucket(cleanup, source, work / "weed")
         source = dataclasses.replace(source, latency=max(args.latency_ms, 0.0) / 1000)
         data_dir: Path = args.data_dir or work / "db"
-        prepared = prepare(Settings(), data_dir=data_dir, durable=not args.no_fsync)
+        settings = Settings(embedded_shared_buffers_mb=max(args.shared_buffers_mb, 0))
+        prepared = prepare(settings, data_dir=data_dir, durable=not args.no_fsync)
         cleanup.callback(prepared.stop)
         balances = stream / "initial-balances.pb.gz"
         options = ImportOptions(

@@ -1,7 +1,8 @@
 """``bench/pgserver``: a stand-alone PostgreSQL server for the benchmarks, with an operator's settings.
 
-The embedded server (``db/embedded.py``) runs PostgreSQL with initdb's defaults (128 MB of shared buffers,
-``random_page_cost`` 4, JIT on). A production database is tuned for its machine. This tool runs the same
+The embedded server (``db/embedded.py``) runs PostgreSQL with initdb's defaults (``random_page_cost`` 4, JIT
+on; 128 MB of shared buffers for a throwaway server, a quarter of the memory for a durable one since
+2026-11-28). A production database is tuned for its machine. This tool runs the same
 binaries (the ``pgserver`` wheel's, PostgreSQL 16; or any other ``--bin-dir``, such as Debian's
 ``/usr/lib/postgresql/15/bin``, which also ships ``pg_trgm``, ``btree_gist`` and ``pg_stat_statements``) as a
 server of its own, on 127.0.0.1 and a socket in its data folder, with either setting set:

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import asyncpg
 
-from ledgermirror.db.embedded import EmbeddedPostgres, EmbeddedStartError, mask_password, with_user
+from ledgermirror.db.embedded import (
+    EmbeddedPostgres,
+    EmbeddedStartError,
+    default_shared_buffers_mb,
+    mask_password,
+    with_user,
+)
 from ledgermirror.db.migrate import migrate
 from ledgermirror.db.replicas import split_urls
 from ledgermirror.db.roles import ensure_api_role
@@ -47,7 +53,11 @@ def prepare(
     if settings.db_url:
         owner_url = settings.db_url
     else:
-        embedded = EmbeddedPostgres(data_dir or settings.data_dir, durable=durable)
+        embedded = EmbeddedPostgres(
+            data_dir or settings.data_dir,
+            durable=durable,
+            shared_buffers_mb=settings.embedded_shared_buffers_mb or default_shared_buffers_mb(),
+        )
         try:
             owner_url = embedded.start()
         except EmbeddedStartError as error:

@@ -62,6 +62,7 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
 
     machine = report["machine"]
     assert machine["cpus"] >= 1 and len(machine["load_average_before"]) == len(machine["load_average_after"]) == 3
+    assert machine["shared_buffers"] == "128MB"  # a throwaway server (--no-fsync) keeps initdb's page cache
 
     targets = report["targets"]
     assert targets["sustained_tps_met"] == (imported["transactions_per_second"] >= 10_000)

@@ -1,4 +1,5 @@
-"""The embedded server's throwaway mode: what the test cluster runs with, and how the setting is kept."""
+"""The embedded server's settings: the throwaway mode the test cluster runs with, the checkpoint spacing and
+page cache of every (durable) server, and how the blocks are kept in ``postgresql.conf``."""
 
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ import asyncpg
 
 from ledgermirror.db.embedded import (
     CHECKPOINT_SETTINGS,
+    MAX_SHARED_BUFFERS_MB,
     THROWAWAY_SETTINGS,
-    write_checkpoint_settings,
+    EmbeddedPostgres,
+    default_shared_buffers_mb,
+    server_settings,
+    write_server_settings,
     write_throwaway_settings,
 )
 from ledgermirror.runtime import Prepared
@@ -42,15 +47,15 @@ def test_checkpoint_block_is_first_once_and_kept_up_to_date(tmp_path: Path) -> N
     conf = tmp_path / "postgresql.conf"
     original = "max_connections = 100\nmax_wal_size = 1GB\n"  # initdb writes max_wal_size: the block comes after
     conf.write_text(original)
-    assert write_checkpoint_settings(conf)
+    assert write_server_settings(conf, CHECKPOINT_SETTINGS)
     added = conf.read_text()
     assert added.startswith(original) and "max_wal_size = 4GB\ncheckpoint_timeout = 15min\n" in added
-    assert not write_checkpoint_settings(conf)
+    assert not write_server_settings(conf, CHECKPOINT_SETTINGS)
     assert write_throwaway_settings(conf, throwaway=True)  # the throwaway block goes after it, and back out
     assert write_throwaway_settings(conf, throwaway=False)
     assert conf.read_text() == added
     conf.write_text(added.replace("4GB", "2GB"))  # an older block is replaced, not repeated
-    assert write_checkpoint_settings(conf)
+    assert write_server_settings(conf, CHECKPOINT_SETTINGS)
     assert conf.read_text() == added
 
 
@@ -67,3 +72,55 @@ def test_settings_block_is_added_once_and_removed_for_a_durable_server(tmp_path:
     assert conf.read_text() == added
     assert write_throwaway_settings(conf, throwaway=False)
     assert conf.read_text() == original + "\n"
+
+
+def test_an_older_release_checkpoint_block_is_replaced(tmp_path: Path) -> None:
+    conf = tmp_path / "postgresql.conf"
+    legacy = (
+        "# ledgermirror: fewer checkpoints (durable as ever; a crash replays more WAL)\n"
+        "max_wal_size = 4GB\ncheckpoint_timeout = 15min\n# ledgermirror: end of checkpoint settings\n"
+    )
+    conf.write_text("max_connections = 100\n" + legacy)
+    assert write_server_settings(conf, {"max_wal_size": "4GB", "shared_buffers": "256MB"})
+    text = conf.read_text()
+    assert "fewer checkpoints" not in text and "checkpoint_timeout" not in text
+    assert text.startswith("max_connections = 100\n") and "shared_buffers = 256MB\n" in text
+
+
+def test_the_page_cache_is_for_durable_servers_only() -> None:
+    assert server_settings(durable=True, shared_buffers_mb=512) == {
+        **CHECKPOINT_SETTINGS,
+        "shared_buffers": "512MB",
+    }
+    assert server_settings(durable=False, shared_buffers_mb=512) == CHECKPOINT_SETTINGS
+    assert server_settings(durable=True, shared_buffers_mb=0) == CHECKPOINT_SETTINGS
+
+
+def test_the_default_page_cache_is_a_quarter_of_the_memory_up_to_8_gib() -> None:
+    total_kib = next(
+        int(line.split()[1])
+        for line in Path("/proc/meminfo").read_text().splitlines()
+        if line.startswith("MemTotal:")
+    )
+    expected = max(128, min(MAX_SHARED_BUFFERS_MB, total_kib // 4 // 1024))
+    assert abs(default_shared_buffers_mb() - expected) <= 1  # MemTotal leaves out what the kernel keeps
+
+
+def test_a_durable_server_starts_with_its_page_cache_and_takes_a_new_one_at_its_next_start(tmp_path: Path) -> None:
+    async def shared_buffers(url: str) -> str:
+        conn = await asyncpg.connect(url)
+        try:
+            return str(await conn.fetchval("show shared_buffers"))
+        finally:
+            await conn.close()
+
+    first = EmbeddedPostgres(tmp_path, shared_buffers_mb=160)
+    try:
+        assert asyncio.run(shared_buffers(first.start())) == "160MB"
+    finally:
+        first.stop()
+    second = EmbeddedPostgres(tmp_path, shared_buffers_mb=192)
+    try:
+        assert asyncio.run(shared_buffers(second.start())) == "192MB"
+    finally:
+        second.stop()

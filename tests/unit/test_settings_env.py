@@ -34,6 +34,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "replica_check_seconds": ("0.5", 0.5),
         "ingest_max_lag_seconds": ("60", 60.0),
         "data_dir": ("~/mirror-data", Path.home() / "mirror-data"),
+        "embedded_shared_buffers_mb": ("2048", 2048),
         "api_role": ("reader", "reader"),
         "host": ("0.0.0.0", "0.0.0.0"),
         "port": (" 6001 ", 6001),
@@ -205,6 +206,11 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
     ],
     "int at least 0": [
         ("LEDGERMIRROR_SHARD", "-1", "LEDGERMIRROR_SHARD must be at least 0, not '-1'"),
+        (
+            "LEDGERMIRROR_EMBEDDED_SHARED_BUFFERS_MB",
+            "-8",
+            "LEDGERMIRROR_EMBEDDED_SHARED_BUFFERS_MB must be at least 0, not '-8'",
+        ),
         (
             "LEDGERMIRROR_STATUS_CACHE_SECONDS",
             "-5",

@@ -12,6 +12,7 @@ import signal
 import stat
 import subprocess
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -42,9 +43,10 @@ class EmbeddedPostgres:
     the machine, and loading and emptying tables costs no disk flushes. ``serve`` and ``demo`` keep the default.
     """
 
-    def __init__(self, data_dir: Path, *, durable: bool = True) -> None:
+    def __init__(self, data_dir: Path, *, durable: bool = True, shared_buffers_mb: int = 0) -> None:
         self.pgdata = data_dir / "pgdata"
         self.durable = durable
+        self.settings = server_settings(durable=durable, shared_buffers_mb=shared_buffers_mb)
         self._server: Any = None
 
     def start(self) -> str:
@@ -63,14 +65,19 @@ class EmbeddedPostgres:
                 cluster.clear_stale_lock(pgdata)
                 cluster.wait_until_ready(pgdata, READY_SECONDS)
                 cluster.prune_pid_list(pgdata)
+                # Written before the server starts: shared_buffers is read only then. A server of this folder
+                # that is already running (joined) re-reads the rest below and takes shared_buffers at its
+                # next start.
+                conf = pgdata / "postgresql.conf"
+                changed = write_server_settings(conf, self.settings)
+                changed |= write_throwaway_settings(conf, throwaway=not self.durable)
                 self._server = get_server(pgdata, cleanup_mode="stop")
         except cluster.ClusterError as error:
             raise EmbeddedStartError(str(error)) from error
         except (subprocess.SubprocessError, AssertionError, OSError, RuntimeError) as error:
             raise _start_failure(pgdata, error) from error
-        conf = pgdata / "postgresql.conf"
-        if write_checkpoint_settings(conf) | write_throwaway_settings(conf, throwaway=not self.durable):
-            os.kill(self._server.get_pid(), signal.SIGHUP)  # the postmaster re-reads its configuration
+        if changed:
+            os.kill(self._server.get_pid(), signal.SIGHUP)  # a joined server re-reads its configuration
         return str(self._server.get_uri())
 
     def ensure_running(self) -> None:
@@ -125,18 +132,52 @@ first change of each page writes the whole page to the WAL; an import changes pa
 indexes (``transaction_hash``, ``crypto_transfer`` by account), so frequent checkpoints write most index changes
 as full pages, and that WAL fills ``max_wal_size`` and calls the next checkpoint sooner. Durability is
 unchanged (every commit is still flushed); recovery after a crash replays at most ``max_wal_size`` of WAL."""
-_CHECKPOINT_BEGIN = "# ledgermirror: fewer checkpoints (durable as ever; a crash replays more WAL)\n"
-_CHECKPOINT_END = "# ledgermirror: end of checkpoint settings\n"
+MAX_SHARED_BUFFERS_MB = 8192
+"""The automatic ``shared_buffers`` (a quarter of the machine's memory) stops here."""
 
 
-def write_checkpoint_settings(conf: Path) -> bool:
-    """Put the checkpoint settings block after the file's own lines (``initdb`` writes ``max_wal_size``) and
-    before the throwaway block, replacing an older one; True when the file changed."""
+def default_shared_buffers_mb() -> int:
+    """A quarter of the machine's memory in MiB, at most :data:`MAX_SHARED_BUFFERS_MB` (PostgreSQL's own
+    sizing advice for a dedicated server; the rest stays with the OS page cache)."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return max(128, min(MAX_SHARED_BUFFERS_MB, memory // 4 // 2**20))
+
+
+def server_settings(*, durable: bool, shared_buffers_mb: int) -> dict[str, str]:
+    """What every embedded server gets (:data:`CHECKPOINT_SETTINGS`) and, for a durable one, PostgreSQL's own
+    page cache of ``shared_buffers_mb``: an import's index pages (random inserts into ``crypto_transfer`` by
+    account and ``transaction_hash``) outgrow initdb's 128 MB within the first million transactions, after which
+    every insert reads its page back from the OS and writes another out (docs/performance.md). A throwaway
+    server keeps initdb's 128 MB (the test suite starts many)."""
+    settings = dict(CHECKPOINT_SETTINGS)
+    if durable and shared_buffers_mb > 0:
+        settings["shared_buffers"] = f"{shared_buffers_mb}MB"
+    return settings
+
+
+_SETTINGS_BEGIN = "# ledgermirror: server settings (durable as ever; a crash replays more WAL)\n"
+_SETTINGS_END = "# ledgermirror: end of server settings\n"
+_LEGACY_BLOCKS = (
+    (
+        "# ledgermirror: fewer checkpoints (durable as ever; a crash replays more WAL)\n",
+        "# ledgermirror: end of checkpoint settings\n",
+    ),
+)
+
+
+def _without_block(text: str, begin: str, end: str) -> str:
+    before, found, after = text.partition(begin)
+    return before + after.partition(end)[2] if found else text
+
+
+def write_server_settings(conf: Path, settings: Mapping[str, str]) -> bool:
+    """Put the settings block after the file's own lines (``initdb`` writes ``max_wal_size``) and before the
+    throwaway block, replacing an older one (or a block of an earlier release); True when the file changed."""
     text = conf.read_text()
-    block = _CHECKPOINT_BEGIN + "".join(f"{name} = {value}\n" for name, value in CHECKPOINT_SETTINGS.items())
-    block += _CHECKPOINT_END
-    before, begin, after = text.partition(_CHECKPOINT_BEGIN)
-    without = before + after.partition(_CHECKPOINT_END)[2] if begin else text
+    block = _SETTINGS_BEGIN + "".join(f"{name} = {value}\n" for name, value in settings.items()) + _SETTINGS_END
+    without = _without_block(text, _SETTINGS_BEGIN, _SETTINGS_END)
+    for begin, end in _LEGACY_BLOCKS:
+        without = _without_block(without, begin, end)
     kept, marker, throwaway = without.partition(_MARKER)
     updated = kept + ("" if kept.endswith("\n") or not kept else "\n") + block + marker + throwaway
     if updated == text:
