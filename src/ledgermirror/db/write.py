@@ -22,7 +22,8 @@ Three ways in:
   without ``timestamp_range`` is a partial update of running values (balance, nonce): it updates an existing
   row, makes no history, and is dropped for a key the table does not hold. Several rows for one key in one
   call are applied in the order given (rows with the same lower bound are merged first). An update older
-  than the current row is ignored.
+  than the current row is ignored. The three parts are one statement (:func:`merge_sql`), prepared once per
+  connection.
 * **Text** (:func:`insert_text`): one row whose values are PostgreSQL input text, each cast through ``text``
   to its column's type (without modifier), so PostgreSQL's own input functions parse them. The conformance
   loader uses it to reproduce what node-postgres sends.
@@ -43,6 +44,7 @@ from typing import Any
 import asyncpg
 import orjson
 from asyncpg import Range
+from asyncpg.prepared_stmt import PreparedStatement
 
 from ledgermirror.db.schema import RANGE_COLUMN, Kind, SchemaError, Table, table
 
@@ -360,23 +362,45 @@ async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any)
     return status
 
 
-def merge_sql(model: Table, columns: tuple[str, ...], *, joins: bool = True) -> str:
-    """The statements that merge the staged rows (given ``columns``) into the table, then empty the stage:
-    one simple-protocol round trip, with joins by index lookup (``_INDEX_JOINS``; the session's settings are
-    restored after; without ``joins``, the caller has set them: :func:`bulk`)."""
+def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
+    """One statement that merges the staged rows (given ``columns``) into the table and empties the stage: the
+    superseded versions moved to the history twin, the current rows updated, new keys inserted. Each part is a
+    data-modifying ``with`` query; all of them read the table as it was before the statement, which is what the
+    parts one after the other would read (the move reads the old versions before the update; the update leaves
+    every key in place, so the insert's ``not exists`` answers the same). One statement can be prepared:
+    :func:`_merge_rows` plans it once per connection (parsing and planning the merges as simple queries was a
+    quarter of the server's CPU in an import: docs/performance.md). Run it with joins by index lookup
+    (``_INDEX_JOINS``)."""
     versioned = model.history and RANGE_COLUMN in columns
-    statements = [*_INDEX_JOINS] if joins else []
+    parts: list[str] = []
     if versioned:
-        statements.append(_history_sql(model))
+        parts.append(_history_sql(model))
     update = _update_sql(model, columns)
     if update is not None:
-        statements.append(update)
+        parts.append(update)
+    parts.append(f"delete from {stage_name(model)}")
     if versioned or not model.history:
-        statements.append(_insert_sql(model, columns))
-    statements.append(f"delete from {stage_name(model)}")
-    if joins:
-        statements.extend(_DEFAULT_JOINS)
-    return ";\n".join(statements)
+        parts.append(_insert_sql(model, columns))
+    *steps, last = parts
+    if not steps:
+        return last
+    named = ",\n".join(f"step{index} as (\n{step}\n)" for index, step in enumerate(steps))
+    return f"with {named}\n{last}"
+
+
+_PREPARED: weakref.WeakKeyDictionary[asyncpg.Connection, dict[str, PreparedStatement]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Each connection's prepared merges, by statement (a few per table and column set; kept for the connection's
+life, apart from asyncpg's own cache of 100, which the merges of one import would churn)."""
+
+
+async def _prepared(conn: asyncpg.Connection, statement: str) -> PreparedStatement:
+    held = _PREPARED.setdefault(conn, {})
+    prepared = held.get(statement)
+    if prepared is None:
+        prepared = held[statement] = await conn.prepare(statement)
+    return prepared
 
 
 def _coalesced(model: Table, earlier: Row, later: Row) -> dict[str, Any]:
@@ -445,6 +469,8 @@ async def _merge_rows(
     staged = _BULK.get(conn)
     if staged is None or stage not in staged:
         await conn.execute(_stage_sql(model))
+    if staged is None:
+        await conn.execute(";\n".join(_INDEX_JOINS))
     for batch in _rounds(model, merge):
         groups: dict[tuple[str, ...], list[Record]] = {}
         for row in batch:
@@ -452,7 +478,9 @@ async def _merge_rows(
             groups.setdefault(columns, []).append(tuple(row[name] for name in columns))
         for columns, records in groups.items():
             await conn.copy_records_to_table(stage, records=records, columns=list(columns))
-            await conn.execute(merge_sql(model, columns, joins=staged is None))
+            await (await _prepared(conn, merge_sql(model, columns))).fetch()
+    if staged is None:
+        await conn.execute(";\n".join(_DEFAULT_JOINS))
 
 
 async def upsert(conn: asyncpg.Connection, table_name: str, rows: Iterable[Row]) -> int:
