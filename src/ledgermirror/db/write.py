@@ -38,7 +38,7 @@ import operator
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 import orjson
@@ -128,10 +128,13 @@ def encode_records(
     """Value tuples in ``columns`` order as COPY chunks, typed from the model; with ``route``, rows of a
     versioned table with a closed range go to its history twin."""
     names = tuple(columns)
-    rows = [record if type(record) is tuple else tuple(record) for record in records]
-    for record in rows:
-        if len(record) != len(names):
-            raise WriteError(f"table {table_name}: a record has {len(record)} values for {len(names)} columns")
+    given: list[Sequence[Any]] = records if isinstance(records, list) else list(records)
+    if set(map(type, given)) - {tuple}:
+        given = [record if type(record) is tuple else tuple(record) for record in given]
+    rows = cast("list[Record]", given)  # every one a tuple now
+    for size in set(map(len, rows)):
+        if size != len(names):
+            raise WriteError(f"table {table_name}: a record has {size} values for {len(names)} columns")
     return _chunks(table(table_name), names, rows, route)
 
 
@@ -201,6 +204,10 @@ async def copy_rows(
 ) -> dict[str, int]:
     """Append rows (dicts by column name) with binary COPY, ``chunk_rows`` at a time; rows written per table."""
     counts: dict[str, int] = {}
+    if isinstance(rows, list):
+        for start in range(0, len(rows), chunk_rows):
+            _merge_counts(counts, await copy_chunks(conn, encode(table_name, rows[start : start + chunk_rows])))
+        return counts
     batch: list[Row] = []
     for row in rows:
         batch.append(row)
@@ -222,6 +229,11 @@ async def copy_records(
 ) -> dict[str, int]:
     """Append value tuples in ``columns`` order with binary COPY, ``chunk_rows`` at a time."""
     counts: dict[str, int] = {}
+    if isinstance(records, list):
+        for start in range(0, len(records), chunk_rows):
+            chunk = records[start : start + chunk_rows]
+            _merge_counts(counts, await copy_chunks(conn, encode_records(table_name, columns, chunk)))
+        return counts
     batch: list[Sequence[Any]] = []
     for record in records:
         batch.append(record)

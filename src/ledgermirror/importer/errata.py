@@ -39,7 +39,7 @@ from ledgermirror.db import errata as stored
 from ledgermirror.importer.address_book import AddressBook
 from ledgermirror.importer.block_verify import BlockLink
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch
 from ledgermirror.importer.handlers.file_rows import rows_of_items
 from ledgermirror.importer.handlers.item import item_of
 from ledgermirror.importer.handlers.lookups import LookupReads, rows_of_file_with_lookups
@@ -57,6 +57,8 @@ LISTED_TIME_OFFSET = -1
 MAX_TRANSACTION_LENGTH = 64 * 1024
 _DATA = "mainnet_errata"
 _LENGTH = struct.Struct(">i")
+_TRANSFER_TIMESTAMP = RECORD_COLUMNS["crypto_transfer"].index("consensus_timestamp")
+_TRANSFER_ERRATA = RECORD_COLUMNS["crypto_transfer"].index("errata")
 
 
 class ErrataError(StreamParseError):
@@ -231,8 +233,11 @@ async def add_errata(  # noqa: PLR0917
     items = [item_of(entry.item, 0, hapi_version=None) for entry in missing]
     rows_of_items(errata_file, items, batch)
     for segment in batch.segments:
-        for table in ("transaction", "crypto_transfer"):
-            for row in segment.inserts.get(table, ()):
-                if row["consensus_timestamp"] in inserted:
-                    row["errata"] = "INSERT"
+        for row in segment.inserts.get("transaction", ()):
+            if row["consensus_timestamp"] in inserted:
+                row["errata"] = "INSERT"
+        transfers = segment.inserts.get("crypto_transfer", [])
+        for position, values in enumerate(transfers):  # value tuples (batch.RECORD_COLUMNS)
+            if values[_TRANSFER_TIMESTAMP] in inserted:
+                transfers[position] = (*values[:_TRANSFER_ERRATA], "INSERT", *values[_TRANSFER_ERRATA + 1 :])
     return len(missing)

@@ -13,7 +13,7 @@ import asyncpg
 from ledgermirror.db import running, write
 from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN, TABLES
 from ledgermirror.db.schema import table as table_model
-from ledgermirror.importer.handlers.batch import Batch, Segment, Step
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch, Segment, Step
 from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
 
 _UPSERT_FIRST = ("entity",)
@@ -27,6 +27,15 @@ def _upsert_order(names: list[str]) -> list[str]:
         *middle,
         *(name for name in _UPSERT_LAST if name in names),
     ]
+
+
+async def _append(conn: asyncpg.Connection, name: str, rows: list[Any]) -> dict[str, int]:
+    """A table's appended rows with binary COPY: dicts by column name, or the value tuples of a
+    ``RECORD_COLUMNS`` table."""
+    columns = RECORD_COLUMNS.get(name)
+    if columns is None:
+        return await write.copy_rows(conn, name, rows)
+    return await write.copy_records(conn, name, columns, rows)
 
 
 def _add(total: dict[str, int], more: dict[str, int] | None) -> None:
@@ -284,7 +293,7 @@ async def write_segment(
     counts: dict[str, int] = {}
     balances = segment.entity_balances if entity_balances is None else entity_balances
     for name, rows in segment.inserts.items():
-        _add(counts, await write.copy_rows(conn, name, rows))
+        _add(counts, await _append(conn, name, rows))
     for name in _upsert_order(list(segment.upserts)):
         rows = segment.upserts[name]
         taken = await write.upsert(conn, name, _uniform(name, rows))
@@ -359,7 +368,7 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     upserted = {name for part in written for name in part.rows.upserts}
     async with conn.transaction():
         for name, rows in appended.items():
-            _add(counts, await write.copy_rows(conn, name, rows))
+            _add(counts, await _append(conn, name, rows))
         async with write.bulk(conn, sorted(upserted)):
             for part, later in zip(written, upserted_after, strict=True):
                 segment = part.rows

@@ -14,10 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from ledgermirror.importer.handlers import ids, synthetic_logs
-from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch import RECORDS, Batch
 from ledgermirror.importer.handlers.context import FileState, ItemContext
 from ledgermirror.importer.handlers.item import Item
 from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
+from ledgermirror.ledger.entity_id import MAX_NUM
 from ledgermirror.ledger.transaction_codes import type_number
 
 CONSENSUS_SUBMIT_MESSAGE = type_number("CONSENSUSSUBMITMESSAGE")
@@ -26,6 +27,9 @@ ATOMIC_BATCH = type_number("ATOMICBATCH")
 ERRATA_END = 1577836799000000000
 """Failed CryptoTransfers before 2019-12-31T23:59:59Z list spurious transfers (errata DELETE)."""
 NFT_TREASURY_WILDCARD = -1
+_CRYPTO_TRANSFER = RECORDS["crypto_transfer"]
+_TOKEN_TRANSFER = RECORDS["token_transfer"]
+_TRANSACTION_HASH = RECORDS["transaction_hash"]
 ENTITY_TRANSACTION_EXCLUDED = frozenset({98, 800, 801})
 """The fee-collection accounts the reference leaves out of ``entity_transaction`` (0.0.98, 0.0.800, 0.0.801)."""
 
@@ -100,41 +104,49 @@ def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
 
 
 def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
-    """§1.5: one row per record transfer, even on failure; each adds to the account's balance."""
-    approved: set[tuple[int, int]] = set()
+    """§1.5: one row per record transfer, even on failure; each adds to the account's balance. A transfer is an
+    approved debit when the body lists the same (account, amount) as one (its handler's
+    ``ItemContext.approved_debits``)."""
+    approved: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset()
     errata: set[tuple[int, int]] = set()
     if item.body_name == "cryptoTransfer":
-        body_transfers = item.body.cryptoTransfer.transfers.accountAmounts
-        approved = {
-            (ids.account_id(entry.accountID), entry.amount)
-            for entry in body_transfers
-            if entry.is_approval and entry.amount < 0
-        }
+        if context.approved_debits:
+            approved = set(context.approved_debits)
         if not item.successful and item.consensus_timestamp < ERRATA_END:
-            errata = {(ids.account_id(entry.accountID), entry.amount) for entry in body_transfers}
+            errata = {
+                (ids.account_id(entry.accountID), entry.amount)
+                for entry in item.body.cryptoTransfer.transfers.accountAmounts
+            }
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
-    rows = []
-    amounts = []
+    rows = batch.records("crypto_transfer")
+    balances = batch.entity_balance_deltas()
+    touched = context.touched if batch.entity_transactions else None
     account_id = ids.account_id
     for entry in item.record.transferList.accountAmounts:
-        account = account_id(entry.accountID)
+        message = entry.accountID
+        account = message.accountNum  # ids.account_id's common case inline: 0.0.num
+        if not 0 < account <= MAX_NUM or message.shardNum or message.realmNum:
+            account = account_id(message)
         amount = entry.amount
-        row = {
-            "entity_id": account,
-            "consensus_timestamp": stamp,
-            "amount": amount,
-            "payer_account_id": payer,
-            "is_approval": bool(approved) and (account, amount) in approved,
-        }
-        if errata and (account, amount) in errata:
-            row["errata"] = "DELETE"
-        rows.append(row)
-        amounts.append((account, amount))
-    batch.insert_all("crypto_transfer", rows)
-    batch.add_balances(amounts, stamp)
-    if batch.entity_transactions:
-        context.touch(*(account for account, _ in amounts))
+        rows.append(
+            _CRYPTO_TRANSFER(
+                entity_id=account,
+                consensus_timestamp=stamp,
+                amount=amount,
+                payer_account_id=payer,
+                is_approval=bool(approved) and (account, amount) in approved,
+                errata="DELETE" if errata and (account, amount) in errata else None,
+            )
+        )
+        held = balances.get(account)  # Batch.add_balance inline
+        if held is None:
+            balances[account] = [amount, stamp]
+        else:
+            held[0] += amount
+            held[1] = stamp
+        if touched is not None and account:
+            touched.add(account)
 
 
 def staking_rewards(item: Item, batch: Batch) -> None:
@@ -212,26 +224,29 @@ def token_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     payer = item.payer_account_id
     body_lists = _body_token_transfers(item)
     nft_transfers: list[dict[str, Any]] = []
+    rows = batch.records("token_transfer")
     for token_list in token_lists:
         token = ids.token_id(token_list.token)
         body_list = body_lists.get(token)
         context.touch(token)
-        for entry in token_list.transfers:
+        transfers = token_list.transfers
+        for entry in transfers:
             account = ids.account_id(entry.accountID)
-            batch.insert(
-                "token_transfer",
-                {
-                    "token_id": token,
-                    "account_id": account,
-                    "consensus_timestamp": stamp,
-                    "amount": entry.amount,
-                    "payer_account_id": payer,
-                    "is_approval": _token_approval(body_list, account, entry.amount),
-                },
+            amount = entry.amount
+            rows.append(
+                _TOKEN_TRANSFER(
+                    token_id=token,
+                    account_id=account,
+                    consensus_timestamp=stamp,
+                    amount=amount,
+                    payer_account_id=payer,
+                    is_approval=_token_approval(body_list, account, amount),
+                )
             )
-            batch.add_token_balance(account, token, entry.amount, stamp)
+            batch.add_token_balance(account, token, amount, stamp)
             context.touch(account)
-        synthetic_logs.fungible_transfers(item, batch, context, token, token_list.transfers)
+        if transfers:
+            synthetic_logs.fungible_transfers(item, batch, context, token, transfers)
         for transfer in token_list.nftTransfers:
             nft_transfers.append(_nft_transfer(item, batch, context, token, transfer, body_list=body_list))
     if nft_transfers:
@@ -290,17 +305,18 @@ def assessed_custom_fees(item: Item, batch: Batch) -> None:
 
 def transaction_hash(item: Item, batch: Batch) -> None:
     """§1.11: the record hash split into its first 32 bytes and the rest (not for ConsensusSubmitMessage)."""
-    digest = bytes(item.record.transactionHash)
-    if item.type == CONSENSUS_SUBMIT_MESSAGE or len(digest) not in (32, 48):
+    if item.type == CONSENSUS_SUBMIT_MESSAGE:
         return
-    batch.insert(
-        "transaction_hash",
-        {
-            "consensus_timestamp": item.consensus_timestamp,
-            "hash": digest[:32],
-            "hash_suffix": digest[32:] or None,
-            "payer_account_id": item.payer_account_id,
-        },
+    digest = bytes(item.record.transactionHash)
+    if len(digest) not in (32, 48):
+        return
+    batch.records("transaction_hash").append(
+        _TRANSACTION_HASH(
+            consensus_timestamp=item.consensus_timestamp,
+            hash=digest[:32],
+            hash_suffix=digest[32:] or None,
+            payer_account_id=item.payer_account_id,
+        )
     )
 
 

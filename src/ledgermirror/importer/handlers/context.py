@@ -70,13 +70,16 @@ class ItemContext:
     """The item being handled: its ``transaction`` row, which handlers complete, and the entities it touches
     (for ``entity_transaction``); ``file`` is its file's :class:`FileState`."""
 
-    __slots__ = ("_entity_transactions", "file", "touched", "transaction")
+    __slots__ = ("_entity_transactions", "approved_debits", "file", "touched", "transaction")
 
     def __init__(self, transaction: dict[str, Any], file: FileState, *, entity_transactions: bool) -> None:
         self.transaction = transaction
         self.file = file
         self.touched: set[int] = set()
         self._entity_transactions = entity_transactions
+        self.approved_debits: list[tuple[int, int]] = []
+        """(account, amount) of the approved debits among a CryptoTransfer's HBAR transfers, as its body lists
+        them (its handler reads the body's transfers once; the item's ``crypto_transfer`` rows take them)."""
 
     def set_transaction(self, **columns: Any) -> None:
         """Set columns of the item's ``transaction`` row."""
