@@ -33,6 +33,7 @@ Every statement is composed here from model names only; values are always bound 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import operator
 import weakref
@@ -93,6 +94,12 @@ def as_json(value: Any) -> str | None:
 _CONVERTERS: dict[Kind, Callable[[Any], Any]] = {Kind.RANGE: as_range, Kind.JSON: as_json}
 
 
+@functools.cache
+def _converters(model: Table) -> dict[str, Callable[[Any], Any]]:
+    """The table's columns whose values are converted on the way in (ranges, JSON), with their converter."""
+    return {column.name: _CONVERTERS[column.kind] for column in model.columns if column.kind in _CONVERTERS}
+
+
 def _is_closed(value: Range[Any] | None) -> bool:
     return value is not None and value.upper is not None
 
@@ -109,14 +116,11 @@ def _check_columns(model: Table, columns: tuple[str, ...]) -> None:
 
 def _convert(model: Table, columns: tuple[str, ...], records: list[Record]) -> list[Record]:
     """Records with range and JSON values in the form asyncpg's binary COPY takes."""
-    conversions = [
-        (index, _CONVERTERS[kind])
-        for index, name in enumerate(columns)
-        if (kind := model.by_name[name].kind) in _CONVERTERS
-    ]
+    converters = _converters(model)
+    conversions = [(index, converters[name]) for index, name in enumerate(columns) if name in converters]
     for index, convert in conversions:
         wanted = Range if convert is as_range else str
-        if all(type(record[index]) is wanted or record[index] is None for record in records):
+        if set(map(type, map(operator.itemgetter(index), records))) <= {wanted, type(None)}:
             continue
         records = [(*record[:index], convert(record[index]), *record[index + 1 :]) for record in records]
     return records
@@ -257,6 +261,7 @@ def _key_match(model: Table) -> str:
     return " and ".join(f"t.{_quote(name)} = s.{_quote(name)}" for name in model.key)
 
 
+@functools.cache
 def stage_name(model: Table) -> str:
     """The session's staging table of ``model``: one per table and column list (a changed model gets a new
     one), created once per connection and emptied after every merge and at commit."""
@@ -372,6 +377,7 @@ async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any)
     return status
 
 
+@functools.cache
 def merge_sql(model: Table, columns: tuple[str, ...], *, joins: bool = True) -> str:
     """The statements that merge the staged rows (given ``columns``) into the table, then empty the stage:
     one simple-protocol round trip, with joins by index lookup (``_INDEX_JOINS``; the session's settings are
@@ -435,10 +441,9 @@ def _prepared_rows(model: Table, rows: Iterable[Row]) -> tuple[list[dict[str, An
         if RANGE_COLUMN in row or not model.history:
             for name in model.replace_nulls:
                 row.setdefault(name, None)  # a new version without them clears them
-        for name, value in row.items():
-            convert = _CONVERTERS.get(model.by_name[name].kind)
-            if convert is not None:
-                row[name] = convert(value)
+        for name, convert in _converters(model).items():
+            if name in row:
+                row[name] = convert(row[name])
         if model.history and _is_closed(row.get(RANGE_COLUMN)):
             closed.append(row)
         else:

@@ -98,6 +98,11 @@ class Table:
         if self.history and RANGE_COLUMN not in self.by_name:
             raise SchemaError(f"{self.name}: a versioned table needs {RANGE_COLUMN}")
 
+    def __hash__(self) -> int:
+        """By name only: equal tables have equal names, and the generated hash (every column's every field)
+        costs microseconds, too much for the writer's caches keyed by table (``db.write.merge_sql``)."""
+        return hash(self.name)
+
     @property
     def column_names(self) -> tuple[str, ...]:
         return tuple(column.name for column in self.columns)

@@ -16,9 +16,10 @@ from typing import Any
 from ledgermirror.importer.handlers import ids, synthetic_logs
 from ledgermirror.importer.handlers.batch import RECORDS, Batch
 from ledgermirror.importer.handlers.context import FileState, ItemContext
-from ledgermirror.importer.handlers.item import Item
+from ledgermirror.importer.handlers.item import FAIL_INVALID, Item
 from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
 from ledgermirror.ledger.entity_id import MAX_NUM
+from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
 from ledgermirror.ledger.transaction_codes import type_number
 
 CONSENSUS_SUBMIT_MESSAGE = type_number("CONSENSUSSUBMITMESSAGE")
@@ -41,15 +42,20 @@ def rows_of_item(item: Item, batch: Batch, file: FileState) -> None:
     if handler is not None:
         handler(item, batch, context)
     crypto_transfers(item, batch, context)
-    staking_rewards(item, batch)
-    if item.successful_or_fail_invalid:
-        if item.body_name != TOKEN_CREATE:
+    record = item.record  # below, a step is called only when the record holds what it reads
+    if record.paid_staking_rewards:
+        staking_rewards(item, batch)
+    if item.successful or item.result == FAIL_INVALID:  # Item.successful_or_fail_invalid
+        if item.body_name != TOKEN_CREATE and record.automatic_token_associations:
             automatic_associations(item, batch)
-        token_transfers(item, batch, context)
-        assessed_custom_fees(item, batch)
+        if record.tokenTransferLists:
+            token_transfers(item, batch, context)
+        if record.assessed_custom_fees:
+            assessed_custom_fees(item, batch)
     for step in COMMON:
         step(item, batch, context)
-    _inner_transaction(item, batch, context)
+    if context.transaction["batch_key"] is not None or item.type == ATOMIC_BATCH:
+        _inner_transaction(item, batch, context)
     batch.insert("transaction", context.transaction)
     transaction_hash(item, batch)
     if batch.entity_transactions:
@@ -61,14 +67,16 @@ def transaction_row(item: Item) -> dict[str, Any]:
     body = item.body
     record = item.record
     transaction_id = body.transactionID
+    valid_start = transaction_id.transactionValidStart
+    max_custom_fees = body.max_custom_fees
     return {
         "consensus_timestamp": item.consensus_timestamp,
         "type": item.type,
         "result": item.result,
         "payer_account_id": item.payer_account_id,
-        "node_account_id": ids.nullable(ids.account_id(body.nodeAccountID)),
+        "node_account_id": ids.account_id(body.nodeAccountID) or None,
         "entity_id": None,
-        "valid_start_ns": ids.nanos(transaction_id.transactionValidStart),
+        "valid_start_ns": max(min(valid_start.seconds * 1_000_000_000 + valid_start.nanos, INT64_MAX), INT64_MIN),
         "valid_duration_seconds": (
             body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None
         ),
@@ -82,7 +90,7 @@ def transaction_row(item: Item) -> dict[str, Any]:
         "initial_balance": 0,
         "transaction_hash": bytes(record.transactionHash),
         "nft_transfer": None,
-        "max_custom_fees": [fee.SerializeToString() for fee in body.max_custom_fees] or None,
+        "max_custom_fees": [fee.SerializeToString() for fee in max_custom_fees] if max_custom_fees else None,
         "batch_key": body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
         "inner_transactions": None,
         "high_volume": body.high_volume,
