@@ -122,7 +122,11 @@ def _convert(model: Table, columns: tuple[str, ...], records: list[Record]) -> l
         wanted = Range if convert is as_range else str
         if set(map(type, map(operator.itemgetter(index), records))) <= {wanted, type(None)}:
             continue
-        records = [(*record[:index], convert(record[index]), *record[index + 1 :]) for record in records]
+        records = list(records)  # only the records holding a value to convert are made again
+        for position, record in enumerate(records):
+            value = record[index]
+            if value is not None and type(value) is not wanted:
+                records[position] = (*record[:index], convert(value), *record[index + 1 :])
     return records
 
 

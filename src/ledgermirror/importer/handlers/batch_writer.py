@@ -337,6 +337,15 @@ def _entities_upserted_after(segments: list[Segment]) -> list[set[int]]:
     return after
 
 
+def _hoisted_rows(segments: list[Segment], hoisted: set[str]) -> dict[str, list[Any]]:
+    """The appended rows of every segment of the ``hoisted`` tables, in order, by table."""
+    appended: dict[str, list[Any]] = {name: [] for name in hoisted}
+    for name, rows in appended.items():
+        for segment in segments:
+            rows.extend(segment.inserts.get(name, ()))
+    return appended
+
+
 async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     """Write the batch in one database transaction (the caller's, if one is open); rows written by table.
 
@@ -356,9 +365,7 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     """
     counts: dict[str, int] = {}
     hoisted = hoisted_tables(batch.segments)
-    appended = {
-        name: [row for segment in batch.segments for row in segment.inserts.get(name, ())] for name in hoisted
-    }
+    appended = _hoisted_rows(batch.segments, hoisted)
     written = coalesce(batch.segments)
     for part in written:
         for name in hoisted:

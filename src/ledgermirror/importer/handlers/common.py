@@ -69,31 +69,36 @@ def transaction_row(item: Item) -> dict[str, Any]:
     transaction_id = body.transactionID
     valid_start = transaction_id.transactionValidStart
     max_custom_fees = body.max_custom_fees
-    return {
+    return {  # every column, in the model's order: every row of the table has the same keys (one COPY group)
         "consensus_timestamp": item.consensus_timestamp,
         "type": item.type,
         "result": item.result,
         "payer_account_id": item.payer_account_id,
-        "node_account_id": ids.account_id(body.nodeAccountID) or None,
-        "entity_id": None,
         "valid_start_ns": max(min(valid_start.seconds * 1_000_000_000 + valid_start.nanos, INT64_MAX), INT64_MIN),
         "valid_duration_seconds": (
             body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None
         ),
+        "node_account_id": ids.account_id(body.nodeAccountID) or None,
+        "entity_id": None,
+        "initial_balance": 0,
         "max_fee": body.transactionFee,
         "charged_tx_fee": record.transactionFee,
         "memo": body.memo.encode(),
-        "nonce": transaction_id.nonce,
-        "scheduled": record.HasField("scheduleRef"),
-        "parent_consensus_timestamp": item.parent_consensus_timestamp,
-        "index": item.index,
-        "initial_balance": 0,
         "transaction_hash": bytes(record.transactionHash),
+        "transaction_bytes": None,
+        "scheduled": record.HasField("scheduleRef"),
+        "nonce": transaction_id.nonce,
+        "parent_consensus_timestamp": item.parent_consensus_timestamp,
+        "errata": None,
+        "index": item.index,
         "nft_transfer": None,
+        "itemized_transfer": None,
+        "transaction_record_bytes": None,
         "max_custom_fees": [fee.SerializeToString() for fee in max_custom_fees] if max_custom_fees else None,
         "batch_key": body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
         "inner_transactions": None,
         "high_volume": body.high_volume,
+        "congestion_pricing_multiplier": None,
         "high_volume_pricing_multiplier": record.high_volume_pricing_multiplier,
     }
 
