@@ -57,8 +57,6 @@ LISTED_TIME_OFFSET = -1
 MAX_TRANSACTION_LENGTH = 64 * 1024
 _DATA = "mainnet_errata"
 _LENGTH = struct.Struct(">i")
-_TRANSFER_TIMESTAMP = RECORD_COLUMNS["crypto_transfer"].index("consensus_timestamp")
-_TRANSFER_ERRATA = RECORD_COLUMNS["crypto_transfer"].index("errata")
 
 
 class ErrataError(StreamParseError):
@@ -233,11 +231,11 @@ async def add_errata(  # noqa: PLR0917
     items = [item_of(entry.item, 0, hapi_version=None) for entry in missing]
     rows_of_items(errata_file, items, batch)
     for segment in batch.segments:
-        for row in segment.inserts.get("transaction", ()):
-            if row["consensus_timestamp"] in inserted:
-                row["errata"] = "INSERT"
-        transfers = segment.inserts.get("crypto_transfer", [])
-        for position, values in enumerate(transfers):  # value tuples (batch.RECORD_COLUMNS)
-            if values[_TRANSFER_TIMESTAMP] in inserted:
-                transfers[position] = (*values[:_TRANSFER_ERRATA], "INSERT", *values[_TRANSFER_ERRATA + 1 :])
+        for table in ("transaction", "crypto_transfer"):  # values in the model's order (batch.RECORD_COLUMNS)
+            columns = RECORD_COLUMNS[table]
+            at, errata = columns.index("consensus_timestamp"), columns.index("errata")
+            rows = segment.inserts.get(table, [])
+            for position, values in enumerate(rows):
+                if values[at] in inserted:
+                    rows[position] = (*values[:errata], "INSERT", *values[errata + 1 :])
     return len(missing)

@@ -44,10 +44,11 @@ from ledgermirror.importer.handlers.aliases import Aliases
 
 Step = Callable[[asyncpg.Connection], Awaitable[dict[str, int] | None]]
 
-RECORD_TABLES = ("crypto_transfer", "transaction_hash", "token_transfer")
-"""Append-only tables whose rows the batch holds as value tuples of every column in the model's order
-(:data:`RECORDS` makes them): the ones with a row or more in most transactions (about four ``crypto_transfer``
-rows and a ``transaction_hash`` row each)."""
+RECORD_TABLES = ("transaction", "crypto_transfer", "transaction_hash", "token_transfer")
+"""Append-only tables whose rows the batch holds as values of every column in the model's order (:data:`RECORDS`
+makes them): the ones with a row or more in most transactions (a ``transaction`` and a ``transaction_hash`` row
+and about four ``crypto_transfer`` rows each). Value tuples, except the ``transaction`` rows of ``common``: lists,
+which later items of the file may still complete (an atomic batch's inner transactions)."""
 RECORDS: Mapping[str, Callable[..., tuple[Any, ...]]] = MappingProxyType(
     {name: record_maker(table_model(name)) for name in RECORD_TABLES}
 )
@@ -120,9 +121,9 @@ class Batch:
             held = self._segment.inserts[table] = []
         held.extend(rows)
 
-    def records(self, table: str) -> list[tuple[Any, ...]]:
-        """The current segment's rows of a :data:`RECORD_COLUMNS` table, to append value tuples to (in that
-        table's column order)."""
+    def records(self, table: str) -> list[Any]:
+        """The current segment's rows of a :data:`RECORD_COLUMNS` table, to append its values to (a tuple, or
+        a list, in that table's column order)."""
         if table not in RECORD_COLUMNS:
             raise KeyError(f"{table} rows are not held as value tuples")
         rows = self._segment.inserts.get(table)

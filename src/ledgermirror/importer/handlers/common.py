@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from ledgermirror.importer.handlers import ids, synthetic_logs
-from ledgermirror.importer.handlers.batch import RECORDS, Batch
-from ledgermirror.importer.handlers.context import FileState, ItemContext
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, RECORDS, Batch
+from ledgermirror.importer.handlers.context import FileState, ItemContext, transaction_value
 from ledgermirror.importer.handlers.item import FAIL_INVALID, Item
 from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
 from ledgermirror.ledger.entity_id import MAX_NUM
@@ -28,6 +28,8 @@ ATOMIC_BATCH = type_number("ATOMICBATCH")
 ERRATA_END = 1577836799000000000
 """Failed CryptoTransfers before 2019-12-31T23:59:59Z list spurious transfers (errata DELETE)."""
 NFT_TREASURY_WILDCARD = -1
+_TRANSACTION = RECORDS["transaction"]
+_INNER_TRANSACTIONS = RECORD_COLUMNS["transaction"].index("inner_transactions")
 _CRYPTO_TRANSFER = RECORDS["crypto_transfer"]
 _TOKEN_TRANSFER = RECORDS["token_transfer"]
 _TRANSACTION_HASH = RECORDS["transaction_hash"]
@@ -54,53 +56,48 @@ def rows_of_item(item: Item, batch: Batch, file: FileState) -> None:
             assessed_custom_fees(item, batch)
     for step in COMMON:
         step(item, batch, context)
-    if context.transaction["batch_key"] is not None or item.type == ATOMIC_BATCH:
+    if context.transaction_value("batch_key") is not None or item.type == ATOMIC_BATCH:
         _inner_transaction(item, batch, context)
-    batch.insert("transaction", context.transaction)
-    transaction_hash(item, batch)
+    batch.records("transaction").append(context.transaction)
+    transaction_hash(item, batch, context.transaction_value("transaction_hash"))
     if batch.entity_transactions:
         entity_transactions(item, batch, context)
 
 
-def transaction_row(item: Item) -> dict[str, Any]:
-    """The ``transaction`` row (§1.4) before the handler sets ``entity_id`` and the like."""
+def transaction_row(item: Item) -> list[Any]:
+    """The ``transaction`` row (§1.4) before the handler sets ``entity_id`` and the like: every column's value
+    in the model's order, in a list (the handlers complete it; ``ItemContext.set_transaction``)."""
     body = item.body
     record = item.record
     transaction_id = body.transactionID
     valid_start = transaction_id.transactionValidStart
     max_custom_fees = body.max_custom_fees
-    return {  # every column, in the model's order: every row of the table has the same keys (one COPY group)
-        "consensus_timestamp": item.consensus_timestamp,
-        "type": item.type,
-        "result": item.result,
-        "payer_account_id": item.payer_account_id,
-        "valid_start_ns": max(min(valid_start.seconds * 1_000_000_000 + valid_start.nanos, INT64_MAX), INT64_MIN),
-        "valid_duration_seconds": (
-            body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None
-        ),
-        "node_account_id": ids.account_id(body.nodeAccountID) or None,
-        "entity_id": None,
-        "initial_balance": 0,
-        "max_fee": body.transactionFee,
-        "charged_tx_fee": record.transactionFee,
-        "memo": body.memo.encode(),
-        "transaction_hash": bytes(record.transactionHash),
-        "transaction_bytes": None,
-        "scheduled": record.HasField("scheduleRef"),
-        "nonce": transaction_id.nonce,
-        "parent_consensus_timestamp": item.parent_consensus_timestamp,
-        "errata": None,
-        "index": item.index,
-        "nft_transfer": None,
-        "itemized_transfer": None,
-        "transaction_record_bytes": None,
-        "max_custom_fees": [fee.SerializeToString() for fee in max_custom_fees] if max_custom_fees else None,
-        "batch_key": body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
-        "inner_transactions": None,
-        "high_volume": body.high_volume,
-        "congestion_pricing_multiplier": None,
-        "high_volume_pricing_multiplier": record.high_volume_pricing_multiplier,
-    }
+    return list(
+        _TRANSACTION(  # the columns not given are NULL until a handler sets them
+            consensus_timestamp=item.consensus_timestamp,
+            type=item.type,
+            result=item.result,
+            payer_account_id=item.payer_account_id,
+            valid_start_ns=max(min(valid_start.seconds * 1_000_000_000 + valid_start.nanos, INT64_MAX), INT64_MIN),
+            valid_duration_seconds=(
+                body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None
+            ),
+            node_account_id=ids.account_id(body.nodeAccountID) or None,
+            initial_balance=0,
+            max_fee=body.transactionFee,
+            charged_tx_fee=record.transactionFee,
+            memo=body.memo.encode(),
+            transaction_hash=bytes(record.transactionHash),
+            scheduled=record.HasField("scheduleRef"),
+            nonce=transaction_id.nonce,
+            parent_consensus_timestamp=item.parent_consensus_timestamp,
+            index=item.index,
+            max_custom_fees=[fee.SerializeToString() for fee in max_custom_fees] if max_custom_fees else None,
+            batch_key=body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
+            high_volume=body.high_volume,
+            high_volume_pricing_multiplier=record.high_volume_pricing_multiplier,
+        )
+    )
 
 
 def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
@@ -109,9 +106,9 @@ def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
     if item.body.HasField("batch_key") and item.body.transactionID.nonce == 0:
         parent = context.file.atomic_batches.get(item.parent_consensus_timestamp or -1)
         if parent is not None:
-            listed = parent["inner_transactions"] or []
-            listed.extend((item.payer_account_id, context.transaction["valid_start_ns"]))
-            parent["inner_transactions"] = listed
+            listed = transaction_value(parent, "inner_transactions") or []
+            listed.extend((item.payer_account_id, context.transaction_value("valid_start_ns")))
+            parent[_INNER_TRANSACTIONS] = listed
     if item.type == ATOMIC_BATCH:
         context.file.atomic_batches[item.consensus_timestamp] = context.transaction
 
@@ -263,7 +260,7 @@ def token_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
         for transfer in token_list.nftTransfers:
             nft_transfers.append(_nft_transfer(item, batch, context, token, transfer, body_list=body_list))
     if nft_transfers:
-        context.transaction["nft_transfer"] = nft_transfers
+        context.set_transaction(nft_transfer=nft_transfers)
 
 
 def _nft_transfer(
@@ -316,11 +313,11 @@ def assessed_custom_fees(item: Item, batch: Batch) -> None:
         )
 
 
-def transaction_hash(item: Item, batch: Batch) -> None:
-    """§1.11: the record hash split into its first 32 bytes and the rest (not for ConsensusSubmitMessage)."""
+def transaction_hash(item: Item, batch: Batch, digest: bytes) -> None:
+    """§1.11: the record hash (``digest``, as the ``transaction`` row holds it) split into its first 32 bytes
+    and the rest (not for ConsensusSubmitMessage)."""
     if item.type == CONSENSUS_SUBMIT_MESSAGE:
         return
-    digest = bytes(item.record.transactionHash)
     if len(digest) not in (32, 48):
         return
     batch.records("transaction_hash").append(
@@ -336,7 +333,7 @@ def transaction_hash(item: Item, batch: Batch) -> None:
 def entity_transactions(item: Item, batch: Batch, context: ItemContext) -> None:
     """§1.13 (off by default): one row per distinct entity the item touches."""
     context.touch(
-        item.payer_account_id, context.transaction.get("node_account_id"), context.transaction.get("entity_id")
+        item.payer_account_id, context.transaction_value("node_account_id"), context.transaction_value("entity_id")
     )
     for entity_id in sorted(context.touched):
         if ids.parts(entity_id)["num"] in ENTITY_TRANSACTION_EXCLUDED:

@@ -128,13 +128,14 @@ def crypto_transfer(item: Item, batch: Batch, context: ItemContext) -> None:
             approved.append((ids.account_id(entry.accountID), entry.amount))
         if entry.WhichOneof(hooks.AMOUNT_HOOK_CALL) is not None:
             hooked.append(entry)
-    hooks.hook_queue(item, batch, context, hooked)
+    token_lists = body.tokenTransfers
+    if hooked or token_lists:
+        hooks.hook_queue(item, batch, context, hooked)
     if not item.successful:
         return
     spender = item.payer_account_id
     for account, amount in approved:
         batch.add_allowance_debit(account, spender, amount)
-    token_lists = body.tokenTransfers
     if not token_lists:
         return
     record = item.record
