@@ -5,7 +5,7 @@ a :data:`Handler`: it reads the item, adds rows to the batch and sets what the i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -90,7 +90,7 @@ class ItemContext:
         self.file = file
         self.touched: set[int] = set()
         self._entity_transactions = entity_transactions
-        self.approved_debits: list[tuple[int, int]] = []
+        self.approved_debits: Sequence[tuple[int, int]] = ()
         """(account, amount) of the approved debits among a CryptoTransfer's HBAR transfers, as its body lists
         them (its handler reads the body's transfers once; the item's ``crypto_transfer`` rows take them)."""
 
