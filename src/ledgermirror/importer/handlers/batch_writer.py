@@ -186,13 +186,16 @@ def _applied_after_rows(held: Segment) -> dict[str, set[tuple[Any, ...]]]:
 
 def _late_keys(written: Written, later: Segment) -> set[tuple[Any, ...]]:
     """``later``'s token balance keys that a held step touches (applied after the steps if ``later`` joins)."""
+    if not later.token_balances or not written.steps:
+        return set()
     keys = set(later.token_balances)
     late: set[tuple[Any, ...]] = set()
     for segment in written.steps:
         touched = (segment.touches or {}).get("token_account", frozenset())
         if touched is None:
             return keys
-        late.update(key for key in keys if _overlap(touched, {key}))
+        if touched:  # an empty one holds none of the keys
+            late.update(key for key in keys if _overlap(touched, {key}))
     return late
 
 
