@@ -131,6 +131,58 @@ def test_values_are_typed_from_the_model() -> None:
         write.as_range("[1,2)")
 
 
+def test_records_of_lists_and_tuples_typed_from_the_model() -> None:
+    """Value lists are taken as tuples; only the records holding a value to convert (JSON here) are remade."""
+    columns = schema.table("transaction").column_names
+    make = schema.record_maker(schema.table("transaction"))
+    plain = make(consensus_timestamp=1, type=14, result=22, payer_account_id=2, valid_start_ns=0)
+    listed = list(make(consensus_timestamp=2, type=14, result=22, payer_account_id=2, valid_start_ns=0))
+    listed[columns.index("nft_transfer")] = [{"serial_number": 1}]
+    (chunk,) = write.encode_records("transaction", columns, [plain, listed])
+    assert chunk.records[0] is plain
+    assert chunk.records[1] == (*listed[:19], '[{"serial_number":1}]', *listed[20:])
+    assert columns[19] == "nft_transfer"
+
+
+def test_record_maker_takes_the_columns_by_name_in_model_order() -> None:
+    model = schema.table("crypto_transfer")
+    make = schema.record_maker(model)
+    assert make(payer_account_id=4, amount=-3, consensus_timestamp=2, entity_id=1, is_approval=True) == (
+        1, 2, -3, 4, True, None,
+    )  # fmt: skip
+    assert model.column_names == ("entity_id", "consensus_timestamp", "amount", "payer_account_id", "is_approval",
+                                  "errata")  # fmt: skip
+    defaults = schema.record_maker(schema.table("transaction"))(
+        consensus_timestamp=1, type=14, result=22, payer_account_id=2, valid_start_ns=0
+    )
+    by_name = dict(zip(schema.table("transaction").column_names, defaults, strict=True))
+    assert (by_name["nonce"], by_name["scheduled"], by_name["initial_balance"], by_name["memo"]) == (
+        0,
+        False,
+        0,
+        None,
+    )
+    with pytest.raises(TypeError, match="colour"):
+        make(entity_id=1, consensus_timestamp=2, amount=3, payer_account_id=4, colour="red")
+    with pytest.raises(TypeError, match="amount"):
+        make(entity_id=1, consensus_timestamp=2, payer_account_id=4)
+    with pytest.raises(TypeError):
+        make(1, 2, 3, 4)  # keywords only: the order is the model's, never the caller's
+
+
+def test_copy_records_in_chunks_of_a_list(ledger: Ledger) -> None:
+    columns = schema.table("crypto_transfer").column_names
+    records = [(n, n, -n, 2, None, None) for n in range(1_203)]
+
+    counts = run(
+        ledger.url, lambda conn: write.copy_records(conn, "crypto_transfer", columns, records, chunk_rows=500)
+    )
+
+    assert counts == {"crypto_transfer": 1_203}
+    (row,) = fetch(ledger.url, "select count(*), sum(amount) from crypto_transfer")
+    assert (row["count"], row["sum"]) == (1_203, -sum(range(1_203)))
+
+
 # Upsert ------------------------------------------------------------------------------------------------------
 
 

@@ -34,12 +34,13 @@ Every statement is composed here from model names only; values are always bound 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import operator
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import asyncpg
 import orjson
@@ -95,6 +96,12 @@ def as_json(value: Any) -> str | None:
 _CONVERTERS: dict[Kind, Callable[[Any], Any]] = {Kind.RANGE: as_range, Kind.JSON: as_json}
 
 
+@functools.cache
+def _converters(model: Table) -> dict[str, Callable[[Any], Any]]:
+    """The table's columns whose values are converted on the way in (ranges, JSON), with their converter."""
+    return {column.name: _CONVERTERS[column.kind] for column in model.columns if column.kind in _CONVERTERS}
+
+
 def _is_closed(value: Range[Any] | None) -> bool:
     return value is not None and value.upper is not None
 
@@ -111,16 +118,17 @@ def _check_columns(model: Table, columns: tuple[str, ...]) -> None:
 
 def _convert(model: Table, columns: tuple[str, ...], records: list[Record]) -> list[Record]:
     """Records with range and JSON values in the form asyncpg's binary COPY takes."""
-    conversions = [
-        (index, _CONVERTERS[kind])
-        for index, name in enumerate(columns)
-        if (kind := model.by_name[name].kind) in _CONVERTERS
-    ]
+    converters = _converters(model)
+    conversions = [(index, converters[name]) for index, name in enumerate(columns) if name in converters]
     for index, convert in conversions:
         wanted = Range if convert is as_range else str
-        if all(type(record[index]) is wanted or record[index] is None for record in records):
+        if set(map(type, map(operator.itemgetter(index), records))) <= {wanted, type(None)}:
             continue
-        records = [(*record[:index], convert(record[index]), *record[index + 1 :]) for record in records]
+        records = list(records)  # only the records holding a value to convert are made again
+        for position, record in enumerate(records):
+            value = record[index]
+            if value is not None and type(value) is not wanted:
+                records[position] = (*record[:index], convert(value), *record[index + 1 :])
     return records
 
 
@@ -130,10 +138,13 @@ def encode_records(
     """Value tuples in ``columns`` order as COPY chunks, typed from the model; with ``route``, rows of a
     versioned table with a closed range go to its history twin."""
     names = tuple(columns)
-    rows = [record if type(record) is tuple else tuple(record) for record in records]
-    for record in rows:
-        if len(record) != len(names):
-            raise WriteError(f"table {table_name}: a record has {len(record)} values for {len(names)} columns")
+    given: list[Sequence[Any]] = records if isinstance(records, list) else list(records)
+    if set(map(type, given)) - {tuple}:
+        given = [record if type(record) is tuple else tuple(record) for record in given]
+    rows = cast("list[Record]", given)  # every one a tuple now
+    for size in set(map(len, rows)):
+        if size != len(names):
+            raise WriteError(f"table {table_name}: a record has {size} values for {len(names)} columns")
     return _chunks(table(table_name), names, rows, route)
 
 
@@ -203,6 +214,10 @@ async def copy_rows(
 ) -> dict[str, int]:
     """Append rows (dicts by column name) with binary COPY, ``chunk_rows`` at a time; rows written per table."""
     counts: dict[str, int] = {}
+    if isinstance(rows, list):
+        for start in range(0, len(rows), chunk_rows):
+            _merge_counts(counts, await copy_chunks(conn, encode(table_name, rows[start : start + chunk_rows])))
+        return counts
     batch: list[Row] = []
     for row in rows:
         batch.append(row)
@@ -224,6 +239,11 @@ async def copy_records(
 ) -> dict[str, int]:
     """Append value tuples in ``columns`` order with binary COPY, ``chunk_rows`` at a time."""
     counts: dict[str, int] = {}
+    if isinstance(records, list):
+        for start in range(0, len(records), chunk_rows):
+            chunk = records[start : start + chunk_rows]
+            _merge_counts(counts, await copy_chunks(conn, encode_records(table_name, columns, chunk)))
+        return counts
     batch: list[Sequence[Any]] = []
     for record in records:
         batch.append(record)
@@ -247,6 +267,7 @@ def _key_match(model: Table) -> str:
     return " and ".join(f"t.{_quote(name)} = s.{_quote(name)}" for name in model.key)
 
 
+@functools.cache
 def stage_name(model: Table) -> str:
     """The session's staging table of ``model``: one per table and column list (a changed model gets a new
     one), created once per connection and emptied after every merge and at commit."""
@@ -362,6 +383,7 @@ async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any)
     return status
 
 
+@functools.cache
 def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     """One statement that merges the staged rows (given ``columns``) into the table and empties the stage: the
     superseded versions moved to the history twin, the current rows updated, new keys inserted. Each part is a
@@ -447,10 +469,9 @@ def _prepared_rows(model: Table, rows: Iterable[Row]) -> tuple[list[dict[str, An
         if RANGE_COLUMN in row or not model.history:
             for name in model.replace_nulls:
                 row.setdefault(name, None)  # a new version without them clears them
-        for name, value in row.items():
-            convert = _CONVERTERS.get(model.by_name[name].kind)
-            if convert is not None:
-                row[name] = convert(value)
+        for name, convert in _converters(model).items():
+            if name in row:
+                row[name] = convert(row[name])
         if model.history and _is_closed(row.get(RANGE_COLUMN)):
             closed.append(row)
         else:

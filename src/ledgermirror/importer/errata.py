@@ -39,7 +39,7 @@ from ledgermirror.db import errata as stored
 from ledgermirror.importer.address_book import AddressBook
 from ledgermirror.importer.block_verify import BlockLink
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch
 from ledgermirror.importer.handlers.file_rows import rows_of_items
 from ledgermirror.importer.handlers.item import item_of
 from ledgermirror.importer.handlers.lookups import LookupReads, rows_of_file_with_lookups
@@ -231,8 +231,11 @@ async def add_errata(  # noqa: PLR0917
     items = [item_of(entry.item, 0, hapi_version=None) for entry in missing]
     rows_of_items(errata_file, items, batch)
     for segment in batch.segments:
-        for table in ("transaction", "crypto_transfer"):
-            for row in segment.inserts.get(table, ()):
-                if row["consensus_timestamp"] in inserted:
-                    row["errata"] = "INSERT"
+        for table in ("transaction", "crypto_transfer"):  # values in the model's order (batch.RECORD_COLUMNS)
+            columns = RECORD_COLUMNS[table]
+            at, errata = columns.index("consensus_timestamp"), columns.index("errata")
+            rows = segment.inserts.get(table, [])
+            for position, values in enumerate(rows):
+                if values[at] in inserted:
+                    rows[position] = (*values[:errata], "INSERT", *values[errata + 1 :])
     return len(missing)

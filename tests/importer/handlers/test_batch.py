@@ -15,14 +15,17 @@ from tests.importer.handlers.items import (
     transaction_pb2,
 )
 
-from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch
 from ledgermirror.importer.handlers.file_rows import rows_of_file
 from ledgermirror.importer.handlers.item import item_of
 from ledgermirror.importer.record_file import RecordItem
 
 
 def rows(batch: Batch, table: str) -> list[dict[str, object]]:
-    return [row for segment in batch.segments for row in segment.inserts.get(table, [])]
+    """The table's rows by column name (those held as values in the model's order made into dicts)."""
+    held = [row for segment in batch.segments for row in segment.inserts.get(table, [])]
+    columns = RECORD_COLUMNS.get(table)
+    return held if columns is None else [dict(zip(columns, row, strict=True)) for row in held]
 
 
 def test_entity_transaction_rows_when_kept() -> None:

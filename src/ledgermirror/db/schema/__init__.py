@@ -52,6 +52,7 @@ from ledgermirror.db.schema.model import (
     Kind,
     SchemaError,
     Table,
+    record_maker,
 )
 from ledgermirror.db.schema.network import (
     ADDRESS_BOOK,
@@ -153,6 +154,7 @@ __all__ = [
     "Kind",
     "SchemaError",
     "Table",
+    "record_maker",
     "routed",
     "table",
 ]

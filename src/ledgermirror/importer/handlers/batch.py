@@ -5,7 +5,11 @@ A handler looks at one item and adds rows to the batch; it never touches the dat
 column name, checked against ``db/schema/`` when written:
 
 * ``batch.insert(table, row)``: append-only rows (``transaction``, transfers, ``file_data``...), written with
-  binary COPY (``db.write.copy_rows``);
+  binary COPY (``db.write.copy_rows``). The tables of :data:`RECORD_TABLES` (those with a row or more in most
+  transactions) hold value tuples in the model's column order instead, made by :data:`RECORDS` from the columns
+  by keyword (``batch.records(table)`` is the list to append them to; ``db.write.copy_records`` writes them): no
+  dict per row, and no pass that turns dicts into tuples before the COPY; a dict given to ``insert`` for one of
+  them is made into its tuple;
 * ``batch.upsert(table, row)``: a (partial) state of a keyed, usually versioned row (``entity``, ``node``,
   allowances...): its key, ``timestamp_range`` = the consensus timestamp (``[ts, ∞)``) and only the columns the
   transaction sets; merged by ``db.write.upsert`` (new else existing, history rows for superseded states);
@@ -29,14 +33,30 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import asyncpg
 
+from ledgermirror.db.schema import record_maker
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer.handlers.aliases import Aliases
 
 Step = Callable[[asyncpg.Connection], Awaitable[dict[str, int] | None]]
+
+RECORD_TABLES = ("transaction", "crypto_transfer", "transaction_hash", "token_transfer")
+"""Append-only tables whose rows the batch holds as values of every column in the model's order (:data:`RECORDS`
+makes them): the ones with a row or more in most transactions (a ``transaction`` and a ``transaction_hash`` row
+and about four ``crypto_transfer`` rows each). Value tuples, except the ``transaction`` rows of ``common``: lists,
+which later items of the file may still complete (an atomic batch's inner transactions)."""
+RECORDS: Mapping[str, Callable[..., tuple[Any, ...]]] = MappingProxyType(
+    {name: record_maker(table_model(name)) for name in RECORD_TABLES}
+)
+"""table -> its record maker (``db.schema.record_maker``): columns by keyword, a value tuple in COPY order."""
+RECORD_COLUMNS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {name: table_model(name).column_names for name in RECORD_TABLES}
+)
+"""table -> the columns of its value tuples."""
 Touches = Mapping[str, frozenset[tuple[Any, ...]] | None]
 
 
@@ -44,7 +64,8 @@ Touches = Mapping[str, frozenset[tuple[Any, ...]] | None]
 class Segment:
     """Rows gathered between two deferred steps."""
 
-    inserts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    inserts: dict[str, list[Any]] = field(default_factory=dict)
+    """table -> rows: dicts by column name, value tuples for the tables of :data:`RECORD_COLUMNS`"""
     upserts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     entity_balances: dict[int, list[int]] = field(default_factory=dict)
     """entity id -> [delta, last consensus timestamp]"""
@@ -82,18 +103,38 @@ class Batch:
         return self.segments[-1]
 
     def insert(self, table: str, row: dict[str, Any]) -> None:
-        """An append-only row (COPY)."""
+        """An append-only row (COPY); for a table of :data:`RECORD_COLUMNS`, its value tuple."""
         rows = self._segment.inserts.get(table)
         if rows is None:
             rows = self._segment.inserts[table] = []
-        rows.append(row)
+        make = RECORDS.get(table)
+        rows.append(row if make is None else make(**row))
 
     def insert_all(self, table: str, rows: Iterable[dict[str, Any]]) -> None:
         """Append-only rows (COPY), in order: as :meth:`insert` for each."""
+        if table in RECORD_COLUMNS:
+            for row in rows:
+                self.insert(table, row)
+            return
         held = self._segment.inserts.get(table)
         if held is None:
             held = self._segment.inserts[table] = []
         held.extend(rows)
+
+    def records(self, table: str) -> list[Any]:
+        """The current segment's rows of a :data:`RECORD_COLUMNS` table, to append its values to (a tuple, or
+        a list, in that table's column order)."""
+        if table not in RECORD_COLUMNS:
+            raise KeyError(f"{table} rows are not held as value tuples")
+        rows = self._segment.inserts.get(table)
+        if rows is None:
+            rows = self._segment.inserts[table] = []
+        return rows
+
+    def entity_balance_deltas(self) -> dict[int, list[int]]:
+        """The current segment's entity balance deltas (entity id -> [delta, last consensus timestamp]), for a
+        handler that adds many at once as :meth:`add_balance` does."""
+        return self._segment.entity_balances
 
     def upsert(self, table: str, row: dict[str, Any]) -> None:
         """A partial state: key + ``timestamp_range`` lower bound + the columns set (``db.write.upsert``)."""

@@ -13,7 +13,7 @@ import asyncpg
 from ledgermirror.db import running, write
 from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN, TABLES
 from ledgermirror.db.schema import table as table_model
-from ledgermirror.importer.handlers.batch import Batch, Segment, Step
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch, Segment, Step
 from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
 
 _UPSERT_FIRST = ("entity",)
@@ -27,6 +27,15 @@ def _upsert_order(names: list[str]) -> list[str]:
         *middle,
         *(name for name in _UPSERT_LAST if name in names),
     ]
+
+
+async def _append(conn: asyncpg.Connection, name: str, rows: list[Any]) -> dict[str, int]:
+    """A table's appended rows with binary COPY: dicts by column name, or the value tuples of a
+    ``RECORD_COLUMNS`` table."""
+    columns = RECORD_COLUMNS.get(name)
+    if columns is None:
+        return await write.copy_rows(conn, name, rows)
+    return await write.copy_records(conn, name, columns, rows)
 
 
 def _add(total: dict[str, int], more: dict[str, int] | None) -> None:
@@ -177,13 +186,16 @@ def _applied_after_rows(held: Segment) -> dict[str, set[tuple[Any, ...]]]:
 
 def _late_keys(written: Written, later: Segment) -> set[tuple[Any, ...]]:
     """``later``'s token balance keys that a held step touches (applied after the steps if ``later`` joins)."""
+    if not later.token_balances or not written.steps:
+        return set()
     keys = set(later.token_balances)
     late: set[tuple[Any, ...]] = set()
     for segment in written.steps:
         touched = (segment.touches or {}).get("token_account", frozenset())
         if touched is None:
             return keys
-        late.update(key for key in keys if _overlap(touched, {key}))
+        if touched:  # an empty one holds none of the keys
+            late.update(key for key in keys if _overlap(touched, {key}))
     return late
 
 
@@ -284,7 +296,7 @@ async def write_segment(
     counts: dict[str, int] = {}
     balances = segment.entity_balances if entity_balances is None else entity_balances
     for name, rows in segment.inserts.items():
-        _add(counts, await write.copy_rows(conn, name, rows))
+        _add(counts, await _append(conn, name, rows))
     for name in _upsert_order(list(segment.upserts)):
         rows = segment.upserts[name]
         taken = await write.upsert(conn, name, _uniform(name, rows))
@@ -328,6 +340,15 @@ def _entities_upserted_after(segments: list[Segment]) -> list[set[int]]:
     return after
 
 
+def _hoisted_rows(segments: list[Segment], hoisted: set[str]) -> dict[str, list[Any]]:
+    """The appended rows of every segment of the ``hoisted`` tables, in order, by table."""
+    appended: dict[str, list[Any]] = {name: [] for name in hoisted}
+    for name, rows in appended.items():
+        for segment in segments:
+            rows.extend(segment.inserts.get(name, ()))
+    return appended
+
+
 async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     """Write the batch in one database transaction (the caller's, if one is open); rows written by table.
 
@@ -347,9 +368,7 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     """
     counts: dict[str, int] = {}
     hoisted = hoisted_tables(batch.segments)
-    appended = {
-        name: [row for segment in batch.segments for row in segment.inserts.get(name, ())] for name in hoisted
-    }
+    appended = _hoisted_rows(batch.segments, hoisted)
     written = coalesce(batch.segments)
     for part in written:
         for name in hoisted:
@@ -359,7 +378,7 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     upserted = {name for part in written for name in part.rows.upserts}
     async with conn.transaction():
         for name, rows in appended.items():
-            _add(counts, await write.copy_rows(conn, name, rows))
+            _add(counts, await _append(conn, name, rows))
         async with write.bulk(conn, sorted(upserted)):
             for part, later in zip(written, upserted_after, strict=True):
                 segment = part.rows

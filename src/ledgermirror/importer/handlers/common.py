@@ -14,10 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from ledgermirror.importer.handlers import ids, synthetic_logs
-from ledgermirror.importer.handlers.batch import Batch
-from ledgermirror.importer.handlers.context import FileState, ItemContext
-from ledgermirror.importer.handlers.item import Item
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, RECORDS, Batch
+from ledgermirror.importer.handlers.context import FileState, ItemContext, transaction_value
+from ledgermirror.importer.handlers.item import FAIL_INVALID, Item
 from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
+from ledgermirror.ledger.entity_id import MAX_NUM
+from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
 from ledgermirror.ledger.transaction_codes import type_number
 
 CONSENSUS_SUBMIT_MESSAGE = type_number("CONSENSUSSUBMITMESSAGE")
@@ -26,6 +28,11 @@ ATOMIC_BATCH = type_number("ATOMICBATCH")
 ERRATA_END = 1577836799000000000
 """Failed CryptoTransfers before 2019-12-31T23:59:59Z list spurious transfers (errata DELETE)."""
 NFT_TREASURY_WILDCARD = -1
+_TRANSACTION = RECORDS["transaction"]
+_INNER_TRANSACTIONS = RECORD_COLUMNS["transaction"].index("inner_transactions")
+_CRYPTO_TRANSFER = RECORDS["crypto_transfer"]
+_TOKEN_TRANSFER = RECORDS["token_transfer"]
+_TRANSACTION_HASH = RECORDS["transaction_hash"]
 ENTITY_TRANSACTION_EXCLUDED = frozenset({98, 800, 801})
 """The fee-collection accounts the reference leaves out of ``entity_transaction`` (0.0.98, 0.0.800, 0.0.801)."""
 
@@ -37,53 +44,60 @@ def rows_of_item(item: Item, batch: Batch, file: FileState) -> None:
     if handler is not None:
         handler(item, batch, context)
     crypto_transfers(item, batch, context)
-    staking_rewards(item, batch)
-    if item.successful_or_fail_invalid:
-        if item.body_name != TOKEN_CREATE:
+    record = item.record  # below, a step is called only when the record holds what it reads
+    if record.paid_staking_rewards:
+        staking_rewards(item, batch)
+    if item.successful or item.result == FAIL_INVALID:  # Item.successful_or_fail_invalid
+        if item.body_name != TOKEN_CREATE and record.automatic_token_associations:
             automatic_associations(item, batch)
-        token_transfers(item, batch, context)
-        assessed_custom_fees(item, batch)
+        if record.tokenTransferLists:
+            token_transfers(item, batch, context)
+        if record.assessed_custom_fees:
+            assessed_custom_fees(item, batch)
     for step in COMMON:
         step(item, batch, context)
-    _inner_transaction(item, batch, context)
-    batch.insert("transaction", context.transaction)
-    transaction_hash(item, batch)
+    if context.transaction_value("batch_key") is not None or item.type == ATOMIC_BATCH:
+        _inner_transaction(item, batch, context)
+    batch.records("transaction").append(context.transaction)
+    transaction_hash(item, batch, context.transaction_value("transaction_hash"))
     if batch.entity_transactions:
         entity_transactions(item, batch, context)
 
 
-def transaction_row(item: Item) -> dict[str, Any]:
-    """The ``transaction`` row (§1.4) before the handler sets ``entity_id`` and the like."""
+def transaction_row(item: Item) -> list[Any]:
+    """The ``transaction`` row (§1.4) before the handler sets ``entity_id`` and the like: every column's value
+    in the model's order, in a list (the handlers complete it; ``ItemContext.set_transaction``)."""
     body = item.body
     record = item.record
     transaction_id = body.transactionID
-    return {
-        "consensus_timestamp": item.consensus_timestamp,
-        "type": item.type,
-        "result": item.result,
-        "payer_account_id": item.payer_account_id,
-        "node_account_id": ids.nullable(ids.account_id(body.nodeAccountID)),
-        "entity_id": None,
-        "valid_start_ns": ids.nanos(transaction_id.transactionValidStart),
-        "valid_duration_seconds": (
-            body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None
-        ),
-        "max_fee": body.transactionFee,
-        "charged_tx_fee": record.transactionFee,
-        "memo": body.memo.encode(),
-        "nonce": transaction_id.nonce,
-        "scheduled": record.HasField("scheduleRef"),
-        "parent_consensus_timestamp": item.parent_consensus_timestamp,
-        "index": item.index,
-        "initial_balance": 0,
-        "transaction_hash": bytes(record.transactionHash),
-        "nft_transfer": None,
-        "max_custom_fees": [fee.SerializeToString() for fee in body.max_custom_fees] or None,
-        "batch_key": body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
-        "inner_transactions": None,
-        "high_volume": body.high_volume,
-        "high_volume_pricing_multiplier": record.high_volume_pricing_multiplier,
-    }
+    valid_start = transaction_id.transactionValidStart
+    max_custom_fees = body.max_custom_fees
+    return list(
+        _TRANSACTION(  # the columns not given are NULL until a handler sets them
+            consensus_timestamp=item.consensus_timestamp,
+            type=item.type,
+            result=item.result,
+            payer_account_id=item.payer_account_id,
+            valid_start_ns=max(min(valid_start.seconds * 1_000_000_000 + valid_start.nanos, INT64_MAX), INT64_MIN),
+            valid_duration_seconds=(
+                body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None
+            ),
+            node_account_id=ids.account_id(body.nodeAccountID) or None,
+            initial_balance=0,
+            max_fee=body.transactionFee,
+            charged_tx_fee=record.transactionFee,
+            memo=body.memo.encode(),
+            transaction_hash=bytes(record.transactionHash),
+            scheduled=record.HasField("scheduleRef"),
+            nonce=transaction_id.nonce,
+            parent_consensus_timestamp=item.parent_consensus_timestamp,
+            index=item.index,
+            max_custom_fees=[fee.SerializeToString() for fee in max_custom_fees] if max_custom_fees else None,
+            batch_key=body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
+            high_volume=body.high_volume,
+            high_volume_pricing_multiplier=record.high_volume_pricing_multiplier,
+        )
+    )
 
 
 def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
@@ -92,49 +106,57 @@ def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
     if item.body.HasField("batch_key") and item.body.transactionID.nonce == 0:
         parent = context.file.atomic_batches.get(item.parent_consensus_timestamp or -1)
         if parent is not None:
-            listed = parent["inner_transactions"] or []
-            listed.extend((item.payer_account_id, context.transaction["valid_start_ns"]))
-            parent["inner_transactions"] = listed
+            listed = transaction_value(parent, "inner_transactions") or []
+            listed.extend((item.payer_account_id, context.transaction_value("valid_start_ns")))
+            parent[_INNER_TRANSACTIONS] = listed
     if item.type == ATOMIC_BATCH:
         context.file.atomic_batches[item.consensus_timestamp] = context.transaction
 
 
 def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
-    """§1.5: one row per record transfer, even on failure; each adds to the account's balance."""
-    approved: set[tuple[int, int]] = set()
+    """§1.5: one row per record transfer, even on failure; each adds to the account's balance. A transfer is an
+    approved debit when the body lists the same (account, amount) as one (its handler's
+    ``ItemContext.approved_debits``)."""
+    approved: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset()
     errata: set[tuple[int, int]] = set()
     if item.body_name == "cryptoTransfer":
-        body_transfers = item.body.cryptoTransfer.transfers.accountAmounts
-        approved = {
-            (ids.account_id(entry.accountID), entry.amount)
-            for entry in body_transfers
-            if entry.is_approval and entry.amount < 0
-        }
+        if context.approved_debits:
+            approved = set(context.approved_debits)
         if not item.successful and item.consensus_timestamp < ERRATA_END:
-            errata = {(ids.account_id(entry.accountID), entry.amount) for entry in body_transfers}
+            errata = {
+                (ids.account_id(entry.accountID), entry.amount)
+                for entry in item.body.cryptoTransfer.transfers.accountAmounts
+            }
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
-    rows = []
-    amounts = []
+    rows = batch.records("crypto_transfer")
+    balances = batch.entity_balance_deltas()
+    touched = context.touched if batch.entity_transactions else None
     account_id = ids.account_id
     for entry in item.record.transferList.accountAmounts:
-        account = account_id(entry.accountID)
+        message = entry.accountID
+        account = message.accountNum  # ids.account_id's common case inline: 0.0.num
+        if not 0 < account <= MAX_NUM or message.shardNum or message.realmNum:
+            account = account_id(message)
         amount = entry.amount
-        row = {
-            "entity_id": account,
-            "consensus_timestamp": stamp,
-            "amount": amount,
-            "payer_account_id": payer,
-            "is_approval": bool(approved) and (account, amount) in approved,
-        }
-        if errata and (account, amount) in errata:
-            row["errata"] = "DELETE"
-        rows.append(row)
-        amounts.append((account, amount))
-    batch.insert_all("crypto_transfer", rows)
-    batch.add_balances(amounts, stamp)
-    if batch.entity_transactions:
-        context.touch(*(account for account, _ in amounts))
+        rows.append(
+            _CRYPTO_TRANSFER(
+                entity_id=account,
+                consensus_timestamp=stamp,
+                amount=amount,
+                payer_account_id=payer,
+                is_approval=bool(approved) and (account, amount) in approved,
+                errata="DELETE" if errata and (account, amount) in errata else None,
+            )
+        )
+        held = balances.get(account)  # Batch.add_balance inline
+        if held is None:
+            balances[account] = [amount, stamp]
+        else:
+            held[0] += amount
+            held[1] = stamp
+        if touched is not None and account:
+            touched.add(account)
 
 
 def staking_rewards(item: Item, batch: Batch) -> None:
@@ -212,30 +234,33 @@ def token_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     payer = item.payer_account_id
     body_lists = _body_token_transfers(item)
     nft_transfers: list[dict[str, Any]] = []
+    rows = batch.records("token_transfer")
     for token_list in token_lists:
         token = ids.token_id(token_list.token)
         body_list = body_lists.get(token)
         context.touch(token)
-        for entry in token_list.transfers:
+        transfers = token_list.transfers
+        for entry in transfers:
             account = ids.account_id(entry.accountID)
-            batch.insert(
-                "token_transfer",
-                {
-                    "token_id": token,
-                    "account_id": account,
-                    "consensus_timestamp": stamp,
-                    "amount": entry.amount,
-                    "payer_account_id": payer,
-                    "is_approval": _token_approval(body_list, account, entry.amount),
-                },
+            amount = entry.amount
+            rows.append(
+                _TOKEN_TRANSFER(
+                    token_id=token,
+                    account_id=account,
+                    consensus_timestamp=stamp,
+                    amount=amount,
+                    payer_account_id=payer,
+                    is_approval=_token_approval(body_list, account, amount),
+                )
             )
-            batch.add_token_balance(account, token, entry.amount, stamp)
+            batch.add_token_balance(account, token, amount, stamp)
             context.touch(account)
-        synthetic_logs.fungible_transfers(item, batch, context, token, token_list.transfers)
+        if transfers:
+            synthetic_logs.fungible_transfers(item, batch, context, token, transfers)
         for transfer in token_list.nftTransfers:
             nft_transfers.append(_nft_transfer(item, batch, context, token, transfer, body_list=body_list))
     if nft_transfers:
-        context.transaction["nft_transfer"] = nft_transfers
+        context.set_transaction(nft_transfer=nft_transfers)
 
 
 def _nft_transfer(
@@ -288,26 +313,27 @@ def assessed_custom_fees(item: Item, batch: Batch) -> None:
         )
 
 
-def transaction_hash(item: Item, batch: Batch) -> None:
-    """§1.11: the record hash split into its first 32 bytes and the rest (not for ConsensusSubmitMessage)."""
-    digest = bytes(item.record.transactionHash)
-    if item.type == CONSENSUS_SUBMIT_MESSAGE or len(digest) not in (32, 48):
+def transaction_hash(item: Item, batch: Batch, digest: bytes) -> None:
+    """§1.11: the record hash (``digest``, as the ``transaction`` row holds it) split into its first 32 bytes
+    and the rest (not for ConsensusSubmitMessage)."""
+    if item.type == CONSENSUS_SUBMIT_MESSAGE:
         return
-    batch.insert(
-        "transaction_hash",
-        {
-            "consensus_timestamp": item.consensus_timestamp,
-            "hash": digest[:32],
-            "hash_suffix": digest[32:] or None,
-            "payer_account_id": item.payer_account_id,
-        },
+    if len(digest) not in (32, 48):
+        return
+    batch.records("transaction_hash").append(
+        _TRANSACTION_HASH(
+            consensus_timestamp=item.consensus_timestamp,
+            hash=digest[:32],
+            hash_suffix=digest[32:] or None,
+            payer_account_id=item.payer_account_id,
+        )
     )
 
 
 def entity_transactions(item: Item, batch: Batch, context: ItemContext) -> None:
     """§1.13 (off by default): one row per distinct entity the item touches."""
     context.touch(
-        item.payer_account_id, context.transaction.get("node_account_id"), context.transaction.get("entity_id")
+        item.payer_account_id, context.transaction_value("node_account_id"), context.transaction_value("entity_id")
     )
     for entity_id in sorted(context.touched):
         if ids.parts(entity_id)["num"] in ENTITY_TRANSACTION_EXCLUDED:

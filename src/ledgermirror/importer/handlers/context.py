@@ -5,11 +5,12 @@ a :data:`Handler`: it reads the item, adds rows to the batch and sets what the i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
-from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch
 from ledgermirror.importer.handlers.item import Item
 
 
@@ -35,7 +36,7 @@ class FileState:
     synthetic_transfers: list[SyntheticTransfer] = field(default_factory=list)
     """Synthetic ``Transfer`` logs of the file whose topics and bloom the end of the file completes with EVM
     addresses (``synthetic_logs.complete_addresses``, the reference's ``SyntheticLogListener``)."""
-    atomic_batches: dict[int, dict[str, Any]] = field(default_factory=dict)
+    atomic_batches: dict[int, list[Any]] = field(default_factory=dict)
     """``transaction`` rows of atomic batches by consensus timestamp (their inner transactions list)."""
 
 
@@ -66,21 +67,42 @@ class SyntheticTransfer:
     receiver: int
 
 
+_TRANSACTION_INDEX: Mapping[str, int] = MappingProxyType(
+    {name: index for index, name in enumerate(RECORD_COLUMNS["transaction"])}
+)
+
+
+def transaction_value(row: list[Any], name: str) -> Any:
+    """A column of a ``transaction`` row held as values in the model's column order."""
+    return row[_TRANSACTION_INDEX[name]]
+
+
 class ItemContext:
     """The item being handled: its ``transaction`` row, which handlers complete, and the entities it touches
     (for ``entity_transaction``); ``file`` is its file's :class:`FileState`."""
 
-    __slots__ = ("_entity_transactions", "file", "touched", "transaction")
+    __slots__ = ("_entity_transactions", "approved_debits", "file", "touched", "transaction")
 
-    def __init__(self, transaction: dict[str, Any], file: FileState, *, entity_transactions: bool) -> None:
+    def __init__(self, transaction: list[Any], file: FileState, *, entity_transactions: bool) -> None:
         self.transaction = transaction
+        """The ``transaction`` row: every column's value in the model's order (``batch.RECORD_COLUMNS``); read
+        and set by name through :meth:`transaction_value` and :meth:`set_transaction`."""
         self.file = file
         self.touched: set[int] = set()
         self._entity_transactions = entity_transactions
+        self.approved_debits: Sequence[tuple[int, int]] = ()
+        """(account, amount) of the approved debits among a CryptoTransfer's HBAR transfers, as its body lists
+        them (its handler reads the body's transfers once; the item's ``crypto_transfer`` rows take them)."""
 
     def set_transaction(self, **columns: Any) -> None:
         """Set columns of the item's ``transaction`` row."""
-        self.transaction.update(columns)
+        row = self.transaction
+        for name, value in columns.items():
+            row[_TRANSACTION_INDEX[name]] = value
+
+    def transaction_value(self, name: str) -> Any:
+        """A column of the item's ``transaction`` row."""
+        return self.transaction[_TRANSACTION_INDEX[name]]
 
     def touch(self, *entity_ids: int | None) -> None:
         """Entities the item involves (for ``entity_transaction``); None and 0 are ignored."""

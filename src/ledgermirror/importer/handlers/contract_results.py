@@ -188,14 +188,14 @@ def _result_rows(
     failed_initcode = None
     if body_name == CONTRACT_CREATE:
         body = item.body.contractCreateInstance
-        contract = context.transaction.get("entity_id") or 0
+        contract = context.transaction_value("entity_id") or 0
         amount, gas_limit, parameters = body.initialBalance, body.gas, bytes(body.constructorParameters)
         if not item.successful:
             inline = bytes(body.initcode) if body.WhichOneof("initcodeSource") == "initcode" else None
             failed_initcode = inline or created_initcode
     elif body_name == CONTRACT_CALL:
         body = item.body.contractCall
-        contract = context.transaction.get("entity_id") or 0
+        contract = context.transaction_value("entity_id") or 0
         amount, gas_limit, parameters = body.amount, body.gas, bytes(body.functionParameters)
     else:
         contract = batch.contract_of(result.contractID) if result.HasField("contractID") else 0

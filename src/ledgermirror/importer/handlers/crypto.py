@@ -117,25 +117,43 @@ def crypto_delete(item: Item, batch: Batch, context: ItemContext) -> None:
 
 
 def crypto_transfer(item: Item, batch: Batch, context: ItemContext) -> None:
-    """No entity; the hooks it calls (for the storage changes of their executions); on success, approved
-    debits lower the spender's allowances (§1.14)."""
-    hooks.hook_queue(item, batch, context)
-    if not item.successful:
-        return
+    """No entity; the hooks it calls (for the storage changes of their executions); the approved debits among
+    its HBAR transfers (``ItemContext.approved_debits``); on success, approved debits lower the spender's
+    allowances (§1.14). The body's HBAR transfers are read once for all three."""
     body = item.body.cryptoTransfer
-    spender = item.payer_account_id
+    approved: list[tuple[int, int]] = []
+    hooked = []
     for entry in body.transfers.accountAmounts:
         if entry.is_approval and entry.amount < 0:
-            batch.add_allowance_debit(ids.account_id(entry.accountID), spender, entry.amount)
+            approved.append((ids.account_id(entry.accountID), entry.amount))
+        if entry.WhichOneof(hooks.AMOUNT_HOOK_CALL) is not None:
+            hooked.append(entry)
+    if approved:
+        context.approved_debits = approved
+    token_lists = body.tokenTransfers
+    if hooked or token_lists:
+        hooks.hook_queue(item, batch, context, hooked)
+    if not item.successful:
+        return
+    spender = item.payer_account_id
+    for account, amount in approved:
+        batch.add_allowance_debit(account, spender, amount)
+    if token_lists:
+        _token_allowance_debits(item, batch, token_lists)
+
+
+def _token_allowance_debits(item: Item, batch: Batch, token_lists: Iterable[Any]) -> None:
+    """The approved fungible token debits of a successful CryptoTransfer lower the spender's allowances (the
+    spender: the payer, or the sender of the contract call that made the transfer)."""
     record = item.record
-    token_spender = spender
+    spender = item.payer_account_id
     if record.HasField("contractCallResult") and record.contractCallResult.HasField("sender_id"):
-        token_spender = ids.account_id(record.contractCallResult.sender_id)
-    for token_list in body.tokenTransfers:
+        spender = ids.account_id(record.contractCallResult.sender_id)
+    for token_list in token_lists:
         token = ids.token_id(token_list.token)
         for entry in token_list.transfers:
             if entry.is_approval and entry.amount < 0:
-                batch.add_allowance_debit(ids.account_id(entry.accountID), token_spender, entry.amount, token)
+                batch.add_allowance_debit(ids.account_id(entry.accountID), spender, entry.amount, token)
 
 
 def _latest_first(entries: Iterable[Any], key: Any) -> list[Any]:

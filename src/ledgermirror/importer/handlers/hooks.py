@@ -90,16 +90,18 @@ def write_storage(item: Item, batch: Batch, owner: int, hook_id: int, updates: I
         batch.defer(step, touches={"hook_storage": None})
 
 
-_AMOUNT_HOOKS = ("hook_call", "pre_tx_allowance_hook")
+AMOUNT_HOOK_CALL = "hook_call"
+"""The oneof of an ``AccountAmount``'s hook call."""
+_AMOUNT_HOOKS = (AMOUNT_HOOK_CALL, "pre_tx_allowance_hook")
 _SENDER_HOOKS = ("sender_allowance_hook_call", "pre_tx_sender_allowance_hook")
 _RECEIVER_HOOKS = ("receiver_allowance_hook_call", "pre_tx_receiver_allowance_hook")
 """Each: the oneof of a transfer's hook call, and its member called before the transfer only (the other member,
 ``pre_post_...``, is called before and after)."""
 
 
-def hook_queue(item: Item, batch: Batch, context: ItemContext) -> None:
-    """The (owner, hook id) pairs a CryptoTransfer calls, in execution order."""
-    body = item.body.cryptoTransfer
+def hook_queue(item: Item, batch: Batch, context: ItemContext, hbar_entries: Iterable[Any]) -> None:
+    """The (owner, hook id) pairs a CryptoTransfer calls, in execution order; ``hbar_entries`` are its HBAR
+    transfers that call a hook (the handler reads them once), in body order."""
     pre: list[tuple[int, int]] = []
     pre_post: list[tuple[int, int]] = []
 
@@ -112,17 +114,17 @@ def hook_queue(item: Item, batch: Batch, context: ItemContext) -> None:
         if call.WhichOneof("id") == "hook_id":
             (pre if name == single else pre_post).append((batch.account_of(owner), call.hook_id))
 
-    for entry in body.transfers.accountAmounts:
+    for entry in hbar_entries:
         add(entry.accountID, entry, _AMOUNT_HOOKS)
-    for token_list in body.tokenTransfers:
+    for token_list in item.body.cryptoTransfer.tokenTransfers:
         for entry in token_list.transfers:
-            add(entry.accountID, entry, _AMOUNT_HOOKS)
+            if entry.WhichOneof(AMOUNT_HOOK_CALL) is not None:
+                add(entry.accountID, entry, _AMOUNT_HOOKS)
         for nft in token_list.nftTransfers:
             add(nft.senderAccountID, nft, _SENDER_HOOKS)
             add(nft.receiverAccountID, nft, _RECEIVER_HOOKS)
-    queue = pre + pre_post + pre_post
-    if queue:
-        context.file.hook_queues[item.consensus_timestamp] = queue
+    if pre or pre_post:
+        context.file.hook_queues[item.consensus_timestamp] = pre + pre_post + pre_post
 
 
 def hook_storage_changes(item: Item, batch: Batch, context: ItemContext, storage_changes: Iterable[Any]) -> None:

@@ -87,9 +87,9 @@ def wanted(items: Iterable[Item]) -> set[bytes]:
     for item in items:
         if item.body_name in LOOKUP_BODIES:
             found.update(key for key in _keys(getattr(item.body, item.body_name)) if long_zero(key) is None)
-        for name in ("contractCallResult", "contractCreateResult"):
-            if item.record.HasField(name) and getattr(item.record, name).contractID.evm_address:
-                found.add(bytes(getattr(item.record, name).contractID.evm_address))
+        name = item.record.WhichOneof("body")  # contractCallResult or contractCreateResult, or neither
+        if name is not None and (address := getattr(item.record, name).contractID.evm_address):
+            found.add(bytes(address))
     return found
 
 
