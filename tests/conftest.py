@@ -21,6 +21,7 @@ from ledgermirror.api.app import create_app
 from ledgermirror.runtime import Prepared, prepare
 from ledgermirror.settings import Settings
 from ledgermirror.simulator import keys as simulator_keys
+from ledgermirror.simulator.run import simulate
 
 # Examples are judged by what they find, not by how fast a shared CI machine runs them.
 hypothesis_settings.register_profile("ledgermirror", deadline=None)
@@ -55,6 +56,16 @@ def node_keys_derived_once() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(simulator_keys, "node_private_key", functools.cache(simulator_keys.node_private_key))
         yield
+
+
+@pytest.fixture(scope="session")
+def stream_of_35_minutes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A simulated stream of 35 minutes at 2 TPS (two nodes, seed 24; 1,050 record files, balance files every 15
+    minutes), simulated once for tests/api/test_balances_history_imported.py and
+    tests/importer/test_import_balance_files.py, which only read it (a test that tampers copies it first)."""
+    out = tmp_path_factory.mktemp("stream-of-35-minutes")
+    simulate(out, nodes=2, seconds=35 * 60, tps=2, seed=24)
+    return out
 
 
 @pytest.fixture(scope="session")
