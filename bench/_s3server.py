@@ -166,12 +166,17 @@ def _wait_ready(process: subprocess.Popen[bytes], server: S3Server, data_dir: Pa
     raise ServerUnavailable(f"weed mini did not serve S3 within {_START_SECONDS} s: {last}")
 
 
+_STOP_SECONDS = 3
+"""How long ``weed mini`` is given to stop on SIGTERM before it is killed: its data is thrown away, and after
+some thousands of uploads its volume server can take more than 15 s to stop."""
+
+
 def _stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is not None:
         return
     os.killpg(process.pid, signal.SIGTERM)
     try:
-        process.wait(timeout=15)
+        process.wait(timeout=_STOP_SECONDS)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=5)

@@ -6,6 +6,7 @@ share, or clean away, each other's folders and database.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -19,6 +20,8 @@ from tests.support import Ledger, reconfigure
 from ledgermirror.api.app import create_app
 from ledgermirror.runtime import Prepared, prepare
 from ledgermirror.settings import Settings
+from ledgermirror.simulator import keys as simulator_keys
+from ledgermirror.simulator.run import simulate
 
 # Examples are judged by what they find, not by how fast a shared CI machine runs them.
 hypothesis_settings.register_profile("ledgermirror", deadline=None)
@@ -40,6 +43,29 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     folder = config.stash.get(_OWN_BASETEMP, None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def node_keys_derived_once() -> Iterator[None]:
+    """The simulator's node keys derived once per (seed, node id, size) in this run, then shared by every network
+    simulated in this process: a 3072-bit key is a prime search of 0.6 to 3.4 s of CPU, and the suite simulates
+    the same seeds many times (seed 5's first two nodes some twenty times). They are the real keys, from
+    ``keys.node_private_key`` itself; only its repeats are skipped. That the derivation gives the same key for the
+    same seed and node is tests/simulator/test_simulator_keys.py's, which derives without this cache; a simulator
+    run in a subprocess (``ledgermirror simulate``, ``bench/import``) derives its own keys as always."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simulator_keys, "node_private_key", functools.cache(simulator_keys.node_private_key))
+        yield
+
+
+@pytest.fixture(scope="session")
+def stream_of_35_minutes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A simulated stream of 35 minutes at 2 TPS (two nodes, seed 24; 1,050 record files, balance files every 15
+    minutes), simulated once for tests/api/test_balances_history_imported.py and
+    tests/importer/test_import_balance_files.py, which only read it (a test that tampers copies it first)."""
+    out = tmp_path_factory.mktemp("stream-of-35-minutes")
+    simulate(out, nodes=2, seconds=35 * 60, tps=2, seed=24)
+    return out
 
 
 @pytest.fixture(scope="session")

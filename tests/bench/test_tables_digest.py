@@ -12,6 +12,7 @@ import asyncpg
 from bench import _import, _tables
 from ledgermirror.runtime import prepare
 from ledgermirror.settings import Settings
+from ledgermirror.simulator.run import simulate
 
 
 async def _change(url: str) -> None:
@@ -27,8 +28,9 @@ async def _change(url: str) -> None:
 
 
 def test_digests_name_the_changed_table_only(tmp_path: Path) -> None:
-    data_dir = tmp_path / "db"
-    arguments = ["--seconds", "4", "--tps", "10", "--nodes", "1", "--seed", "5", "--no-fsync", "--no-copy-limit"]
+    data_dir, stream = tmp_path / "db", tmp_path / "stream"
+    simulate(stream, seconds=4, tps=10, nodes=1, seed=5)
+    arguments = ["--stream", str(stream), "--no-fsync", "--no-copy-limit"]
     assert _import.main([*arguments, "--data-dir", str(data_dir), "--timeout", "300"]) == 0
     first = tmp_path / "first.json"
     assert _tables.main([str(data_dir), "--json", str(first)]) == 0

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
 import pytest
-from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
+from bench._s3server import S3Server, upload
 from tests.importer.blocks_support import FILES, simulated
 from tests.importer.fixtures import SIGNING_BOOK, STREAMS
 from tests.importer.importing import fetch
@@ -31,14 +30,10 @@ def network(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def s3(tmp_path_factory: pytest.TempPathFactory, network: Path) -> Iterator[S3Server]:
-    try:
-        with weed_mini(tmp_path_factory.mktemp("weed")) as server:
-            upload(server, STREAMS / "data" / "blockstreams", "fixture/block")
-            upload(server, network, "cutover")
-            yield server
-    except ServerUnavailable as error:
-        pytest.skip(f"no S3 server: {error}")
+def s3(s3_server: S3Server, network: Path) -> S3Server:
+    upload(s3_server, STREAMS / "data" / "blockstreams", "fixture/block")
+    upload(s3_server, network, "cutover")
+    return s3_server
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
+from bench._s3server import S3Server, upload
 from starlette.testclient import TestClient
 from tests.importer.importing import fetch, flip, run, table_counts
 from tests.support import Ledger
@@ -24,7 +23,6 @@ from ledgermirror.importer.errors import ImporterError
 from ledgermirror.ledger.protobuf import hapi_module
 from ledgermirror.ledger.timestamps import format_ns
 from ledgermirror.runtime import Prepared
-from ledgermirror.simulator.run import simulate
 
 pytestmark = pytest.mark.usefixtures("ledger")
 
@@ -32,10 +30,9 @@ MINUTE = 60 * 1_000_000_000
 
 
 @pytest.fixture(scope="module")
-def stream(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("balance-files")
-    simulate(out, nodes=2, seconds=35 * 60, tps=2, seed=24)
-    return out
+def stream(stream_of_35_minutes: Path) -> Path:
+    """The session's 35-minute stream (tests/conftest.py), read only here: the tampering tests copy it."""
+    return stream_of_35_minutes
 
 
 def _truth(stream: Path) -> dict[str, Any]:
@@ -160,14 +157,10 @@ def test_a_balance_file_signed_with_another_key_is_refused(
 
 
 @pytest.fixture(scope="module")
-def s3(stream: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    try:
-        with weed_mini(tmp_path_factory.mktemp("weed")) as server:
-            upload(server, stream / "recordstreams", "net/recordstreams")
-            upload(server, stream / "accountBalances", "net/accountBalances")
-            yield server
-    except ServerUnavailable as error:
-        pytest.skip(f"no S3 server: {error}")
+def s3(s3_server: S3Server, stream: Path) -> S3Server:
+    upload(s3_server, stream / "recordstreams", "net/recordstreams")
+    upload(s3_server, stream / "accountBalances", "net/accountBalances")
+    return s3_server
 
 
 def test_a_mid_stream_start_from_a_bucket(

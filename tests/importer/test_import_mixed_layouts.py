@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
+from bench._s3server import S3Server, upload
 from tests.importer.fixtures import EXPECTED, FIRST, RECORDS, SECOND
 from tests.importer.importing import copy_streams, fetch, run, table_counts
 from tests.support import Ledger
@@ -100,13 +99,9 @@ def test_one_layout_alone_misses_consensus(database: Prepared, tmp_path: Path) -
 
 
 @pytest.fixture(scope="module")
-def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    try:
-        with weed_mini(tmp_path_factory.mktemp("weed")) as server:
-            upload(server, needing_both_layouts(tmp_path_factory.mktemp("mixed")), "mixed")
-            yield server
-    except ServerUnavailable as error:
-        pytest.skip(f"no S3 server: {error}")
+def s3(s3_server: S3Server, tmp_path_factory: pytest.TempPathFactory) -> S3Server:
+    upload(s3_server, needing_both_layouts(tmp_path_factory.mktemp("mixed")), "mixed")
+    return s3_server
 
 
 def test_a_mixed_bucket(database: Prepared, s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> None:

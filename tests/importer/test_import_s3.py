@@ -1,11 +1,9 @@
-"""Import from a real S3 server (``weed mini`` on 127.0.0.1, started and stopped here) through ``s3://``."""
+"""Import from a real S3 server (the run's ``weed mini`` on 127.0.0.1, tests/importer/conftest.py) through ``s3://``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from bench._s3server import S3Server, ServerUnavailable, upload, weed_mini
+from bench._s3server import S3Server, upload
 from tests.importer.fixtures import EXPECTED, FIRST, NODE_IDS, RECORDS, SECOND, node_folder
 from tests.importer.importing import copy_streams_hip679, fetch, run, table_counts
 from tests.support import Ledger
@@ -17,14 +15,10 @@ pytestmark = pytest.mark.usefixtures("ledger")
 
 
 @pytest.fixture(scope="module")
-def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    try:
-        with weed_mini(tmp_path_factory.mktemp("weed")) as server:
-            upload(server, RECORDS, "flat/recordstreams")
-            upload(server, copy_streams_hip679(tmp_path_factory.mktemp("hip679")), "bynode")
-            yield server
-    except ServerUnavailable as error:
-        pytest.skip(f"no S3 server: {error}")
+def s3(s3_server: S3Server, tmp_path_factory: pytest.TempPathFactory) -> S3Server:
+    upload(s3_server, RECORDS, "flat/recordstreams")
+    upload(s3_server, copy_streams_hip679(tmp_path_factory.mktemp("hip679")), "bynode")
+    return s3_server
 
 
 @pytest.fixture

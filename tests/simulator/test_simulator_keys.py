@@ -3,14 +3,23 @@ keys/ folder hold."""
 
 from __future__ import annotations
 
+import inspect
 import random
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
 from cryptography.hazmat.primitives.hashes import SHA384
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from ledgermirror.simulator import keys, system
 from ledgermirror.simulator.hapi import load
+
+
+@pytest.fixture(autouse=True)
+def uncached(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every call here derives its key again: the suite's conftest caches the derivation for the simulated
+    networks (``node_keys_derived_once``), and these tests are the ones that check it."""
+    monkeypatch.setattr(keys, "node_private_key", inspect.unwrap(keys.node_private_key))
 
 
 def test_miller_rabin_knows_primes_composites_and_carmichael_numbers() -> None:
@@ -35,6 +44,7 @@ def test_node_keys_are_3072_bit_deterministic_and_distinct() -> None:
     again = keys.node_private_key(3, 0)
     other_node = keys.node_private_key(3, 1, bits=1024)
     other_seed = keys.node_private_key(4, 0, bits=1024)
+    assert again is not first  # derived twice, not taken from the suite's cache
     assert first.key_size == 3072
     numbers = first.private_numbers()
     assert numbers.public_numbers.e == 65537
