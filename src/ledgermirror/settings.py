@@ -47,7 +47,8 @@ class Settings:
     data_dir: Path = field(default_factory=default_data_dir)
     embedded_shared_buffers_mb: NonNegative = 0
     """PostgreSQL's own page cache (``shared_buffers``) of a durable embedded server, in MiB; 0: a quarter of
-    the machine's memory, at most 8 GiB. Read when the server starts."""
+    the machine's memory (or of the container's cgroup limit when smaller), at least 128 MiB and at most 8 GiB.
+    Read when the server starts."""
     api_role: str = "mirror_api"
     host: str = "127.0.0.1"
     port: Port = 5551

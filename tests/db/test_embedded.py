@@ -14,6 +14,7 @@ from ledgermirror.db.embedded import (
     THROWAWAY_SETTINGS,
     EmbeddedPostgres,
     default_shared_buffers_mb,
+    memory_bytes,
     server_settings,
     write_server_settings,
     write_throwaway_settings,
@@ -102,8 +103,24 @@ def test_the_default_page_cache_is_a_quarter_of_the_memory_up_to_8_gib() -> None
         for line in Path("/proc/meminfo").read_text().splitlines()
         if line.startswith("MemTotal:")
     )
-    expected = max(128, min(MAX_SHARED_BUFFERS_MB, total_kib // 4 // 1024))
+    limited = min(total_kib * 1024, memory_bytes())
+    expected = max(128, min(MAX_SHARED_BUFFERS_MB, limited // 4 // 2**20))
     assert abs(default_shared_buffers_mb() - expected) <= 1  # MemTotal leaves out what the kernel keeps
+    assert default_shared_buffers_mb(2 * 2**30) == 512
+    assert default_shared_buffers_mb(256 * 2**20) == 128  # never under initdb's
+    assert default_shared_buffers_mb(64 * 2**30) == MAX_SHARED_BUFFERS_MB == 8192
+
+
+def test_a_containers_memory_limit_bounds_the_memory(tmp_path: Path) -> None:
+    v2, v1 = tmp_path / "memory.max", tmp_path / "memory.limit_in_bytes"
+    machine = memory_bytes(())
+    assert machine > 2**30
+    v2.write_text("max\n")  # cgroup v2 without a limit
+    v1.write_text("9223372036854771712\n")  # cgroup v1 without a limit: a number past any machine
+    assert memory_bytes((v2, v1)) == machine
+    v2.write_text("2147483648\n")
+    assert memory_bytes((v2, v1)) == 2 * 2**30
+    assert memory_bytes((tmp_path / "absent", v2)) == 2 * 2**30
 
 
 def test_a_durable_server_starts_with_its_page_cache_and_takes_a_new_one_at_its_next_start(tmp_path: Path) -> None:

@@ -136,11 +136,33 @@ MAX_SHARED_BUFFERS_MB = 8192
 """The automatic ``shared_buffers`` (a quarter of the machine's memory) stops here."""
 
 
-def default_shared_buffers_mb() -> int:
-    """A quarter of the machine's memory in MiB, at most :data:`MAX_SHARED_BUFFERS_MB` (PostgreSQL's own
-    sizing advice for a dedicated server; the rest stays with the OS page cache)."""
+CGROUP_MEMORY_LIMITS = (
+    Path("/sys/fs/cgroup/memory.max"),
+    Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+)
+"""Where a container's memory limit is read (cgroup v2, then v1): in a container the machine's memory is the
+host's, and a page cache sized from it would outgrow the container's limit."""
+
+
+def memory_bytes(limits: tuple[Path, ...] = CGROUP_MEMORY_LIMITS) -> int:
+    """The machine's memory, or the container's limit when it is smaller (``max`` or no file: no limit)."""
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return max(128, min(MAX_SHARED_BUFFERS_MB, memory // 4 // 2**20))
+    for path in limits:
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            memory = min(memory, int(text))
+    return memory
+
+
+def default_shared_buffers_mb(memory: int | None = None) -> int:
+    """A quarter of the memory (:func:`memory_bytes` unless given) in MiB, at least initdb's 128 and at most
+    :data:`MAX_SHARED_BUFFERS_MB` (PostgreSQL's own sizing advice for a dedicated server; the rest stays with the
+    OS page cache)."""
+    available = memory_bytes() if memory is None else memory
+    return max(128, min(MAX_SHARED_BUFFERS_MB, available // 4 // 2**20))
 
 
 def server_settings(*, durable: bool, shared_buffers_mb: int) -> dict[str, str]:
