@@ -179,12 +179,9 @@ def server_settings(*, durable: bool, shared_buffers_mb: int) -> dict[str, str]:
 
 _SETTINGS_BEGIN = "# ledgermirror: server settings (durable as ever; a crash replays more WAL)\n"
 _SETTINGS_END = "# ledgermirror: end of server settings\n"
-_LEGACY_BLOCKS = (
-    (
-        "# ledgermirror: fewer checkpoints (durable as ever; a crash replays more WAL)\n",
-        "# ledgermirror: end of checkpoint settings\n",
-    ),
-)
+_LEGACY_BEGIN = "# ledgermirror: fewer checkpoints (durable as ever; a crash replays more WAL)\n"
+_LEGACY_END = "# ledgermirror: end of checkpoint settings\n"
+"""The block an earlier release wrote (checkpoint settings only), replaced by the settings block."""
 
 
 def _without_block(text: str, begin: str, end: str) -> str:
@@ -197,9 +194,7 @@ def write_server_settings(conf: Path, settings: Mapping[str, str]) -> bool:
     throwaway block, replacing an older one (or a block of an earlier release); True when the file changed."""
     text = conf.read_text()
     block = _SETTINGS_BEGIN + "".join(f"{name} = {value}\n" for name, value in settings.items()) + _SETTINGS_END
-    without = _without_block(text, _SETTINGS_BEGIN, _SETTINGS_END)
-    for begin, end in _LEGACY_BLOCKS:
-        without = _without_block(without, begin, end)
+    without = _without_block(_without_block(text, _SETTINGS_BEGIN, _SETTINGS_END), _LEGACY_BEGIN, _LEGACY_END)
     kept, marker, throwaway = without.partition(_MARKER)
     updated = kept + ("" if kept.endswith("\n") or not kept else "\n") + block + marker + throwaway
     if updated == text:

@@ -131,11 +131,6 @@ class Batch:
             rows = self._segment.inserts[table] = []
         return rows
 
-    def entity_balance_deltas(self) -> dict[int, list[int]]:
-        """The current segment's entity balance deltas (entity id -> [delta, last consensus timestamp]), for a
-        handler that adds many at once as :meth:`add_balance` does."""
-        return self._segment.entity_balances
-
     def upsert(self, table: str, row: dict[str, Any]) -> None:
         """A partial state: key + ``timestamp_range`` lower bound + the columns set (``db.write.upsert``)."""
         rows = self._segment.upserts.get(table)

@@ -15,11 +15,9 @@ from typing import Any
 
 from ledgermirror.importer.handlers import ids, synthetic_logs
 from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, RECORDS, Batch
-from ledgermirror.importer.handlers.context import FileState, ItemContext, transaction_value
-from ledgermirror.importer.handlers.item import FAIL_INVALID, Item
+from ledgermirror.importer.handlers.context import FileState, ItemContext
+from ledgermirror.importer.handlers.item import Item
 from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
-from ledgermirror.ledger.entity_id import MAX_NUM
-from ledgermirror.ledger.int64 import INT64_MAX, INT64_MIN
 from ledgermirror.ledger.transaction_codes import type_number
 
 CONSENSUS_SUBMIT_MESSAGE = type_number("CONSENSUSSUBMITMESSAGE")
@@ -47,7 +45,7 @@ def rows_of_item(item: Item, batch: Batch, file: FileState) -> None:
     record = item.record  # below, a step is called only when the record holds what it reads
     if record.paid_staking_rewards:
         staking_rewards(item, batch)
-    if item.successful or item.result == FAIL_INVALID:  # Item.successful_or_fail_invalid
+    if item.successful_or_fail_invalid:
         if item.body_name != TOKEN_CREATE and record.automatic_token_associations:
             automatic_associations(item, batch)
         if record.tokenTransferLists:
@@ -70,7 +68,6 @@ def transaction_row(item: Item) -> list[Any]:
     body = item.body
     record = item.record
     transaction_id = body.transactionID
-    valid_start = transaction_id.transactionValidStart
     max_custom_fees = body.max_custom_fees
     return list(
         _TRANSACTION(  # the columns not given are NULL until a handler sets them
@@ -78,11 +75,11 @@ def transaction_row(item: Item) -> list[Any]:
             type=item.type,
             result=item.result,
             payer_account_id=item.payer_account_id,
-            valid_start_ns=max(min(valid_start.seconds * 1_000_000_000 + valid_start.nanos, INT64_MAX), INT64_MIN),
+            valid_start_ns=ids.nanos(transaction_id.transactionValidStart),
             valid_duration_seconds=(
                 body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None
             ),
-            node_account_id=ids.account_id(body.nodeAccountID) or None,
+            node_account_id=ids.nullable(ids.account_id(body.nodeAccountID)),
             initial_balance=0,
             max_fee=body.transactionFee,
             charged_tx_fee=record.transactionFee,
@@ -106,7 +103,7 @@ def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
     if item.body.HasField("batch_key") and item.body.transactionID.nonce == 0:
         parent = context.file.atomic_batches.get(item.parent_consensus_timestamp or -1)
         if parent is not None:
-            listed = transaction_value(parent, "inner_transactions") or []
+            listed = parent[_INNER_TRANSACTIONS] or []
             listed.extend((item.payer_account_id, context.transaction_value("valid_start_ns")))
             parent[_INNER_TRANSACTIONS] = listed
     if item.type == ATOMIC_BATCH:
@@ -130,14 +127,11 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     stamp = item.consensus_timestamp
     payer = item.payer_account_id
     rows = batch.records("crypto_transfer")
-    balances = batch.entity_balance_deltas()
     touched = context.touched if batch.entity_transactions else None
     account_id = ids.account_id
+    add_balance = batch.add_balance
     for entry in item.record.transferList.accountAmounts:
-        message = entry.accountID
-        account = message.accountNum  # ids.account_id's common case inline: 0.0.num
-        if not 0 < account <= MAX_NUM or message.shardNum or message.realmNum:
-            account = account_id(message)
+        account = account_id(entry.accountID)
         amount = entry.amount
         rows.append(
             _CRYPTO_TRANSFER(
@@ -149,12 +143,7 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
                 errata="DELETE" if errata and (account, amount) in errata else None,
             )
         )
-        held = balances.get(account)  # Batch.add_balance inline
-        if held is None:
-            balances[account] = [amount, stamp]
-        else:
-            held[0] += amount
-            held[1] = stamp
+        add_balance(account, amount, stamp)
         if touched is not None and account:
             touched.add(account)
 

@@ -72,11 +72,6 @@ _TRANSACTION_INDEX: Mapping[str, int] = MappingProxyType(
 )
 
 
-def transaction_value(row: list[Any], name: str) -> Any:
-    """A column of a ``transaction`` row held as values in the model's column order."""
-    return row[_TRANSACTION_INDEX[name]]
-
-
 class ItemContext:
     """The item being handled: its ``transaction`` row, which handlers complete, and the entities it touches
     (for ``entity_transaction``); ``file`` is its file's :class:`FileState`."""
