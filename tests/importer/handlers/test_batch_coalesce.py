@@ -79,12 +79,18 @@ def test_a_key_prefix_touches_every_row_under_it() -> None:
     assert len(coalesce(other.segments)) == 1
 
 
-def test_a_running_value_is_applied_before_a_later_upsert_of_its_key() -> None:
+def test_a_balance_before_a_later_upsert_of_its_entity_starts_a_phase() -> None:
+    """The segments join; the balance gathered before the upsert is applied between the upserts."""
     batch = Batch()
+    batch.upsert("entity", {"id": 1003, "memo": "y", "timestamp_range": 1})
     batch.add_balance(1001, 5, 1)
+    batch.add_balance(1002, 3, 1)
     batch.defer(_step, touches={"hook_storage": None})
     batch.upsert("entity", {"id": 1001, "memo": "x", "timestamp_range": 2})
-    assert len(coalesce(batch.segments)) == 2
+    batch.add_balance(1001, 7, 3)
+    (part,) = coalesce(batch.segments)
+    assert part.entity_phases == [(1, {1001: [5, 1]})]  # before the second upsert row; 1002 is not upserted
+    assert part.rows.entity_balances == {1002: [3, 1], 1001: [7, 3]}
     other = Batch()
     other.add_balance(1001, 5, 1)
     other.defer(_step, touches={"hook_storage": None})
@@ -92,6 +98,15 @@ def test_a_running_value_is_applied_before_a_later_upsert_of_its_key() -> None:
     other.add_balance(1001, 7, 2)
     (part,) = coalesce(other.segments)
     assert part.rows.entity_balances == {1001: [12, 2]}
+    assert part.entity_phases == []
+
+
+def test_a_cleared_public_key_keeps_a_later_upsert_of_its_entity_apart() -> None:
+    batch = Batch()
+    batch.upsert("entity", {"id": 1001, "public_key": "", "timestamp_range": 1})
+    batch.defer(_step, touches={"hook_storage": None})
+    batch.upsert("entity", {"id": 1001, "memo": "x", "timestamp_range": 2})
+    assert len(coalesce(batch.segments)) == 2
 
 
 def test_append_only_rows_nothing_reads_are_written_first() -> None:

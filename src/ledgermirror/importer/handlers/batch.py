@@ -17,7 +17,8 @@ column name, checked against ``db/schema/`` when written:
   "partial" objects without range). Deltas are summed per key in memory and applied after the segment's upserts
   by ``db.running`` (``balance = balance + delta``), to existing rows only: a balance change for an account the
   database does not hold is dropped, as in the reference. Entity balance deltas are carried to the end of the
-  batch (one statement) unless a later segment upserts that entity (``batch_writer.write_batch``);
+  batch (one statement) unless a later segment upserts that entity (``batch_writer.write_batch``; within one
+  coalesced write, ``batch_writer.Written.entity_phases``);
 * ``batch.defer(step)``: an async step that needs the database state of everything gathered so far (address
   books of files 0.0.101/102 built from their ``file_data``, an NFT treasury change). It closes the current
   *segment*: ``write_batch`` writes segment by segment (COPY, upserts, running values, then the step). A step

@@ -76,6 +76,11 @@ class Written:
     late_token_balances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     """Token balance deltas of joined segments on keys a held step touches: applied after the steps (an airdrop
     claim's association step, then the claim's own transfer of the token)."""
+    entity_phases: list[tuple[int, dict[int, list[int]]]] = field(default_factory=list)
+    """Where a joined segment upserts an entity whose balance the rows before it changed: (the index of its
+    first ``entity`` upsert row in ``rows``, the deltas of those entities gathered before it). The deltas are
+    applied between the upserts before the index and those from it (:func:`write_segment`), as the segments
+    written apart would apply them."""
 
 
 _HISTORY_TWINS = frozenset(model.history_name for model in TABLES.values() if model.history)
@@ -169,10 +174,10 @@ def _overlap(touched: frozenset[tuple[Any, ...]], keys: set[tuple[Any, ...]]) ->
 
 def _applied_after_rows(held: Segment) -> dict[str, set[tuple[Any, ...]]]:
     """Keys whose row ``held`` changes after its upserts (running values, cleared sentinels): writing a later
-    segment's upserts of those keys first would change the result."""
+    segment's upserts of those keys first would change the result. Entity balances are not among them: a later
+    upsert of such an entity starts a phase of the write instead (:attr:`Written.entity_phases`)."""
     return {
-        "entity": {(key,) for key in held.entity_balances}
-        | {(row["id"],) for row in held.upserts.get("entity", ()) if row.get("public_key") == ""},
+        "entity": {(row["id"],) for row in held.upserts.get("entity", ()) if row.get("public_key") == ""},
         "node": {
             (row["node_id"],)
             for row in held.upserts.get("node", ())
@@ -259,6 +264,7 @@ def coalesce(segments: list[Segment]) -> list[Written]:
         if not written or not _may_join(written[-1], segment):
             written.append(Written(Segment()))
         part = written[-1]
+        _start_entity_phase(part, segment)
         for key in _late_keys(part, segment):
             part.late_token_balances.setdefault(key, [0, 0])
         _join(part.rows, segment, part.late_token_balances)
@@ -267,6 +273,18 @@ def coalesce(segments: list[Segment]) -> list[Written]:
         if segment.step is not None:
             written[-1].steps.append(segment)
     return written
+
+
+def _start_entity_phase(part: Written, later: Segment) -> None:
+    """Before ``later`` joins ``part``: the balance deltas gathered so far of the entities ``later`` upserts
+    become a phase, applied before ``later``'s upserts (their history rows close the balance with them)."""
+    pending = part.rows.entity_balances
+    if not pending:
+        return
+    upserted = {row["id"] for row in later.upserts.get("entity", ())}
+    due = {key: pending.pop(key) for key in upserted & pending.keys()}
+    if due:
+        part.entity_phases.append((len(part.rows.upserts.get("entity", ())), due))
 
 
 _RUNNING_TABLES = frozenset(("entity", "token_account", "crypto_allowance", "token_allowance"))
@@ -285,21 +303,47 @@ def hoisted_tables(segments: list[Segment]) -> set[str]:
     return {name for segment in segments for name in segment.inserts if name not in kept}
 
 
+async def _add_entity_balances(conn: asyncpg.Connection, balances: dict[int, list[int]]) -> None:
+    await running.add_entity_balances(conn, [(key, delta, stamp) for key, (delta, stamp) in balances.items()])
+
+
+async def _upsert_entities(
+    conn: asyncpg.Connection, rows: list[dict[str, Any]], phases: list[tuple[int, dict[int, list[int]]]]
+) -> int:
+    """The ``entity`` upserts in phases: each phase's balance deltas before the rows from its index."""
+    rows = _uniform("entity", rows)
+    taken = 0
+    start = 0
+    for at, due in phases:
+        if at > start:
+            taken += await write.upsert(conn, "entity", rows[start:at])
+            start = at
+        await _add_entity_balances(conn, due)
+    if start < len(rows):
+        taken += await write.upsert(conn, "entity", rows[start:])
+    return taken
+
+
 async def write_segment(
     conn: asyncpg.Connection,
     segment: Segment,
     entity_balances: dict[int, list[int]] | None = None,
     steps: list[Step] | None = None,
+    entity_phases: list[tuple[int, dict[int, list[int]]]] | None = None,
 ) -> dict[str, int]:
     """The segment's rows, upserts, running values and step (or ``steps``); ``entity_balances`` (default: the
-    segment's) are the entity balance deltas to apply now."""
+    segment's) are the entity balance deltas to apply now, ``entity_phases`` those to apply between its
+    ``entity`` upserts (:attr:`Written.entity_phases`)."""
     counts: dict[str, int] = {}
     balances = segment.entity_balances if entity_balances is None else entity_balances
     for name, rows in segment.inserts.items():
         _add(counts, await _append(conn, name, rows))
     for name in _upsert_order(list(segment.upserts)):
         rows = segment.upserts[name]
-        taken = await write.upsert(conn, name, _uniform(name, rows))
+        if name == "entity" and entity_phases:
+            taken = await _upsert_entities(conn, rows, entity_phases)
+        else:
+            taken = await write.upsert(conn, name, _uniform(name, rows))
         _add(counts, {name: taken})
         if name == "entity":
             await running.clear_empty_public_keys(conn, [row["id"] for row in rows if row.get("public_key") == ""])
@@ -307,7 +351,7 @@ async def write_segment(
             cleared = [row["node_id"] for row in rows if (row.get("grpc_proxy_endpoint") or {}).get("port") == -1]
             await running.clear_proxy_endpoint_sentinels(conn, cleared)
     if balances:
-        await running.add_entity_balances(conn, [(key, delta, stamp) for key, (delta, stamp) in balances.items()])
+        await _add_entity_balances(conn, balances)
     if segment.token_balances:
         await running.add_token_balances(
             conn,
@@ -392,7 +436,7 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
                     else:
                         carried[key] = [delta, stamp]
                 steps = [held.step for held in part.steps if held.step is not None]
-                _add(counts, await write_segment(conn, segment, now, steps))
+                _add(counts, await write_segment(conn, segment, now, steps, part.entity_phases))
                 if part.late_token_balances:
                     await running.add_token_balances(
                         conn,
