@@ -294,6 +294,59 @@ def test_merge_rules_of_the_model(ledger: Ledger) -> None:
     assert fetch(ledger.url, "select count(*) from entity_history") == [{"count": 0}]
 
 
+def test_rows_giving_different_columns_merge_in_one_statement_as_given(ledger: Ledger) -> None:
+    """Rows of one call stage together whatever columns each gives: an omitted column with a default is
+    inserted with it, a NULL given for it stays NULL, an omitted column of an update keeps its value, and an
+    NFT spender (``replace_nulls``) is kept by a partial update that omits it, cleared by a version that does."""
+    nft = {"token_id": 5, "serial_number": 1, "account_id": 9, "spender": 4, "timestamp_range": 10}
+
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.upsert(
+            conn,
+            "entity",
+            [entity(1, 10, type="ACCOUNT"), entity(2, 10, memo="m", staked_node_id=None, decline_reward=True)],
+        )
+        await write.upsert(
+            conn,
+            "entity",
+            [
+                {"id": 1, "timestamp_range": Range(20, None), "memo": "x"},
+                {"id": 2, "timestamp_range": Range(20, None), "staked_node_id": 5},
+                {"id": 1, "ethereum_nonce": 7},  # a partial update in the same call: a later round
+            ],
+        )
+        await write.upsert(
+            conn, "nft", [nft, {"token_id": 5, "serial_number": 2, "account_id": 9, "timestamp_range": 10}]
+        )
+        await write.upsert(
+            conn,
+            "nft",
+            [
+                {"token_id": 5, "serial_number": 1, "account_id": 8},  # partial: keeps the spender
+                {"token_id": 5, "serial_number": 2, "spender": 6},
+            ],
+        )
+
+    run(ledger.url, action)
+    columns = "id, memo, type, staked_node_id, stake_period_start, ethereum_nonce, decline_reward"
+    assert fetch(ledger.url, f"select {columns} from entity_history order by id") == [
+        {"id": 1, "memo": "", "type": "ACCOUNT", "staked_node_id": -1, "stake_period_start": -1,
+         "ethereum_nonce": 0, "decline_reward": False},
+        {"id": 2, "memo": "m", "type": "UNKNOWN", "staked_node_id": None, "stake_period_start": -1,
+         "ethereum_nonce": 0, "decline_reward": True},
+    ]  # fmt: skip
+    assert fetch(ledger.url, f"select {columns} from entity order by id") == [
+        {"id": 1, "memo": "x", "type": "ACCOUNT", "staked_node_id": -1, "stake_period_start": -1,
+         "ethereum_nonce": 7, "decline_reward": False},
+        {"id": 2, "memo": "m", "type": "UNKNOWN", "staked_node_id": 5, "stake_period_start": -1,
+         "ethereum_nonce": 0, "decline_reward": True},
+    ]  # fmt: skip
+    assert fetch(ledger.url, "select serial_number, account_id, spender from nft order by serial_number") == [
+        {"serial_number": 1, "account_id": 8, "spender": 4},
+        {"serial_number": 2, "account_id": 9, "spender": 6},
+    ]
+
+
 def test_upsert_of_a_table_without_history(ledger: Ledger) -> None:
     async def action(conn: asyncpg.Connection) -> None:
         await write.upsert(conn, "contract", [{"id": 1, "file_id": 2, "initcode": b"\x01"}])
@@ -329,19 +382,22 @@ def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> N
     every merge (a cost that grows with the ledger); the merge statements run with joins by index lookup."""
     model = schema.table("entity")
     staged = entity(2_500, 20, memo="b")
-    columns = tuple(name for name in model.column_names if name in staged)
+    columns = model.column_names
     merge = write.merge_sql(model, columns)
+    defaults = [model.by_name[name].default_value for name in write.merge_defaults(model, columns)]
     settings = list(write._INDEX_JOINS)
 
     async def plans(conn: asyncpg.Connection, *, index_joins: bool) -> list[str]:
         async with conn.transaction():
             await conn.execute(write._stage_sql(model))
             await conn.copy_records_to_table(
-                write.stage_name(model), records=[tuple(staged[name] for name in columns)], columns=list(columns)
+                write.stage_name(model),
+                records=[(*map(staged.get, columns), 0)],
+                columns=[*columns, "ledgermirror_given"],
             )
             if index_joins:
                 await conn.execute(settings[0] + ";\n" + settings[1])
-            return ["\n".join(row[0] for row in await conn.fetch("explain " + merge))]
+            return ["\n".join(row[0] for row in await conn.fetch("explain " + merge, *defaults))]
 
     async def action(conn: asyncpg.Connection) -> tuple[list[str], list[str]]:
         await write.copy_rows(conn, "entity", [entity(n, 10, memo="a") for n in range(1, 5_001)])

@@ -23,7 +23,9 @@ Three ways in:
   row, makes no history, and is dropped for a key the table does not hold. Several rows for one key in one
   call are applied in the order given (rows with the same lower bound are merged first). An update older
   than the current row is ignored. The three parts are one statement (:func:`merge_sql`), prepared once per
-  connection.
+  connection. The rows of one round are staged together whatever columns each gives: an omitted column is
+  staged as NULL, which merges the same, except where it is not (:func:`flagged`: a default to insert, a
+  ``replace_nulls`` column to keep), for which a bit per column says whether the row gave it.
 * **Text** (:func:`insert_text`): one row whose values are PostgreSQL input text, each cast through ``text``
   to its column's type (without modifier), so PostgreSQL's own input functions parse them. The conformance
   loader uses it to reproduce what node-postgres sends.
@@ -47,10 +49,13 @@ import orjson
 from asyncpg import Range
 from asyncpg.prepared_stmt import PreparedStatement
 
-from ledgermirror.db.schema import RANGE_COLUMN, Kind, SchemaError, Table, table
+from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN, Kind, SchemaError, Table, table
 
 DEFAULT_CHUNK_ROWS = 20_000
 _STAGE_PREFIX = "ledgermirror_stage_"
+_GIVEN = "ledgermirror_given"
+"""The staging tables' extra column: which of the table's :func:`flagged` columns a staged row gives (a bit
+each, in their order)."""
 
 Row = Mapping[str, Any]
 Record = tuple[Any, ...]
@@ -268,20 +273,43 @@ def _key_match(model: Table) -> str:
 
 
 @functools.cache
+def flagged(model: Table) -> tuple[str, ...]:
+    """The columns whose omission in an upsert row is not the same as NULL: those with a default (an omitted one
+    gets it on insert) and the ``replace_nulls`` ones (an omitted one keeps the stored value). Every other column
+    omitted is staged as NULL, which merges the same, so the rows of one round are staged together whatever
+    columns each gives, with a bit per flagged column in the stage's ``ledgermirror_given``."""
+    names = tuple(
+        column.name
+        for column in model.columns
+        if column.name != RANGE_COLUMN
+        and column.name not in model.key
+        and (column.default is not NO_DEFAULT or column.name in model.replace_nulls)
+    )
+    if len(names) > 62:
+        raise SchemaError(f"table {model.name}: more than 62 columns with a default or replace_nulls")
+    return names
+
+
+@functools.cache
 def stage_name(model: Table) -> str:
     """The session's staging table of ``model``: one per table and column list (a changed model gets a new
     one), created once per connection and emptied after every merge and at commit."""
-    digest = hashlib.sha256(",".join(model.column_names).encode()).hexdigest()[:8]
+    digest = hashlib.sha256(",".join((*model.column_names, _GIVEN)).encode()).hexdigest()[:8]
     return f"{_STAGE_PREFIX}{model.name}_{digest}"
 
 
 def _stage_sql(model: Table) -> str:
-    """Create the staging table unless the session holds it: every column of the table, no constraints (a
-    partial update omits required columns), emptied at commit (``on commit delete rows``)."""
+    """Create the staging table unless the session holds it: every column of the table and the given bits, no
+    constraints (a partial update omits required columns), emptied at commit (``on commit delete rows``)."""
     return (
         f"create temporary table if not exists {stage_name(model)} on commit delete rows\n"
-        f"as select * from {_quote(model.name)} with no data"
+        f"as select *, 0::bigint as {_GIVEN} from {_quote(model.name)} with no data"
     )
+
+
+def _given(model: Table, name: str) -> str:
+    """Whether the staged row gave the flagged column ``name``."""
+    return f"s.{_GIVEN} & {1 << flagged(model).index(name)} <> 0"
 
 
 def _history_sql(model: Table) -> str:
@@ -301,7 +329,9 @@ def _history_sql(model: Table) -> str:
 
 
 def _merged(model: Table, name: str) -> str:
-    if name == RANGE_COLUMN or name in model.replace_nulls:
+    if name in model.replace_nulls:
+        return f"case when {_given(model, name)} then s.{_quote(name)} else t.{_quote(name)} end"
+    if name == RANGE_COLUMN:
         return f"s.{_quote(name)}"
     if name in model.keep_existing:
         return f"coalesce(t.{_quote(name)}, s.{_quote(name)})"
@@ -321,13 +351,41 @@ def _update_sql(model: Table, columns: tuple[str, ...]) -> str | None:
 
 
 def _insert_sql(model: Table, columns: tuple[str, ...]) -> str:
-    """Insert each staged row whose key has no current row."""
+    """Insert each staged row whose key has no current row; a flagged column with a default it did not give
+    gets the default (the statement's parameters, in :func:`merge_defaults` order)."""
     names = ", ".join(_quote(name) for name in columns)
+    defaults = merge_defaults(model, columns)
+    values = ", ".join(
+        f"case when {_given(model, name)} then s.{_quote(name)} else ${defaults.index(name) + 1} end"
+        if name in defaults
+        else f"s.{_quote(name)}"
+        for name in columns
+    )
     return (
         f"insert into {_quote(model.name)} ({names})\n"
-        f"select {names} from {stage_name(model)} s\n"
+        f"select {values} from {stage_name(model)} s\n"
         f"where not exists (select 1 from {_quote(model.name)} t where {_key_match(model)})"
     )
+
+
+@functools.cache
+def merge_defaults(model: Table, columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The flagged columns of ``columns`` with a default: the parameters of :func:`merge_sql`, in order (none
+    when it inserts nothing: partial updates of a versioned table's running values)."""
+    if model.history and RANGE_COLUMN not in columns:
+        return ()
+    defaults = {column.name for column in model.columns if column.default is not NO_DEFAULT}
+    return tuple(name for name in columns if name in defaults and name in flagged(model))
+
+
+def _default_values(model: Table, columns: tuple[str, ...]) -> list[Any]:
+    converters = _converters(model)
+    values = []
+    for name in merge_defaults(model, columns):
+        value = model.by_name[name].default_value
+        convert = converters.get(name)
+        values.append(value if convert is None else convert(value))
+    return values
 
 
 _INDEX_JOINS = ("set local enable_hashjoin = off", "set local enable_mergejoin = off")
@@ -391,8 +449,8 @@ def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     parts one after the other would read (the move reads the old versions before the update; the update leaves
     every key in place, so the insert's ``not exists`` answers the same). One statement can be prepared:
     :func:`_merge_rows` plans it once per connection (parsing and planning the merges as simple queries was a
-    quarter of the server's CPU in an import: docs/performance.md). Run it with joins by index lookup
-    (``_INDEX_JOINS``)."""
+    quarter of the server's CPU in an import: docs/performance.md). Its parameters are the defaults of
+    :func:`merge_defaults`. Run it with joins by index lookup (``_INDEX_JOINS``)."""
     versioned = model.history and RANGE_COLUMN in columns
     parts: list[str] = []
     if versioned:
@@ -479,6 +537,15 @@ def _prepared_rows(model: Table, rows: Iterable[Row]) -> tuple[list[dict[str, An
     return merge, closed
 
 
+@functools.cache
+def _staged_columns(model: Table, ranged: bool) -> tuple[str, ...]:
+    """The columns a round's rows are staged with: all of the table's, without ``timestamp_range`` for rows
+    that give none (partial updates of a versioned table's running values)."""
+    if ranged:
+        return model.column_names
+    return tuple(name for name in model.column_names if name != RANGE_COLUMN)
+
+
 async def _merge_rows(
     conn: asyncpg.Connection, model: Table, merge: list[dict[str, Any]], closed: list[dict[str, Any]]
 ) -> None:
@@ -492,14 +559,18 @@ async def _merge_rows(
         await conn.execute(_stage_sql(model))
     if staged is None:
         await conn.execute(";\n".join(_INDEX_JOINS))
+    bits = [(name, 1 << index) for index, name in enumerate(flagged(model))]
     for batch in _rounds(model, merge):
+        # Two groups at most: rows with a range (versions) and rows without one (partial updates).
         groups: dict[tuple[str, ...], list[Record]] = {}
         for row in batch:
-            columns = tuple(name for name in model.column_names if name in row)
-            groups.setdefault(columns, []).append(tuple(row[name] for name in columns))
+            columns = _staged_columns(model, RANGE_COLUMN in row)
+            given = sum(bit for name, bit in bits if name in row)
+            groups.setdefault(columns, []).append((*map(row.get, columns), given))
         for columns, records in groups.items():
-            await conn.copy_records_to_table(stage, records=records, columns=list(columns))
-            await (await _prepared(conn, merge_sql(model, columns))).fetch()
+            await conn.copy_records_to_table(stage, records=records, columns=[*columns, _GIVEN])
+            statement = await _prepared(conn, merge_sql(model, columns))
+            await statement.fetch(*_default_values(model, columns))
     if staged is None:
         await conn.execute(";\n".join(_DEFAULT_JOINS))
 
