@@ -7,8 +7,9 @@ Three ways in:
   (column name -> value) or a column-name tuple with value tuples; omitted columns get their database
   default. A row of a versioned table whose ``timestamp_range`` is closed goes to the ``<table>_history``
   twin (history routing).
-* **Upsert** (:func:`upsert`): the reference importer's merge rules (``upsert_history.vm``). Rows are staged
-  in a temporary table, then for every key that already has a current row:
+* **Upsert** (:func:`upsert`): the reference importer's merge rules (``upsert_history.vm``). Rows are given
+  to one statement as an array per column (staged in a temporary table where a column is an array itself),
+  and for every key that already has a current row:
 
   1. a versioned table's current row is copied to ``<table>_history`` with its range closed at the lower
      bound of the update (``[old lower, new lower)``); an update with the same lower bound replaces the
@@ -23,9 +24,9 @@ Three ways in:
   row, makes no history, and is dropped for a key the table does not hold. Several rows for one key in one
   call are applied in the order given (rows with the same lower bound are merged first). An update older
   than the current row is ignored. The three parts are one statement (:func:`merge_sql`), prepared once per
-  connection. The rows of one round are staged together whatever columns each gives: an omitted column is
-  staged as NULL, which merges the same, except where it is not (:func:`flagged`: a default to insert, a
-  ``replace_nulls`` column to keep), for which a bit per column says whether the row gave it.
+  connection: one round trip. The rows of one round are staged together whatever columns each gives: an
+  omitted column is staged as NULL, which merges the same, except where it is not (:func:`flagged`: a default
+  to insert, a ``replace_nulls`` column to keep), for which a bit per column says whether the row gave it.
 * **Text** (:func:`insert_text`): one row whose values are PostgreSQL input text, each cast through ``text``
   to its column's type (without modifier), so PostgreSQL's own input functions parse them. The conformance
   loader uses it to reproduce what node-postgres sends.
@@ -312,7 +313,7 @@ def _given(model: Table, name: str) -> str:
     return f"s.{_GIVEN} & {1 << flagged(model).index(name)} <> 0"
 
 
-def _history_sql(model: Table) -> str:
+def _history_sql(model: Table, source: str) -> str:
     """Copy each current row an update supersedes into the twin, its range closed at the update."""
     columns = ", ".join(_quote(column.name) for column in model.columns)
     values = ", ".join(
@@ -323,7 +324,7 @@ def _history_sql(model: Table) -> str:
     )
     return (
         f"insert into {_quote(model.history_name)} ({columns})\n"
-        f"select {values}\nfrom {_quote(model.name)} t join {stage_name(model)} s on {_key_match(model)}\n"
+        f"select {values}\nfrom {_quote(model.name)} t join {source} s on {_key_match(model)}\n"
         "where lower(t.timestamp_range) < lower(s.timestamp_range)"
     )
 
@@ -338,7 +339,7 @@ def _merged(model: Table, name: str) -> str:
     return f"coalesce(s.{_quote(name)}, t.{_quote(name)})"
 
 
-def _update_sql(model: Table, columns: tuple[str, ...]) -> str | None:
+def _update_sql(model: Table, columns: tuple[str, ...], source: str) -> str | None:
     """Merge each staged row into the current row of its key."""
     updated = [name for name in columns if name not in model.key]
     if not updated:
@@ -347,23 +348,23 @@ def _update_sql(model: Table, columns: tuple[str, ...]) -> str | None:
     condition = _key_match(model)
     if RANGE_COLUMN in columns:
         condition += " and lower(t.timestamp_range) <= lower(s.timestamp_range)"
-    return f"update {_quote(model.name)} t set {assignments}\nfrom {stage_name(model)} s where {condition}"
+    return f"update {_quote(model.name)} t set {assignments}\nfrom {source} s where {condition}"
 
 
-def _insert_sql(model: Table, columns: tuple[str, ...]) -> str:
+def _insert_sql(model: Table, columns: tuple[str, ...], source: str, first: int) -> str:
     """Insert each staged row whose key has no current row; a flagged column with a default it did not give
-    gets the default (the statement's parameters, in :func:`merge_defaults` order)."""
+    gets the default (the statement's parameters from number ``first``, in :func:`merge_defaults` order)."""
     names = ", ".join(_quote(name) for name in columns)
     defaults = merge_defaults(model, columns)
     values = ", ".join(
-        f"case when {_given(model, name)} then s.{_quote(name)} else ${defaults.index(name) + 1} end"
+        f"case when {_given(model, name)} then s.{_quote(name)} else ${defaults.index(name) + first} end"
         if name in defaults
         else f"s.{_quote(name)}"
         for name in columns
     )
     return (
         f"insert into {_quote(model.name)} ({names})\n"
-        f"select {values} from {stage_name(model)} s\n"
+        f"select {values} from {source} s\n"
         f"where not exists (select 1 from {_quote(model.name)} t where {_key_match(model)})"
     )
 
@@ -403,17 +404,19 @@ _BULK: weakref.WeakKeyDictionary[asyncpg.Connection, set[str]] = weakref.WeakKey
 @contextlib.asynccontextmanager
 async def bulk(conn: asyncpg.Connection, tables: Iterable[str]) -> AsyncIterator[None]:
     """Inside the caller's transaction, a block of many merges and running-value updates with fewer round
-    trips: the staging tables of ``tables`` created at once, and joins by index lookup (``_INDEX_JOINS``) set
-    once for the block instead of around each statement; the session's settings are restored at its end (not
-    after an error: the transaction is then aborted, and its rollback restores them)."""
+    trips: the staging tables of ``tables`` that need one (:func:`takes_arrays`) created at once, and joins by
+    index lookup (``_INDEX_JOINS``) set once for the block instead of around each statement; the session's
+    settings are restored at its end (not after an error: the transaction is then aborted, and its rollback
+    restores them)."""
     if not conn.is_in_transaction():
         raise WriteError("db.write.bulk needs an open transaction")
     if conn in _BULK:  # nested: the outer block holds the settings
         yield
         return
     models = [table(name) for name in dict.fromkeys(tables)]
-    await conn.execute(";\n".join([*_INDEX_JOINS, *(_stage_sql(model) for model in models if model.key)]))
-    _BULK[conn] = {stage_name(model) for model in models if model.key}
+    staging = [model for model in models if model.key and not takes_arrays(model, model.column_names)]
+    await conn.execute(";\n".join([*_INDEX_JOINS, *map(_stage_sql, staging)]))
+    _BULK[conn] = set(map(stage_name, staging))
     try:
         yield
     except BaseException:
@@ -441,30 +444,53 @@ async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any)
     return status
 
 
+_ROWS = "ledgermirror_rows"
+"""The name of the given rows in a merge that takes them as arrays (:func:`merge_sql`)."""
+
+
+def takes_arrays(model: Table, columns: tuple[str, ...]) -> bool:
+    """Whether a merge of ``columns`` can take its rows as one array per column (``unnest``): not when a column
+    is an array itself (``unnest`` would flatten it); such merges stage their rows in a temporary table."""
+    return not any(model.by_name[name].kind is Kind.ARRAY for name in columns)
+
+
 @functools.cache
 def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
-    """One statement that merges the staged rows (given ``columns``) into the table and empties the stage: the
-    superseded versions moved to the history twin, the current rows updated, new keys inserted. Each part is a
+    """One statement that merges the given rows (``columns`` and the given bits) into the table: the superseded
+    versions moved to the history twin, the current rows updated, new keys inserted. Each part is a
     data-modifying ``with`` query; all of them read the table as it was before the statement, which is what the
     parts one after the other would read (the move reads the old versions before the update; the update leaves
     every key in place, so the insert's ``not exists`` answers the same). One statement can be prepared:
     :func:`_merge_rows` plans it once per connection (parsing and planning the merges as simple queries was a
-    quarter of the server's CPU in an import: docs/performance.md). Its parameters are the defaults of
-    :func:`merge_defaults`. Run it with joins by index lookup (``_INDEX_JOINS``)."""
+    quarter of the server's CPU in an import: docs/performance.md). Run it with joins by index lookup
+    (``_INDEX_JOINS``).
+
+    Where :func:`takes_arrays`, the rows are its first parameters, an array per column and one of the given
+    bits (one round trip); otherwise they are staged first (``stage_name``) and the statement empties the stage.
+    The defaults of :func:`merge_defaults` are its last parameters."""
     versioned = model.history and RANGE_COLUMN in columns
+    arrays = takes_arrays(model, columns)
+    source = _ROWS if arrays else stage_name(model)
     parts: list[str] = []
+    if arrays:
+        casts = [f"${index}::{model.by_name[name].cast_type}[]" for index, name in enumerate(columns, start=1)]
+        casts.append(f"${len(columns) + 1}::bigint[]")
+        names = ", ".join([*map(_quote, columns), _GIVEN])
+        parts.append(f"select * from unnest({', '.join(casts)}) as u({names})")
     if versioned:
-        parts.append(_history_sql(model))
-    update = _update_sql(model, columns)
+        parts.append(_history_sql(model, source))
+    update = _update_sql(model, columns, source)
     if update is not None:
         parts.append(update)
-    parts.append(f"delete from {stage_name(model)}")
+    if not arrays:
+        parts.append(f"delete from {source}")
     if versioned or not model.history:
-        parts.append(_insert_sql(model, columns))
+        parts.append(_insert_sql(model, columns, source, len(columns) + 2 if arrays else 1))
     *steps, last = parts
     if not steps:
         return last
-    named = ",\n".join(f"step{index} as (\n{step}\n)" for index, step in enumerate(steps))
+    labels = [_ROWS if arrays and index == 0 else f"step{index}" for index in range(len(steps))]
+    named = ",\n".join(f"{label} as (\n{step}\n)" for label, step in zip(labels, steps, strict=True))
     return f"with {named}\n{last}"
 
 
@@ -555,8 +581,7 @@ async def _merge_rows(
         return
     stage = stage_name(model)
     staged = _BULK.get(conn)
-    if staged is None or stage not in staged:
-        await conn.execute(_stage_sql(model))
+    created = staged is not None and stage in staged
     if staged is None:
         await conn.execute(";\n".join(_INDEX_JOINS))
     bits = [(name, 1 << index) for index, name in enumerate(flagged(model))]
@@ -568,9 +593,15 @@ async def _merge_rows(
             given = sum(bit for name, bit in bits if name in row)
             groups.setdefault(columns, []).append((*map(row.get, columns), given))
         for columns, records in groups.items():
+            if takes_arrays(model, columns):
+                statement = await _prepared(conn, merge_sql(model, columns))
+                await statement.fetch(*map(list, zip(*records, strict=True)), *_default_values(model, columns))
+                continue
+            if not created:
+                await conn.execute(_stage_sql(model))
+                created = True
             await conn.copy_records_to_table(stage, records=records, columns=[*columns, _GIVEN])
-            statement = await _prepared(conn, merge_sql(model, columns))
-            await statement.fetch(*_default_values(model, columns))
+            await (await _prepared(conn, merge_sql(model, columns))).fetch(*_default_values(model, columns))
     if staged is None:
         await conn.execute(";\n".join(_DEFAULT_JOINS))
 

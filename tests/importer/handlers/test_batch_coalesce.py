@@ -101,6 +101,16 @@ def test_a_balance_before_a_later_upsert_of_its_entity_starts_a_phase() -> None:
     assert part.entity_phases == []
 
 
+def test_a_partial_update_that_leaves_the_balance_alone_starts_no_phase() -> None:
+    """An EVM nonce (no range, no balance) commutes with the deltas: no history row closes the balance."""
+    batch = Batch()
+    batch.add_balance(1001, 5, 1)
+    batch.defer(_step, touches={"hook_storage": None})
+    batch.upsert("entity", {"id": 1001, "ethereum_nonce": 3})
+    (part,) = coalesce(batch.segments)
+    assert part.entity_phases == [] and part.rows.entity_balances == {1001: [5, 1]}
+
+
 def test_a_cleared_public_key_keeps_a_later_upsert_of_its_entity_apart() -> None:
     batch = Batch()
     batch.upsert("entity", {"id": 1001, "public_key": "", "timestamp_range": 1})

@@ -19,7 +19,7 @@ HISTORY = (
     "select lower(timestamp_range) as since, upper(timestamp_range) as until, balance, balance_timestamp, memo"
     " from entity_history where id = $1 order by lower(timestamp_range)"
 )
-CURRENT = "select balance, balance_timestamp, memo from entity where id = $1"
+CURRENT = "select balance, balance_timestamp, memo, ethereum_nonce from entity where id = $1"
 
 
 async def _noop(conn: asyncpg.Connection) -> dict[str, int]:
@@ -36,6 +36,7 @@ def _batch() -> Batch:
     batch.upsert("entity", {"id": account, "memo": "second", "timestamp_range": T0 + 20})
     batch.add_balance(account, 7, T0 + 30)
     batch.defer(_noop, touches={"hook_storage": None})
+    batch.upsert("entity", {"id": other, "ethereum_nonce": 4})  # starts no phase of its own
     batch.upsert("entity", {"id": account, "memo": "third", "timestamp_range": T0 + 40})
     batch.upsert("entity", {"id": other, "memo": "other", "timestamp_range": T0 + 40})
     return batch
@@ -77,10 +78,13 @@ def test_the_segments_join_and_the_history_rows_keep_their_balances(ledger: Ledg
         {"since": T0 + 20, "until": T0 + 40, "balance": 112, "balance_timestamp": T0 + 30, "memo": "second"},
     ]
     assert fetch(ledger.url, CURRENT, encoded(ACCOUNT)) == [
-        {"balance": 112, "balance_timestamp": T0 + 30, "memo": "third"}
+        {"balance": 112, "balance_timestamp": T0 + 30, "memo": "third", "ethereum_nonce": 0}
     ]
     assert fetch(ledger.url, HISTORY, encoded(OTHER)) == [
         {"since": T0 + 1, "until": T0 + 40, "balance": 53, "balance_timestamp": T0 + 10, "memo": "new"}
+    ]
+    assert fetch(ledger.url, CURRENT, encoded(OTHER)) == [
+        {"balance": 53, "balance_timestamp": T0 + 10, "memo": "other", "ethereum_nonce": 4}
     ]
     joined = _tables(ledger.url)
     ledger.reset()

@@ -275,13 +275,22 @@ def coalesce(segments: list[Segment]) -> list[Written]:
     return written
 
 
+_BALANCE_COLUMNS = ("balance", "balance_timestamp")
+
+
 def _start_entity_phase(part: Written, later: Segment) -> None:
     """Before ``later`` joins ``part``: the balance deltas gathered so far of the entities ``later`` upserts
-    become a phase, applied before ``later``'s upserts (their history rows close the balance with them)."""
+    become a phase, applied before ``later``'s upserts (their history rows close the balance with them). A
+    partial update that neither makes a history row nor sets the balance (an EVM nonce) commutes with the
+    deltas and starts none."""
     pending = part.rows.entity_balances
     if not pending:
         return
-    upserted = {row["id"] for row in later.upserts.get("entity", ())}
+    upserted = {
+        row["id"]
+        for row in later.upserts.get("entity", ())
+        if RANGE_COLUMN in row or any(name in row for name in _BALANCE_COLUMNS)
+    }
     due = {key: pending.pop(key) for key in upserted & pending.keys()}
     if due:
         part.entity_phases.append((len(part.rows.upserts.get("entity", ())), due))
