@@ -91,7 +91,9 @@ def test_the_evm_stream_overlapped_ends_with_the_sequential_tables(
     expected, found, stats = _both(database, ledger, evm_stream)
     assert found == expected
     assert stats.tables["contract"] > 0
-    assert stats.tables["account_balance_file"] > 1  # snapshots: transactions that write as they go
+    assert stats.tables["account_balance_file"] > 1
+    # the run's first snapshot is taken in a transaction that writes as it goes, later ones in the background
+    assert 0 < stats.background_snapshots < stats.tables["account_balance_file"]
     assert stats.overlapped > stats.commits // 2  # most transactions were written while the next was built
     # lookups of what the transaction being written creates waited for it, or were answered after it
     assert stats.waited_reads + stats.deferred_reads > 0
@@ -125,7 +127,7 @@ def test_a_failed_background_write_leaves_nothing_of_it_or_of_the_next(
     url = database.owner_url
     names = [path.name for path in (evm_stream / "recordstreams").rglob("*Z.rcd.gz")]  # not sidecars
     files = sorted(set(names))
-    failing = files[22]  # the second file of the eighth transaction (three files each)
+    failing = files[22]  # in the eighth transaction or so (three files each, fewer where a snapshot ends one)
     ledger.execute(_FAIL.format(name=failing))
     try:
         with pytest.raises(asyncpg.RaiseError, match="refused by the test"):
@@ -141,10 +143,11 @@ def test_a_failed_background_write_leaves_nothing_of_it_or_of_the_next(
         kept = asyncio.run(stored())
     finally:
         ledger.execute(_UNFAIL)
-    # every transaction before the failing one committed; nothing of it (files 21 to 23) nor after it
-    assert kept == files[:21]
+    # every transaction before the failing one committed (it holds the failing file and at most two before it);
+    # nothing of it nor after it
+    assert kept == files[: len(kept)] and 20 <= len(kept) <= 22
     resumed = _import(url, evm_stream, _options(evm_stream, overlap=True))
-    assert resumed.files == len(files) - 21
+    assert resumed.files == len(files) - len(kept)
     after = asyncio.run(_digest(url))
     ledger.reset()
     _import(url, evm_stream, _options(evm_stream, overlap=False))

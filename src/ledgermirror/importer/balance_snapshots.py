@@ -99,7 +99,7 @@ class BalanceSnapshots:
 
     def follow(self) -> SnapshotClock | None:
         """The next transaction begins while the open one is written (``LEDGERMIRROR_IMPORT_OVERLAP``): it works
-        on a copy of the open clock, which is final (a transaction that takes a snapshot is never overlapped).
+        on a copy of the open clock, which is final (a snapshot the written one holds was claimed already).
         Returns the clock of the transaction being written, for :meth:`committed`."""
         written = self._open
         if written is not None:
@@ -123,18 +123,40 @@ class BalanceSnapshots:
             return False
         return self._open.due(consensus_end, self.rules)
 
+    @property
+    def in_background(self) -> bool:
+        """Whether a due snapshot may be taken by the overlapped import's background writer (:meth:`claim`, then
+        :meth:`write` there): once a committed snapshot checked the treasury, a snapshot only reads balances and
+        writes the balance tables, which no row building reads."""
+        return self._treasury_checked
+
+    def claim(self, timestamp: int) -> int:
+        """The open transaction will hold the snapshot at ``timestamp`` (written by :meth:`write`): the clock
+        moves now, so the transaction built next (:meth:`follow`) does not find it due again."""
+        assert self._open is not None
+        self._open.last = timestamp
+        return timestamp
+
     async def take(self, conn: asyncpg.Connection, timestamp: int) -> dict[str, int]:
         """Write the snapshot at ``timestamp`` (the rows of every file up to it already written); rows per
         table."""
         rules = self.rules
         assert rules is not None and self._open is not None
-        load_start = time.time_ns() // 1_000_000
-        treasury = rules.treasury
         counts: dict[str, int] = {}
         if not self._treasury_checked:
-            if await statements.ensure_treasury(conn, treasury, TREASURY_NUM, rules.realm, rules.shard):
+            if await statements.ensure_treasury(conn, rules.treasury, TREASURY_NUM, rules.realm, rules.shard):
                 counts["entity"] = 1
             self._open.treasury_checked = True
+        counts.update(await self.write(conn, self.claim(timestamp)))
+        return counts
+
+    async def write(self, conn: asyncpg.Connection, timestamp: int) -> dict[str, int]:
+        """The snapshot's rows at ``timestamp`` (the clock is :meth:`take`'s or :meth:`claim`'s); rows per
+        table."""
+        rules = self.rules
+        assert rules is not None
+        load_start = time.time_ns() // 1_000_000
+        treasury = rules.treasury
         lower = month_start(timestamp)
         upper = month_start(lower + 32 * 86_400 * 1_000_000_000)
         since = await statements.last_treasury_snapshot(conn, treasury, lower, upper)
@@ -150,7 +172,6 @@ class BalanceSnapshots:
             load_end=time.time_ns() // 1_000_000,
             synthetic=True,
         )
-        self._open.last = timestamp
         _log.info(
             "generated %s historical account balance file %s with %d account balances and %d token balances",
             "full" if since is None else "deduped",
@@ -158,5 +179,4 @@ class BalanceSnapshots:
             accounts,
             tokens,
         )
-        counts.update({"account_balance": accounts, "token_balance": tokens, "account_balance_file": 1})
-        return counts
+        return {"account_balance": accounts, "token_balance": tokens, "account_balance_file": 1}

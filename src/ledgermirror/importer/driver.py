@@ -12,7 +12,7 @@ items) while catching up. Per unit, in stream order:
 3. the batch is written (:func:`write_files`: the batch, then the ``record_file`` rows) at the end of the
    transaction, or before the next unit is verified when a unit changes the node set (0.0.101/0.0.102, node
    stakes), since the next unit is checked against it, or when the unit makes a balance snapshot due (written
-   right after it, in its transaction: ``importer/balance_snapshots.py``);
+   right after it, in its transaction, which it ends: ``importer/balance_snapshots.py``);
 4. :meth:`Driver.commit_group` commits: the import's only commit point.
 
 With ``ImportOptions.overlap`` (``LEDGERMIRROR_IMPORT_OVERLAP``, on by default for ``ledgermirror import``) a
@@ -20,9 +20,10 @@ transaction's units are gathered without writing (:meth:`Driver._gather`), then 
 background writer (its own thread, event loop and connection: ``importer/overlap.py``) while the next
 transaction's units are verified and their rows built; the row builder's reads are answered so that they see the
 transaction in flight (``overlap.GuardedReads``). A transaction is written only after the one before it committed,
-in the same grouping, with the same rows. One that must write as it goes (a node set change, a balance snapshot,
-the bootstrap book or balances, mainnet's errata, record files before v6) waits for the one in flight to commit
-and goes on as above on the import's connection.
+in the same grouping, with the same rows; the background writer takes a balance snapshot after the rows of the
+transaction its file ends (once a committed snapshot has checked the treasury). One that must write as it goes
+(a node set change, the run's first balance snapshot, the bootstrap book or balances, mainnet's errata, record
+files before v6) waits for the one in flight to commit and goes on as above on the import's connection.
 
 The state the next unit is checked against (:class:`Position`, and the kind's own) is copied for each
 transaction and replaced as a whole when it commits.
@@ -243,6 +244,9 @@ class Built(Generic[S]):
     """The last gathered unit changes the node set or makes a balance snapshot due: write what is gathered
     (and take the snapshot) before the next unit."""
     snapshot_due: bool = False
+    snapshot_at: int | None = None
+    """A balance snapshot the background writer takes after the transaction's rows (``BalanceSnapshots.claim``):
+    the gathering ended at the file that made it due."""
     reads: GuardedReads | None = None
     """The gathering's reads while a transaction was in flight: what they put off runs once it committed."""
 
@@ -326,10 +330,16 @@ class Driver(Generic[S]):
         record_rows: RecordRows = start.record_rows if start is not None else []
         held = cast("U | None", start.held) if start is not None else None
         reads = DatabaseReads(self.conn)
+        ended = False  # a balance snapshot ends its transaction
         if start is not None and start.flush:
             batch, record_rows = await self._flush(units, state, group, batch, record_rows, start.snapshot_due)
+            ended = start.snapshot_due
         refused: StreamFileError | None = None
-        while group.files < options.files_per_transaction and group.items < options.items_per_transaction:
+        while (
+            not ended
+            and group.files < options.files_per_transaction
+            and group.items < options.items_per_transaction
+        ):
             if self.stop.is_set() and held is None:
                 break
             load_start = time.time_ns() // 1_000_000
@@ -350,6 +360,7 @@ class Driver(Generic[S]):
             )
             if batch.address_book_changed or has_node_stakes(batch) or snapshot_due:
                 batch, record_rows = await self._flush(units, state, group, batch, record_rows, snapshot_due)
+                ended = snapshot_due
         group.rows += await write_files(self.conn, batch, record_rows, units.position(state), group)
         return refused
 
@@ -477,6 +488,7 @@ class Driver(Generic[S]):
         self._committed(group, time.perf_counter() - written.started)
         self._imported += group.files
         self.stats.overlapped += 1
+        self.stats.background_snapshots += written.built.snapshot_at is not None
         self.stats.waited_reads += written.guard.waits
 
     def _barrier_before(self, units: Units[S, U], unit: U, state: S) -> bool:
@@ -520,7 +532,12 @@ class Driver(Generic[S]):
             due = await self._gather_unit(
                 units, unit, state, group, built.batch, built.record_rows, reads, load_start, built.evidence
             )
-            if built.batch.address_book_changed or has_node_stakes(built.batch) or due:
+            node_set = built.batch.address_book_changed or has_node_stakes(built.batch)
+            if due and not node_set and self.snapshots.in_background:
+                assert group.last_consensus_end is not None
+                built.snapshot_at = self.snapshots.claim(group.last_consensus_end)
+                return
+            if node_set or due:
                 built.barrier = built.flush = True
                 built.snapshot_due = due
                 return
@@ -556,6 +573,10 @@ class Driver(Generic[S]):
         async def write(conn: asyncpg.Connection) -> None:
             async with conn.transaction():
                 group.rows += await write_files(conn, built.batch, built.record_rows, position, group)
+                if built.snapshot_at is not None:  # the balances after the transaction's last file
+                    taken = await self.snapshots.write(conn, built.snapshot_at)
+                    group.tables.update(taken)
+                    group.rows += sum(taken.values())
                 await units.before_commit(conn, state, group)
                 group.rows += await built.evidence.write(conn)
                 await notify_commit(conn, group.last_consensus_end)

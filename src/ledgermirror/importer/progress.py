@@ -29,6 +29,8 @@ class ImportStats:
     last_consensus_end: int | None = None
     overlapped: int = 0
     """Transactions written by the background writer while the next was built (``LEDGERMIRROR_IMPORT_OVERLAP``)."""
+    background_snapshots: int = 0
+    """Balance snapshots the background writer took (``BalanceSnapshots.claim``)."""
     waited_reads: int = 0
     """Reads of row building that waited for the transaction being written to commit (``importer/overlap.py``)."""
     deferred_reads: int = 0
