@@ -53,7 +53,7 @@ from ledgermirror.importer.handlers import address_books as book_handlers
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balances, settle_seeded
 from ledgermirror.importer.handlers.batch import Batch
-from ledgermirror.importer.handlers.batch_writer import write_batch
+from ledgermirror.importer.handlers.batch_writer import BatchPlan, plan_batch, write_batch
 from ledgermirror.importer.handlers.item import ItemError
 from ledgermirror.importer.handlers.lookups import DatabaseReads, LookupReads
 from ledgermirror.importer.options import ImportOptions
@@ -173,8 +173,11 @@ async def write_files(
     record_rows: RecordRows,
     position: Position,
     group: ImportStats,
+    *,
+    plan: BatchPlan | None = None,
 ) -> int:
-    """Write the gathered rows, then the units' ``record_file`` rows; reload the node set if it changed."""
+    """Write the gathered rows (``plan``: the batch's plan, made already), then the units' ``record_file`` rows;
+    reload the node set if it changed."""
     if not record_rows:
         return 0
     started = time.perf_counter()
@@ -192,7 +195,7 @@ async def write_files(
         seeded_rows = await seed_balances(conn, seeded)
         group.tables.update(seeded_rows)
         rows += sum(seeded_rows.values())
-    counts = await write_batch(conn, batch)
+    counts = await write_batch(conn, batch, plan)
     counts.update(await write.copy_rows(conn, "record_file", record_rows))
     if seeded is not None:
         await settle_seeded(conn, seeded)
@@ -562,6 +565,7 @@ class Driver(Generic[S]):
     def _submit(self, writer: BackgroundWriter, units: Units[S, U], built: Built[S]) -> _Written[S]:
         """Write and commit ``built`` in the writer's thread, on its connection."""
         group, state, position = built.group, built.state, units.position(built.state)
+        plan = plan_batch(built.batch)  # here, in the row builder's thread: the writer's thread only writes
 
         async def write_and_commit(conn: asyncpg.Connection) -> None:
             started = time.perf_counter()
@@ -572,7 +576,7 @@ class Driver(Generic[S]):
 
         async def write(conn: asyncpg.Connection) -> None:
             async with conn.transaction():
-                group.rows += await write_files(conn, built.batch, built.record_rows, position, group)
+                group.rows += await write_files(conn, built.batch, built.record_rows, position, group, plan=plan)
                 if built.snapshot_at is not None:  # the balances after the transaction's last file
                     taken = await self.snapshots.write(conn, built.snapshot_at)
                     group.tables.update(taken)

@@ -402,7 +402,39 @@ def _hoisted_rows(segments: list[Segment], hoisted: set[str]) -> dict[str, list[
     return appended
 
 
-async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
+@dataclass(slots=True)
+class BatchPlan:
+    """What :func:`write_batch` writes, worked out without the database (:func:`plan_batch`): the overlapped
+    import plans a batch in the row builder's thread, so that the background writer only writes."""
+
+    appended: dict[str, list[Any]]
+    """The hoisted append-only rows by table (:func:`hoisted_tables`), one COPY each."""
+    written: list[Written]
+    """The coalesced writes, without the hoisted rows."""
+    upserted_after: list[set[int]]
+    """For each write, the entities a later write upserts."""
+    upserted: list[str]
+    """The tables the writes merge into."""
+
+
+def plan_batch(batch: Batch) -> BatchPlan:
+    """The batch's hoisted rows and coalesced writes (:func:`write_batch`); the batch's own segments are left
+    as they are."""
+    hoisted = hoisted_tables(batch.segments)
+    appended = _hoisted_rows(batch.segments, hoisted)
+    written = coalesce(batch.segments)
+    for part in written:
+        for name in hoisted:
+            part.rows.inserts.pop(name, None)
+    return BatchPlan(
+        appended=appended,
+        written=written,
+        upserted_after=_entities_upserted_after([part.rows for part in written]),
+        upserted=sorted({name for part in written for name in part.rows.upserts}),
+    )
+
+
+async def write_batch(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | None = None) -> dict[str, int]:
     """Write the batch in one database transaction (the caller's, if one is open); rows written by table.
 
     Entity balance deltas are carried to the end of the batch and applied in one statement, except for an
@@ -417,23 +449,18 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch) -> dict[str, int]:
     running values run in one ``db.write.bulk`` block (staging tables created once, joins by index set once).
 
     A batch holding a NodeStakeUpdate ends with the pending rewards of the period it ended (``entity_stakes``),
-    read from the balances and entity versions written before.
+    read from the balances and entity versions written before. ``plan``: :func:`plan_batch` of the batch, made
+    already (by default it is made here).
     """
     counts: dict[str, int] = {}
-    hoisted = hoisted_tables(batch.segments)
-    appended = _hoisted_rows(batch.segments, hoisted)
-    written = coalesce(batch.segments)
-    for part in written:
-        for name in hoisted:
-            part.rows.inserts.pop(name, None)
-    upserted_after = _entities_upserted_after([part.rows for part in written])
+    if plan is None:
+        plan = plan_batch(batch)
     carried: dict[int, list[int]] = {}
-    upserted = {name for part in written for name in part.rows.upserts}
     async with conn.transaction():
-        for name, rows in appended.items():
+        for name, rows in plan.appended.items():
             _add(counts, await _append(conn, name, rows))
-        async with write.bulk(conn, sorted(upserted)):
-            for part, later in zip(written, upserted_after, strict=True):
+        async with write.bulk(conn, plan.upserted):
+            for part, later in zip(plan.written, plan.upserted_after, strict=True):
                 segment = part.rows
                 now: dict[int, list[int]] = {}
                 for key, (delta, stamp) in segment.entity_balances.items():
