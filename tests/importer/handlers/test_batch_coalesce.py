@@ -3,8 +3,10 @@ touches lets later rows that touch none of it be written before it; anything els
 
 from __future__ import annotations
 
+import copy
+
 from ledgermirror.importer.handlers.batch import Batch
-from ledgermirror.importer.handlers.batch_writer import coalesce, hoisted_tables
+from ledgermirror.importer.handlers.batch_writer import coalesce, hoisted_tables, plan_batch
 
 
 async def _step(conn: object) -> dict[str, int]:
@@ -129,3 +131,22 @@ def test_append_only_rows_nothing_reads_are_written_first() -> None:
     assert hoisted_tables(batch.segments) == {"prng"}  # file_data a step reads; token_account is merged
     batch.defer(_step)  # may touch anything
     assert hoisted_tables(batch.segments) == set()
+
+
+def test_a_batch_is_planned_without_changing_its_segments() -> None:
+    """The overlapped import plans a batch in the row builder's thread while it still reads the batch
+    (``overlap.InFlight``): the plan holds its own rows."""
+    batch = Batch()
+    batch.insert("prng", {"consensus_timestamp": 1, "payer_account_id": 2, "range": 0})
+    batch.add_balance(1001, 5, 1)
+    batch.upsert("token_account", _association(10, 20, 1))
+    batch.defer(_step, touches={"hook_storage": None})
+    batch.upsert("entity", {"id": 1001, "memo": "x", "timestamp_range": 2})
+    batch.insert("prng", {"consensus_timestamp": 2, "payer_account_id": 2, "range": 0})
+    before = copy.deepcopy(batch.segments)
+    plan = plan_batch(batch)
+    assert batch.segments == before
+    assert [len(rows) for rows in plan.appended.values()] == [2]  # prng hoisted: one COPY for the batch
+    (part,) = plan.written
+    assert "prng" not in part.rows.inserts and part.entity_phases == [(0, {1001: [5, 1]})]
+    assert plan.upserted == ["entity", "token_account"] and plan.upserted_after == [set()]
