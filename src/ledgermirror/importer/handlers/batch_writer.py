@@ -11,7 +11,7 @@ from typing import Any
 import asyncpg
 
 from ledgermirror.db import running, write
-from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN, TABLES
+from ledgermirror.db.schema import RANGE_COLUMN, TABLES
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch, Segment, Step
 from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
@@ -41,27 +41,6 @@ async def _append(conn: asyncpg.Connection, name: str, rows: list[Any]) -> dict[
 def _add(total: dict[str, int], more: dict[str, int] | None) -> None:
     for name, count in (more or {}).items():
         total[name] = total.get(name, 0) + count
-
-
-def _uniform(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows with every nullable column without default given (None where unset), so that the writer stages
-    them in few groups (one per set of columns). For those columns None and "not given" mean the same to
-    ``db.write.upsert`` (inserted as NULL, or "keep the existing value"); columns with a default and columns a
-    NULL clears (``replace_nulls``) are left as the handler gave them."""
-    model = table_model(table)
-    fill = [
-        column.name
-        for column in model.columns
-        if column.nullable
-        and column.default is NO_DEFAULT
-        and column.name != RANGE_COLUMN
-        and column.name not in model.replace_nulls
-    ]
-    for row in rows:
-        for name in fill:
-            if name not in row:
-                row[name] = None
-    return rows
 
 
 @dataclass(slots=True)
@@ -320,7 +299,6 @@ async def _upsert_entities(
     conn: asyncpg.Connection, rows: list[dict[str, Any]], phases: list[tuple[int, dict[int, list[int]]]]
 ) -> int:
     """The ``entity`` upserts in phases: each phase's balance deltas before the rows from its index."""
-    rows = _uniform("entity", rows)
     taken = 0
     start = 0
     for at, due in phases:
@@ -352,7 +330,7 @@ async def write_segment(
         if name == "entity" and entity_phases:
             taken = await _upsert_entities(conn, rows, entity_phases)
         else:
-            taken = await write.upsert(conn, name, _uniform(name, rows))
+            taken = await write.upsert(conn, name, rows)
         _add(counts, {name: taken})
         if name == "entity":
             await running.clear_empty_public_keys(conn, [row["id"] for row in rows if row.get("public_key") == ""])
