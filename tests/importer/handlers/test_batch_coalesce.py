@@ -150,3 +150,24 @@ def test_a_batch_is_planned_without_changing_its_segments() -> None:
     (part,) = plan.written
     assert "prng" not in part.rows.inserts and part.entity_phases == [(0, {1001: [5, 1]})]
     assert plan.upserted == ["entity", "token_account"] and plan.upserted_after == [set()]
+
+
+def test_transaction_hash_rows_are_copied_in_hash_order() -> None:
+    """The one index of ``transaction_hash`` is on the hash: the batch's rows go to their COPY sorted by it (equal
+    hashes, a duplicate transaction's, in their order), while the batch's segments keep the consensus order."""
+    batch = Batch()
+    hashes = [bytes([7]) * 48, bytes([2]) * 48, bytes([9]) * 48, bytes([2]) * 48]
+    for stamp, digest in enumerate(hashes, start=1):
+        batch.insert(
+            "transaction_hash",
+            {"consensus_timestamp": stamp, "hash": digest, "payer_account_id": 1001, "hash_suffix": None},
+        )
+        batch.defer(_step, touches={"hook_storage": None})  # every segment's rows are hoisted into one COPY
+    plan = plan_batch(batch)
+    assert [(row[0], row[1][0]) for row in plan.appended["transaction_hash"]] == [(2, 2), (4, 2), (1, 7), (3, 9)]
+    assert [row[0] for segment in batch.segments for row in segment.inserts.get("transaction_hash", ())] == [
+        1,
+        2,
+        3,
+        4,
+    ]
