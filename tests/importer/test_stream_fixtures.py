@@ -22,9 +22,9 @@ from tests.importer.fixtures import (
 )
 
 from ledgermirror.importer.address_book import AccountId, read_address_book
-from ledgermirror.importer.errors import SignatureRejected
+from ledgermirror.importer.errors import SignatureRejected, StreamParseError
 from ledgermirror.importer.record_file import SemanticVersion
-from ledgermirror.importer.record_file_reader import read_record_file
+from ledgermirror.importer.record_file_reader import read_record_file, unpack_record_file
 from ledgermirror.importer.running_hash import fold, item_hash, running_hash
 from ledgermirror.importer.sidecar_file import read_sidecar_file
 from ledgermirror.importer.signature_file import read_signature_file
@@ -53,6 +53,25 @@ def test_record_file_values(stamp: str, node_id: int) -> None:
     assert [item.consensus_timestamp for item in record.items] == sorted(
         {expected.consensus_start, expected.consensus_end}
     )
+
+
+@pytest.mark.parametrize("stamp", [FIRST, SECOND])
+def test_unpacked_on_another_thread_reads_the_same(stamp: str) -> None:
+    """The importer decompresses and hashes a file on a worker thread (``unpack_record_file``) and parses it
+    after: the same file as reading it at once, its file hash the SHA-384 of the content."""
+    name, data = f"{stamp}.rcd.gz", record_bytes(stamp)
+    unpacked = unpack_record_file(name, data)
+    assert unpacked.content == gzip.decompress(data)
+    assert unpacked.content_hash is not None and unpacked.content_hash.hex() == EXPECTED[stamp].file_hash
+    assert read_record_file(name, data, unpacked) == read_record_file(name, data)
+
+
+def test_unpacking_refuses_a_bad_gzip_stream_and_hashes_only_v6() -> None:
+    data = record_bytes(FIRST)
+    with pytest.raises(StreamParseError, match="bad gzip stream"):
+        unpack_record_file(f"{FIRST}.rcd.gz", data[:-12])
+    legacy = (5).to_bytes(4, "big") + b"rest of a v5 file"
+    assert unpack_record_file("legacy.rcd", legacy).content_hash is None
 
 
 def test_running_hash_recomputed_from_the_items() -> None:

@@ -182,8 +182,9 @@ def read_record_stream_contents(
     )
 
 
-def read_v6(name: str, content: bytes, size: int) -> RecordFile:
-    """A v6 file: int32 6, then one ``RecordStreamFile`` (content is decompressed)."""
+def read_v6(name: str, content: bytes, size: int, content_hash: bytes | None = None) -> RecordFile:
+    """A v6 file: int32 6, then one ``RecordStreamFile`` (content is decompressed; ``content_hash``: its
+    SHA-384, the file hash, when computed already)."""
     contents = read_record_stream_contents(name, content, 4)
     items = parse_items(name, contents.pairs)
     hapi = contents.hapi_version
@@ -202,7 +203,7 @@ def read_v6(name: str, content: bytes, size: int) -> RecordFile:
         hapi_version=hapi,
         previous_hash=start_running,
         hash=end_running,
-        file_hash=hashlib.sha384(content).digest(),
+        file_hash=content_hash if content_hash is not None else hashlib.sha384(content).digest(),
         metadata_hash=metadata,
         block_number=block_number,
         items=tuple(items),

@@ -3,21 +3,51 @@
 
 from __future__ import annotations
 
+import hashlib
 import struct
+import time
+from dataclasses import dataclass
 
 from ledgermirror.importer import record_file_legacy
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.record_file import RecordFile, decompress, read_v6
 
+_V6_HEADER = struct.pack(">i", 6)
 
-def read_record_file(name: str, data: bytes) -> RecordFile:
-    """Parse a record file of any supported version (1, 2, 5, 6) from its stored bytes."""
+
+@dataclass(frozen=True, slots=True)
+class Unpacked:
+    """A record file's stored bytes made ready to parse (:func:`unpack_record_file`)."""
+
+    content: bytes
+    """The decompressed bytes."""
+    content_hash: bytes | None
+    """A v6 file's file hash, the SHA-384 of ``content``; None for the other versions (hashed otherwise)."""
+    seconds: float
+    """The time the unpacking took."""
+
+
+def unpack_record_file(name: str, data: bytes) -> Unpacked:
+    """Decompress the stored bytes and hash a v6 file's content: the part of reading a file that runs without
+    Python's GIL (zlib and hashlib release it for large buffers), so the importer runs it on another thread while
+    it builds the rows of earlier files (``downloader.download``)."""
+    started = time.perf_counter()
     content = decompress(name, data)
+    digest = hashlib.sha384(content).digest() if content.startswith(_V6_HEADER) else None
+    return Unpacked(content, digest, time.perf_counter() - started)
+
+
+def read_record_file(name: str, data: bytes, unpacked: Unpacked | None = None) -> RecordFile:
+    """Parse a record file of any supported version (1, 2, 5, 6) from its stored bytes (``unpacked``: their
+    :func:`unpack_record_file`, made already)."""
+    if unpacked is None:
+        unpacked = unpack_record_file(name, data)
+    content = unpacked.content
     if len(content) < 4:
         raise StreamParseError(name, "shorter than its version header")
     (version,) = struct.unpack_from(">i", content)
     if version == 6:
-        return read_v6(name, content, size=len(data))
+        return read_v6(name, content, size=len(data), content_hash=unpacked.content_hash)
     if version == 5:
         return record_file_legacy.read_v5(name, content, size=len(data))
     if version in (1, 2):
