@@ -11,6 +11,7 @@ import asyncpg
 from ledgermirror.db.embedded import (
     CHECKPOINT_SETTINGS,
     MAX_SHARED_BUFFERS_MB,
+    PREPARED_SETTINGS,
     THROWAWAY_SETTINGS,
     EmbeddedPostgres,
     default_shared_buffers_mb,
@@ -42,6 +43,17 @@ def test_every_embedded_server_checkpoints_less_often(database: Prepared) -> Non
             await conn.close()
 
     assert asyncio.run(settings()) == {"max_wal_size": "4GB", "checkpoint_timeout": "15min"}
+
+
+def test_every_embedded_server_takes_prepared_transactions(database: Prepared) -> None:
+    async def setting() -> str:
+        conn = await asyncpg.connect(database.owner_url)
+        try:
+            return str(await conn.fetchval("show max_prepared_transactions"))
+        finally:
+            await conn.close()
+
+    assert asyncio.run(setting()) == "4"
 
 
 def test_checkpoint_block_is_first_once_and_kept_up_to_date(tmp_path: Path) -> None:
@@ -89,12 +101,10 @@ def test_an_older_release_checkpoint_block_is_replaced(tmp_path: Path) -> None:
 
 
 def test_the_page_cache_is_for_durable_servers_only() -> None:
-    assert server_settings(durable=True, shared_buffers_mb=512) == {
-        **CHECKPOINT_SETTINGS,
-        "shared_buffers": "512MB",
-    }
-    assert server_settings(durable=False, shared_buffers_mb=512) == CHECKPOINT_SETTINGS
-    assert server_settings(durable=True, shared_buffers_mb=0) == CHECKPOINT_SETTINGS
+    every = {**CHECKPOINT_SETTINGS, **PREPARED_SETTINGS}
+    assert server_settings(durable=True, shared_buffers_mb=512) == {**every, "shared_buffers": "512MB"}
+    assert server_settings(durable=False, shared_buffers_mb=512) == every
+    assert server_settings(durable=True, shared_buffers_mb=0) == every
 
 
 def test_the_default_page_cache_is_a_quarter_of_the_memory_up_to_8_gib() -> None:

@@ -41,8 +41,9 @@ from typing import Generic, Protocol, TypeVar, cast
 
 import asyncpg
 
-from ledgermirror.db import address_books, import_state, write
+from ledgermirror.db import address_books, import_state, prepared, write
 from ledgermirror.db.commit_notify import notify_commit
+from ledgermirror.db.prepared import Appender
 from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.balance_snapshots import BalanceSnapshots, SnapshotClock
 from ledgermirror.importer.block_verify import BlockLink
@@ -175,9 +176,10 @@ async def write_files(
     group: ImportStats,
     *,
     plan: BatchPlan | None = None,
+    appender: Appender | None = None,
 ) -> int:
-    """Write the gathered rows (``plan``: the batch's plan, made already), then the units' ``record_file`` rows;
-    reload the node set if it changed."""
+    """Write the gathered rows (``plan``: the batch's plan, made already; ``appender``: see
+    ``batch_writer.write_batch``), then the units' ``record_file`` rows; reload the node set if it changed."""
     if not record_rows:
         return 0
     started = time.perf_counter()
@@ -195,7 +197,7 @@ async def write_files(
         seeded_rows = await seed_balances(conn, seeded)
         group.tables.update(seeded_rows)
         rows += sum(seeded_rows.values())
-    counts = await write_batch(conn, batch, plan)
+    counts = await write_batch(conn, batch, plan, appender)
     counts.update(await write.copy_rows(conn, "record_file", record_rows))
     if seeded is not None:
         await settle_seeded(conn, seeded)
@@ -219,6 +221,9 @@ async def sole_importer(conn: asyncpg.Connection) -> AsyncIterator[None]:
     if not await import_state.try_lock(conn):
         raise ImporterError("another importer is writing to this database (advisory lock held)")
     try:
+        settled = await prepared.settle(conn)  # what a crash left between the two phases of a commit
+        if settled:
+            _log.info("prepared import transactions settled", extra={"settled": settled})
         yield
     finally:
         await import_state.unlock(conn)
@@ -575,15 +580,25 @@ class Driver(Generic[S]):
                 written.seconds = time.perf_counter() - started
 
         async def write(conn: asyncpg.Connection) -> None:
-            async with conn.transaction():
-                group.rows += await write_files(conn, built.batch, built.record_rows, position, group, plan=plan)
-                if built.snapshot_at is not None:  # the balances after the transaction's last file
-                    taken = await self.snapshots.write(conn, built.snapshot_at)
-                    group.tables.update(taken)
-                    group.rows += sum(taken.values())
-                await units.before_commit(conn, state, group)
-                group.rows += await built.evidence.write(conn)
-                await notify_commit(conn, group.last_consensus_end)
+            appender = writer.appender
+            try:
+                async with conn.transaction():
+                    group.rows += await write_files(
+                        conn, built.batch, built.record_rows, position, group, plan=plan, appender=appender
+                    )
+                    if built.snapshot_at is not None:  # the balances after the transaction's last file
+                        taken = await self.snapshots.write(conn, built.snapshot_at)
+                        group.tables.update(taken)
+                        group.rows += sum(taken.values())
+                    await units.before_commit(conn, state, group)
+                    group.rows += await built.evidence.write(conn)
+                    await notify_commit(conn, group.last_consensus_end)
+            except BaseException:
+                if appender is not None:
+                    await appender.abandon()
+                raise
+            if appender is not None:
+                await appender.commit()  # the second phase of its rows (db.prepared)
 
         written = _Written(built, InFlight(built.batch), time.perf_counter())
         written.guard.follow(writer.submit(write_and_commit))
