@@ -34,26 +34,20 @@ def test_the_test_cluster_is_a_throwaway_one(database: Prepared) -> None:
     assert asyncio.run(settings()) == {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
 
 
-def test_every_embedded_server_checkpoints_less_often(database: Prepared) -> None:
+def test_every_embedded_server_checkpoints_less_often_and_takes_prepared_transactions(database: Prepared) -> None:
     async def settings() -> dict[str, str]:
         conn = await asyncpg.connect(database.owner_url)
         try:
-            return {name: await conn.fetchval(f"show {name}") for name in CHECKPOINT_SETTINGS}
+            names = [*CHECKPOINT_SETTINGS, *PREPARED_SETTINGS]
+            return {name: await conn.fetchval(f"show {name}") for name in names}
         finally:
             await conn.close()
 
-    assert asyncio.run(settings()) == {"max_wal_size": "4GB", "checkpoint_timeout": "15min"}
-
-
-def test_every_embedded_server_takes_prepared_transactions(database: Prepared) -> None:
-    async def setting() -> str:
-        conn = await asyncpg.connect(database.owner_url)
-        try:
-            return str(await conn.fetchval("show max_prepared_transactions"))
-        finally:
-            await conn.close()
-
-    assert asyncio.run(setting()) == "4"
+    assert asyncio.run(settings()) == {
+        "max_wal_size": "4GB",
+        "checkpoint_timeout": "15min",
+        "max_prepared_transactions": "4",
+    }
 
 
 def test_checkpoint_block_is_first_once_and_kept_up_to_date(tmp_path: Path) -> None:

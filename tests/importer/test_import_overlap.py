@@ -103,6 +103,38 @@ def test_the_evm_stream_overlapped_ends_with_the_sequential_tables(
     assert stats.deferred_reads > 0
 
 
+def _record_file_trigger(name: str, body: str) -> tuple[str, str]:
+    """A trigger running ``body`` (PL/pgSQL) before each ``record_file`` insert, and the statements dropping it."""
+    create = f"""
+create function {name}() returns trigger language plpgsql as $$
+begin
+    {body}
+    return new;
+end $$;
+create trigger {name} before insert on record_file for each row execute function {name}();
+"""
+    return create, f"drop trigger {name} on record_file; drop function {name}();"
+
+
+_SLOW, _UNSLOW = _record_file_trigger("overlap_test_slow", "perform pg_sleep(0.05);")
+
+
+def test_a_slow_writer_gets_the_appended_rows_written_aside_and_the_same_tables(
+    database: Prepared, ledger: Ledger, evm_stream: Path
+) -> None:
+    """A writer slower than the row building (every ``record_file`` row takes 50 ms more): the transactions built
+    while the one before was still written have their appended rows copied on the writer's second connection
+    and committed in two phases (``db.prepared``), and the tables are those of the sequential import."""
+    ledger.execute(_SLOW)
+    try:
+        expected, found, stats = _both(database, ledger, evm_stream)
+    finally:
+        ledger.execute(_UNSLOW)
+    assert found == expected
+    assert stats.appended_aside > stats.overlapped // 2
+    assert _value(database.owner_url, "select count(*) from pg_prepared_xacts") == 0
+
+
 def test_a_mixed_version_stream_overlapped_ends_with_the_sequential_tables(
     database: Prepared, ledger: Ledger, mixed_stream: Path
 ) -> None:
@@ -111,17 +143,9 @@ def test_a_mixed_version_stream_overlapped_ends_with_the_sequential_tables(
     assert stats.overlapped > 0
 
 
-_FAIL = """
-create function overlap_test_fail() returns trigger language plpgsql as $$
-begin
-    if new.name = '{name}' then
-        raise exception 'refused by the test';
-    end if;
-    return new;
-end $$;
-create trigger overlap_test_fail before insert on record_file for each row execute function overlap_test_fail();
-"""
-_UNFAIL = "drop trigger overlap_test_fail on record_file; drop function overlap_test_fail();"
+_FAIL, _UNFAIL = _record_file_trigger(
+    "overlap_test_fail", "if new.name = '{file}' then raise exception 'refused by the test'; end if;"
+)
 
 
 def test_a_failed_background_write_leaves_nothing_of_it_or_of_the_next(
@@ -131,7 +155,7 @@ def test_a_failed_background_write_leaves_nothing_of_it_or_of_the_next(
     names = [path.name for path in (evm_stream / "recordstreams").rglob("*Z.rcd.gz")]  # not sidecars
     files = sorted(set(names))
     failing = files[22]  # in the eighth transaction or so (three files each, fewer where a snapshot ends one)
-    ledger.execute(_FAIL.format(name=failing))
+    ledger.execute(_FAIL.replace("{file}", failing))
     try:
         with pytest.raises(asyncpg.RaiseError, match="refused by the test"):
             _import(url, evm_stream, _options(evm_stream, overlap=True))

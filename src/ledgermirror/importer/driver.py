@@ -463,6 +463,11 @@ class Driver(Generic[S]):
 
     _imported: int = 0
     _inflight: _Written[S] | None = None
+    _writer_behind: bool = False
+    """Whether the last transaction built had to wait for the one before it to be written: the writer, not the
+    row building, sets the pace, and the next one's appended rows go to the writer's second connection
+    (:meth:`_submit`). While the row building sets the pace, a second server process would only take the cores
+    it needs."""
 
     async def _gather_next(self, units: Units[S, U], latest: S) -> Built[S]:
         """The next transaction gathered (:meth:`_gather`) after ``latest``, while the one in flight is
@@ -486,6 +491,7 @@ class Driver(Generic[S]):
         if written is None:
             return
         self._inflight = None
+        self._writer_behind = not written.guard.done.done()
         waited = time.perf_counter()
         await written.guard.done
         self.stats.write_wait_seconds += time.perf_counter() - waited + written.guard.wait_seconds
@@ -579,8 +585,11 @@ class Driver(Generic[S]):
             finally:
                 written.seconds = time.perf_counter() - started
 
+        aside = self._writer_behind and writer.appender is not None
+        self.stats.appended_aside += aside
+
         async def write(conn: asyncpg.Connection) -> None:
-            appender = writer.appender
+            appender = writer.appender if aside else None
             try:
                 async with conn.transaction():
                     group.rows += await write_files(
