@@ -518,7 +518,6 @@ def report(
             # its wall seconds, and the part of them the builder waited for (not hidden by building)
             "background_transactions": stats.overlapped,
             "background_snapshots": stats.background_snapshots,
-            "appended_aside": stats.appended_aside,
             "background_write_seconds": round(stats.background_write_seconds, 3),
             "builder_wait_seconds": round(stats.write_wait_seconds, 3),
             "reads_that_waited": stats.waited_reads,
@@ -601,8 +600,7 @@ def print_report(result: dict[str, Any]) -> None:
     if overlap["background_transactions"]:
         print(
             f"  overlap: {overlap['background_transactions']} transactions written in the background "
-            f"({overlap['background_snapshots']} of them with a balance snapshot, "
-            f"{overlap['appended_aside']} with their appended rows on the second connection) in "
+            f"({overlap['background_snapshots']} of them with a balance snapshot) in "
             f"{overlap['background_write_seconds']} s, the builder waited {overlap['builder_wait_seconds']} s "
             f"for them ({overlap['reads_that_waited']} reads waited for a commit, "
             f"{overlap['reads_completed_after_the_commit']} files' log addresses completed after it)"

@@ -11,7 +11,6 @@ import asyncpg
 from ledgermirror.db.embedded import (
     CHECKPOINT_SETTINGS,
     MAX_SHARED_BUFFERS_MB,
-    PREPARED_SETTINGS,
     THROWAWAY_SETTINGS,
     EmbeddedPostgres,
     default_shared_buffers_mb,
@@ -34,20 +33,15 @@ def test_the_test_cluster_is_a_throwaway_one(database: Prepared) -> None:
     assert asyncio.run(settings()) == {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
 
 
-def test_every_embedded_server_checkpoints_less_often_and_takes_prepared_transactions(database: Prepared) -> None:
+def test_every_embedded_server_checkpoints_less_often(database: Prepared) -> None:
     async def settings() -> dict[str, str]:
         conn = await asyncpg.connect(database.owner_url)
         try:
-            names = [*CHECKPOINT_SETTINGS, *PREPARED_SETTINGS]
-            return {name: await conn.fetchval(f"show {name}") for name in names}
+            return {name: await conn.fetchval(f"show {name}") for name in CHECKPOINT_SETTINGS}
         finally:
             await conn.close()
 
-    assert asyncio.run(settings()) == {
-        "max_wal_size": "4GB",
-        "checkpoint_timeout": "15min",
-        "max_prepared_transactions": "4",
-    }
+    assert asyncio.run(settings()) == {"max_wal_size": "4GB", "checkpoint_timeout": "15min"}
 
 
 def test_checkpoint_block_is_first_once_and_kept_up_to_date(tmp_path: Path) -> None:
@@ -95,10 +89,12 @@ def test_an_older_release_checkpoint_block_is_replaced(tmp_path: Path) -> None:
 
 
 def test_the_page_cache_is_for_durable_servers_only() -> None:
-    every = {**CHECKPOINT_SETTINGS, **PREPARED_SETTINGS}
-    assert server_settings(durable=True, shared_buffers_mb=512) == {**every, "shared_buffers": "512MB"}
-    assert server_settings(durable=False, shared_buffers_mb=512) == every
-    assert server_settings(durable=True, shared_buffers_mb=0) == every
+    assert server_settings(durable=True, shared_buffers_mb=512) == {
+        **CHECKPOINT_SETTINGS,
+        "shared_buffers": "512MB",
+    }
+    assert server_settings(durable=False, shared_buffers_mb=512) == CHECKPOINT_SETTINGS
+    assert server_settings(durable=True, shared_buffers_mb=0) == CHECKPOINT_SETTINGS
 
 
 def test_the_default_page_cache_is_a_quarter_of_the_memory_up_to_8_gib() -> None:

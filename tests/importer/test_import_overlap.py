@@ -22,14 +22,11 @@ import pytest
 from tests.importer.test_import_crash import _digest
 from tests.support import Ledger
 
-from ledgermirror.db.prepared import Appender
 from ledgermirror.importer.balance_snapshots import SnapshotRules
 from ledgermirror.importer.options import ImportOptions
-from ledgermirror.importer.overlap import BackgroundWriter
 from ledgermirror.importer.pipeline import run_import
 from ledgermirror.importer.progress import ImportStats
 from ledgermirror.importer.sources import open_store
-from ledgermirror.importer.stream_names import instant_of
 from ledgermirror.runtime import Prepared
 from ledgermirror.simulator.run import INITIAL_BALANCES, simulate
 
@@ -103,38 +100,6 @@ def test_the_evm_stream_overlapped_ends_with_the_sequential_tables(
     assert stats.deferred_reads > 0
 
 
-def _record_file_trigger(name: str, body: str) -> tuple[str, str]:
-    """A trigger running ``body`` (PL/pgSQL) before each ``record_file`` insert, and the statements dropping it."""
-    create = f"""
-create function {name}() returns trigger language plpgsql as $$
-begin
-    {body}
-    return new;
-end $$;
-create trigger {name} before insert on record_file for each row execute function {name}();
-"""
-    return create, f"drop trigger {name} on record_file; drop function {name}();"
-
-
-_SLOW, _UNSLOW = _record_file_trigger("overlap_test_slow", "perform pg_sleep(0.05);")
-
-
-def test_a_slow_writer_gets_the_appended_rows_written_aside_and_the_same_tables(
-    database: Prepared, ledger: Ledger, evm_stream: Path
-) -> None:
-    """A writer slower than the row building (every ``record_file`` row takes 50 ms more): the transactions built
-    while the one before was still written have their appended rows copied on the writer's second connection
-    and committed in two phases (``db.prepared``), and the tables are those of the sequential import."""
-    ledger.execute(_SLOW)
-    try:
-        expected, found, stats = _both(database, ledger, evm_stream)
-    finally:
-        ledger.execute(_UNSLOW)
-    assert found == expected
-    assert stats.appended_aside > stats.overlapped // 2
-    assert _value(database.owner_url, "select count(*) from pg_prepared_xacts") == 0
-
-
 def test_a_mixed_version_stream_overlapped_ends_with_the_sequential_tables(
     database: Prepared, ledger: Ledger, mixed_stream: Path
 ) -> None:
@@ -143,9 +108,17 @@ def test_a_mixed_version_stream_overlapped_ends_with_the_sequential_tables(
     assert stats.overlapped > 0
 
 
-_FAIL, _UNFAIL = _record_file_trigger(
-    "overlap_test_fail", "if new.name = '{file}' then raise exception 'refused by the test'; end if;"
-)
+_FAIL = """
+create function overlap_test_fail() returns trigger language plpgsql as $$
+begin
+    if new.name = '{name}' then
+        raise exception 'refused by the test';
+    end if;
+    return new;
+end $$;
+create trigger overlap_test_fail before insert on record_file for each row execute function overlap_test_fail();
+"""
+_UNFAIL = "drop trigger overlap_test_fail on record_file; drop function overlap_test_fail();"
 
 
 def test_a_failed_background_write_leaves_nothing_of_it_or_of_the_next(
@@ -155,7 +128,7 @@ def test_a_failed_background_write_leaves_nothing_of_it_or_of_the_next(
     names = [path.name for path in (evm_stream / "recordstreams").rglob("*Z.rcd.gz")]  # not sidecars
     files = sorted(set(names))
     failing = files[22]  # in the eighth transaction or so (three files each, fewer where a snapshot ends one)
-    ledger.execute(_FAIL.replace("{file}", failing))
+    ledger.execute(_FAIL.format(name=failing))
     try:
         with pytest.raises(asyncpg.RaiseError, match="refused by the test"):
             _import(url, evm_stream, _options(evm_stream, overlap=True))
@@ -168,8 +141,6 @@ def test_a_failed_background_write_leaves_nothing_of_it_or_of_the_next(
                 await conn.close()
 
         kept = asyncio.run(stored())
-        # the failing transaction's appended rows, prepared on the writer's second connection, were rolled back
-        assert _value(url, "select count(*) from pg_prepared_xacts") == 0
     finally:
         ledger.execute(_UNFAIL)
     # every transaction before the failing one committed (it holds the failing file and at most two before it);
@@ -181,70 +152,3 @@ def test_a_failed_background_write_leaves_nothing_of_it_or_of_the_next(
     ledger.reset()
     _import(url, evm_stream, _options(evm_stream, overlap=False))
     assert after == asyncio.run(_digest(url))
-
-
-def test_the_writer_appends_on_a_second_connection(database: Prepared) -> None:
-    """The test server takes prepared transactions, so the background writer opens its appender (``db.prepared``),
-    and closing the writer ends both connections."""
-
-    async def go() -> tuple[bool, bool]:
-        conn = await asyncpg.connect(database.owner_url)
-        writer = BackgroundWriter(conn)
-        try:
-            await writer.submit(_nothing)
-            appender = writer.appender
-            opened = appender is not None and not appender.conn.is_closed()
-        finally:
-            writer.close()
-            await conn.close()
-        return opened, appender is not None and appender.conn.is_closed()
-
-    assert asyncio.run(go()) == (True, True)
-
-
-async def _nothing(conn: asyncpg.Connection) -> None:
-    return None
-
-
-def test_a_crash_between_the_two_phases_is_settled_at_the_next_start(
-    database: Prepared, ledger: Ledger, evm_stream: Path
-) -> None:
-    """The importer died after a transaction committed and before its appended rows' second phase: the next
-    import's start commits them (the main transaction committed) before it goes on."""
-    url = database.owner_url
-    first = _import(url, evm_stream, _options(evm_stream, overlap=True, end=_instant_of_file(evm_stream, 9)))
-    assert first.files == 10
-
-    async def orphan() -> None:
-        main = await asyncpg.connect(url)
-        side = await asyncpg.connect(url)
-        appender = Appender(side)
-        await main.execute("begin")
-        await appender.begin(main)
-        await side.execute("insert into prng (consensus_timestamp, payer_account_id, range) values (1, 2, 3)")
-        await appender.prepare()
-        await main.execute("commit")
-        side.terminate()
-        await main.close()
-
-    asyncio.run(orphan())
-    assert _value(url, "select count(*) from pg_prepared_xacts") == 1
-    _import(url, evm_stream, _options(evm_stream, overlap=True))
-    assert _value(url, "select count(*) from pg_prepared_xacts") == 0
-    assert _value(url, "select count(*) from prng where consensus_timestamp = 1") == 1
-
-
-def _instant_of_file(stream: Path, index: int) -> int:
-    names = sorted({path.name for path in (stream / "recordstreams").rglob("*Z.rcd.gz")})
-    return instant_of(names[index])
-
-
-def _value(url: str, sql: str) -> Any:
-    async def go() -> Any:
-        conn = await asyncpg.connect(url)
-        try:
-            return await conn.fetchval(sql)
-        finally:
-            await conn.close()
-
-    return asyncio.run(go())

@@ -132,10 +132,6 @@ first change of each page writes the whole page to the WAL; an import changes pa
 indexes (``transaction_hash``, ``crypto_transfer`` by account), so frequent checkpoints write most index changes
 as full pages, and that WAL fills ``max_wal_size`` and calls the next checkpoint sooner. Durability is
 unchanged (every commit is still flushed); recovery after a crash replays at most ``max_wal_size`` of WAL."""
-PREPARED_SETTINGS = {"max_prepared_transactions": "4"}
-"""Every embedded server: prepared transactions, so that the importer's background writer can write a batch's
-appended rows on a second connection and commit them in two phases with the batch (``db.prepared``; one is
-prepared at a time, and one may be left by a crash until the importer's next start)."""
 MAX_SHARED_BUFFERS_MB = 8192
 """The automatic ``shared_buffers`` (a quarter of the machine's memory) stops here."""
 
@@ -170,12 +166,12 @@ def default_shared_buffers_mb(memory: int | None = None) -> int:
 
 
 def server_settings(*, durable: bool, shared_buffers_mb: int) -> dict[str, str]:
-    """What every embedded server gets (:data:`CHECKPOINT_SETTINGS`, :data:`PREPARED_SETTINGS`) and, for a
-    durable one, PostgreSQL's own page cache of ``shared_buffers_mb``: an import's index pages (random inserts
-    into ``crypto_transfer`` by account and ``transaction_hash``) outgrow initdb's 128 MB within the first million
-    transactions, after which every insert reads its page back from the OS and writes another out
-    (docs/performance.md). A throwaway server keeps initdb's 128 MB (the test suite starts many)."""
-    settings = {**CHECKPOINT_SETTINGS, **PREPARED_SETTINGS}
+    """What every embedded server gets (:data:`CHECKPOINT_SETTINGS`) and, for a durable one, PostgreSQL's own
+    page cache of ``shared_buffers_mb``: an import's index pages (random inserts into ``crypto_transfer`` by
+    account and ``transaction_hash``) outgrow initdb's 128 MB within the first million transactions, after which
+    every insert reads its page back from the OS and writes another out (docs/performance.md). A throwaway
+    server keeps initdb's 128 MB (the test suite starts many)."""
+    settings = dict(CHECKPOINT_SETTINGS)
     if durable and shared_buffers_mb > 0:
         settings["shared_buffers"] = f"{shared_buffers_mb}MB"
     return settings

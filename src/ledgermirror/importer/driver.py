@@ -41,9 +41,8 @@ from typing import Generic, Protocol, TypeVar, cast
 
 import asyncpg
 
-from ledgermirror.db import address_books, import_state, prepared, write
+from ledgermirror.db import address_books, import_state, write
 from ledgermirror.db.commit_notify import notify_commit
-from ledgermirror.db.prepared import Appender
 from ledgermirror.importer.address_book import AddressBook, read_address_book
 from ledgermirror.importer.balance_snapshots import BalanceSnapshots, SnapshotClock
 from ledgermirror.importer.block_verify import BlockLink
@@ -176,10 +175,9 @@ async def write_files(
     group: ImportStats,
     *,
     plan: BatchPlan | None = None,
-    appender: Appender | None = None,
 ) -> int:
-    """Write the gathered rows (``plan``: the batch's plan, made already; ``appender``: see
-    ``batch_writer.write_batch``), then the units' ``record_file`` rows; reload the node set if it changed."""
+    """Write the gathered rows (``plan``: the batch's plan, made already), then the units' ``record_file`` rows;
+    reload the node set if it changed."""
     if not record_rows:
         return 0
     started = time.perf_counter()
@@ -197,7 +195,7 @@ async def write_files(
         seeded_rows = await seed_balances(conn, seeded)
         group.tables.update(seeded_rows)
         rows += sum(seeded_rows.values())
-    counts = await write_batch(conn, batch, plan, appender)
+    counts = await write_batch(conn, batch, plan)
     counts.update(await write.copy_rows(conn, "record_file", record_rows))
     if seeded is not None:
         await settle_seeded(conn, seeded)
@@ -221,9 +219,6 @@ async def sole_importer(conn: asyncpg.Connection) -> AsyncIterator[None]:
     if not await import_state.try_lock(conn):
         raise ImporterError("another importer is writing to this database (advisory lock held)")
     try:
-        settled = await prepared.settle(conn)  # what a crash left between the two phases of a commit
-        if settled:
-            _log.info("prepared import transactions settled", extra={"settled": settled})
         yield
     finally:
         await import_state.unlock(conn)
@@ -463,11 +458,6 @@ class Driver(Generic[S]):
 
     _imported: int = 0
     _inflight: _Written[S] | None = None
-    _writer_behind: bool = False
-    """Whether the last transaction built had to wait for the one before it to be written: the writer, not the
-    row building, sets the pace, and the next one's appended rows go to the writer's second connection
-    (:meth:`_submit`). While the row building sets the pace, a second server process would only take the cores
-    it needs."""
 
     async def _gather_next(self, units: Units[S, U], latest: S) -> Built[S]:
         """The next transaction gathered (:meth:`_gather`) after ``latest``, while the one in flight is
@@ -491,7 +481,6 @@ class Driver(Generic[S]):
         if written is None:
             return
         self._inflight = None
-        self._writer_behind = not written.guard.done.done()
         waited = time.perf_counter()
         await written.guard.done
         self.stats.write_wait_seconds += time.perf_counter() - waited + written.guard.wait_seconds
@@ -585,29 +574,16 @@ class Driver(Generic[S]):
             finally:
                 written.seconds = time.perf_counter() - started
 
-        aside = self._writer_behind and writer.appender is not None
-        self.stats.appended_aside += aside
-
         async def write(conn: asyncpg.Connection) -> None:
-            appender = writer.appender if aside else None
-            try:
-                async with conn.transaction():
-                    group.rows += await write_files(
-                        conn, built.batch, built.record_rows, position, group, plan=plan, appender=appender
-                    )
-                    if built.snapshot_at is not None:  # the balances after the transaction's last file
-                        taken = await self.snapshots.write(conn, built.snapshot_at)
-                        group.tables.update(taken)
-                        group.rows += sum(taken.values())
-                    await units.before_commit(conn, state, group)
-                    group.rows += await built.evidence.write(conn)
-                    await notify_commit(conn, group.last_consensus_end)
-            except BaseException:
-                if appender is not None:
-                    await appender.abandon()
-                raise
-            if appender is not None:
-                await appender.commit()  # the second phase of its rows (db.prepared)
+            async with conn.transaction():
+                group.rows += await write_files(conn, built.batch, built.record_rows, position, group, plan=plan)
+                if built.snapshot_at is not None:  # the balances after the transaction's last file
+                    taken = await self.snapshots.write(conn, built.snapshot_at)
+                    group.tables.update(taken)
+                    group.rows += sum(taken.values())
+                await units.before_commit(conn, state, group)
+                group.rows += await built.evidence.write(conn)
+                await notify_commit(conn, group.last_consensus_end)
 
         written = _Written(built, InFlight(built.batch), time.perf_counter())
         written.guard.follow(writer.submit(write_and_commit))

@@ -36,9 +36,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from ledgermirror.db import aliases as stored_aliases
-from ledgermirror.db import prepared
 from ledgermirror.db.connections import sibling
-from ledgermirror.db.prepared import Appender
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer.handlers.batch import Batch
 
@@ -152,9 +150,6 @@ class BackgroundWriter:
         self._thread = threading.Thread(target=self._loop.run_forever, name="ledgermirror-writer", daemon=True)
         self._thread.start()
         self._conn: asyncpg.Connection | None = None
-        self.appender: Appender | None = None
-        """A second connection for the batch's appended rows (``db.prepared``) when the server takes prepared
-        transactions; read by the work in the writer's thread."""
         self._switch = sys.getswitchinterval()
 
     def submit(self, work: Callable[[asyncpg.Connection], Awaitable[T]]) -> asyncio.Future[T]:
@@ -165,9 +160,6 @@ class BackgroundWriter:
     async def _run(self, work: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
         if self._conn is None or self._conn.is_closed():
             self._conn = await sibling(self._origin)
-            if self.appender is not None:
-                self.appender.conn.terminate()
-            self.appender = Appender(await sibling(self._origin)) if await prepared.supported(self._conn) else None
         try:
             return await work(self._conn)
         finally:
@@ -176,8 +168,6 @@ class BackgroundWriter:
     async def _shutdown(self) -> None:
         if self._conn is not None:
             self._conn.terminate()
-        if self.appender is not None:
-            self.appender.conn.terminate()  # a transaction prepared there outlives it: settled at the next start
         tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
         for task in tasks:
             task.cancel()

@@ -40,9 +40,6 @@ class ImportStats:
     write_wait_seconds: float = 0.0
     """Wall seconds the row builder waited for the background writer's commits (the part of the writes that
     the building of the next transaction did not hide)."""
-    appended_aside: int = 0
-    """Transactions whose appended rows the background writer copied on its second connection (``db.prepared``):
-    those built while the one before was still being written."""
 
     @property
     def elapsed(self) -> float:

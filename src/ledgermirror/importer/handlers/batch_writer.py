@@ -4,7 +4,6 @@ allow it (:func:`coalesce`)."""
 
 from __future__ import annotations
 
-import asyncio
 import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -13,10 +12,9 @@ from typing import Any
 import asyncpg
 
 from ledgermirror.db import running, write
-from ledgermirror.db.prepared import Appender
 from ledgermirror.db.schema import RANGE_COLUMN, TABLES
 from ledgermirror.db.schema import table as table_model
-from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, RECORD_TABLES, Batch, Segment, Step
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch, Segment, Step
 from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
 
 _UPSERT_FIRST = ("entity",)
@@ -398,11 +396,6 @@ class BatchPlan:
     """The tables the writes merge into."""
 
 
-APPENDER_TABLES = frozenset(RECORD_TABLES)
-"""The hoisted tables an :class:`~ledgermirror.db.prepared.Appender` writes beside the batch's transaction: the
-four with rows in most transactions, which the API reads but no live subscription does (``topic_message``
-stays with the commit's ``NOTIFY``)."""
-
 _COPY_ORDER = {"transaction_hash": RECORD_COLUMNS["transaction_hash"].index("hash")}
 """Hoisted tables whose rows are copied in the order of a column (its position in the value tuples): the one
 index of ``transaction_hash`` is on the hash, so the rows of a batch in hash order insert into it from left
@@ -430,9 +423,7 @@ def plan_batch(batch: Batch) -> BatchPlan:
     )
 
 
-async def write_batch(
-    conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | None = None, appender: Appender | None = None
-) -> dict[str, int]:
+async def write_batch(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | None = None) -> dict[str, int]:
     """Write the batch in one database transaction (the caller's, if one is open); rows written by table.
 
     Entity balance deltas are carried to the end of the batch and applied in one statement, except for an
@@ -448,70 +439,41 @@ async def write_batch(
 
     A batch holding a NodeStakeUpdate ends with the pending rewards of the period it ended (``entity_stakes``),
     read from the balances and entity versions written before. ``plan``: :func:`plan_batch` of the batch, made
-    already (by default it is made here). ``appender``: the hoisted rows of :data:`APPENDER_TABLES` are
-    written on its connection meanwhile and prepared there (``db.prepared``); the caller commits it after the
-    transaction on ``conn`` or abandons it.
+    already (by default it is made here).
     """
     counts: dict[str, int] = {}
     if plan is None:
         plan = plan_batch(batch)
-    async with conn.transaction():
-        if appender is None:
-            for name, rows in plan.appended.items():
-                _add(counts, await _append(conn, name, rows))
-            await _write_rest(conn, batch, plan, counts)
-            return counts
-        await appender.begin(conn)
-        aside = {name: rows for name, rows in plan.appended.items() if name in APPENDER_TABLES}
-        side = asyncio.ensure_future(_append_all(appender.conn, aside))
-        try:
-            for name, rows in plan.appended.items():
-                if name not in aside:
-                    _add(counts, await _append(conn, name, rows))
-            await _write_rest(conn, batch, plan, counts)
-        finally:
-            if not side.done():
-                await asyncio.wait([side])  # the appender's COPYs end before this transaction does
-        _add(counts, side.result())
-        await appender.prepare()
-    return counts
-
-
-async def _append_all(conn: asyncpg.Connection, appended: dict[str, list[Any]]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for name, rows in appended.items():
-        _add(counts, await _append(conn, name, rows))
-    return counts
-
-
-async def _write_rest(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan, counts: dict[str, int]) -> None:
-    """The batch after its hoisted rows: the coalesced writes, the carried balances, the stake step."""
     carried: dict[int, list[int]] = {}
-    async with write.bulk(conn, plan.upserted):
-        for part, later in zip(plan.written, plan.upserted_after, strict=True):
-            segment = part.rows
-            now: dict[int, list[int]] = {}
-            for key, (delta, stamp) in segment.entity_balances.items():
-                if key in later:
-                    now[key] = [delta, stamp]
-                elif (held := carried.get(key)) is not None:
-                    held[0] += delta
-                    held[1] = stamp
-                else:
-                    carried[key] = [delta, stamp]
-            steps = [held.step for held in part.steps if held.step is not None]
-            _add(counts, await write_segment(conn, segment, now, steps, part.entity_phases))
-            if part.late_token_balances:
-                await running.add_token_balances(
-                    conn,
-                    [
-                        (account, token, delta, stamp)
-                        for (account, token), (delta, stamp) in part.late_token_balances.items()
-                    ],
+    async with conn.transaction():
+        for name, rows in plan.appended.items():
+            _add(counts, await _append(conn, name, rows))
+        async with write.bulk(conn, plan.upserted):
+            for part, later in zip(plan.written, plan.upserted_after, strict=True):
+                segment = part.rows
+                now: dict[int, list[int]] = {}
+                for key, (delta, stamp) in segment.entity_balances.items():
+                    if key in later:
+                        now[key] = [delta, stamp]
+                    elif (held := carried.get(key)) is not None:
+                        held[0] += delta
+                        held[1] = stamp
+                    else:
+                        carried[key] = [delta, stamp]
+                steps = [held.step for held in part.steps if held.step is not None]
+                _add(counts, await write_segment(conn, segment, now, steps, part.entity_phases))
+                if part.late_token_balances:
+                    await running.add_token_balances(
+                        conn,
+                        [
+                            (account, token, delta, stamp)
+                            for (account, token), (delta, stamp) in part.late_token_balances.items()
+                        ],
+                    )
+            if carried:
+                await running.add_entity_balances(
+                    conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
                 )
-        if carried:
-            await running.add_entity_balances(
-                conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
-            )
-    if any("node_stake" in segment.inserts for segment in batch.segments):
-        _add(counts, await update_entity_stakes(conn))
+        if any("node_stake" in segment.inserts for segment in batch.segments):
+            _add(counts, await update_entity_stakes(conn))
+    return counts
