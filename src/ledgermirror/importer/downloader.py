@@ -177,13 +177,14 @@ async def download(store: Store, candidate: Candidate, cost: VerificationCost | 
         # Decompressing and hashing release the GIL: on a worker thread they overlap the row building of the
         # files before this one (this download runs ahead of the import, see Prefetcher).
         unpacked = await asyncio.to_thread(unpack_record_file, data_name, data)
-        parsed = time.perf_counter()
         cost.data += unpacked.seconds
-        fetched.record = read_record_file(data_name, data, unpacked)
-    except StreamFileError as error:
         parsed = time.perf_counter()
+        try:
+            fetched.record = read_record_file(data_name, data, unpacked)
+        finally:
+            cost.data += time.perf_counter() - parsed
+    except StreamFileError as error:
         fetched.record = error
-    cost.data += time.perf_counter() - parsed
     if isinstance(fetched.record, RecordFile) and fetched.record.sidecars:
         started = time.perf_counter()
         ids = [listed.id for listed in fetched.record.sidecars]
