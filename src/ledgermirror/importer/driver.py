@@ -37,7 +37,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar, cast
+from typing import Generic, NamedTuple, Protocol, TypeVar, cast
 
 import asyncpg
 
@@ -438,6 +438,12 @@ class Driver(Generic[S]):
             while not units.exhausted and not self.stop.is_set() and not self.reached_end:
                 built = await self._gather_next(units, latest)
                 latest = built.state
+                # Planned while the transaction before it is still being written, unless reads it put off will
+                # add rows once that one commits: the writer then starts on it as soon as it is free.
+                put_off = built.reads is not None and built.reads.completions
+                ready = None
+                if not built.barrier and built.group.files and not put_off:
+                    ready = _Ready(plan_batch(built.batch), InFlight(built.batch))
                 await self._settle()
                 if built.reads is not None:
                     self.stats.deferred_reads += len(built.reads.completions)
@@ -446,7 +452,9 @@ class Driver(Generic[S]):
                     await self._commit_rest(units, built)
                 elif built.group.files:
                     self._writer = self._writer or BackgroundWriter(self.conn)
-                    self._inflight = self._submit(self._writer, units, built)
+                    if ready is None:
+                        ready = _Ready(plan_batch(built.batch), InFlight(built.batch))
+                    self._inflight = self._submit(self._writer, units, built, ready)
                 if built.refused is not None:
                     await self._settle()
                     raise built.refused
@@ -562,10 +570,11 @@ class Driver(Generic[S]):
         self._committed(group, time.perf_counter() - started)
         self._imported += group.files
 
-    def _submit(self, writer: BackgroundWriter, units: Units[S, U], built: Built[S]) -> _Written[S]:
-        """Write and commit ``built`` in the writer's thread, on its connection."""
+    def _submit(self, writer: BackgroundWriter, units: Units[S, U], built: Built[S], ready: _Ready) -> _Written[S]:
+        """Write and commit ``built`` in the writer's thread, on its connection (``ready``: its plan and guard,
+        made in the row builder's thread: the writer's thread only writes)."""
         group, state, position = built.group, built.state, units.position(built.state)
-        plan = plan_batch(built.batch)  # here, in the row builder's thread: the writer's thread only writes
+        plan = ready.plan
 
         async def write_and_commit(conn: asyncpg.Connection) -> None:
             started = time.perf_counter()
@@ -585,7 +594,7 @@ class Driver(Generic[S]):
                 group.rows += await built.evidence.write(conn)
                 await notify_commit(conn, group.last_consensus_end)
 
-        written = _Written(built, InFlight(built.batch), time.perf_counter())
+        written = _Written(built, ready.guard, time.perf_counter())
         written.guard.follow(writer.submit(write_and_commit))
         return written
 
@@ -602,6 +611,14 @@ class Driver(Generic[S]):
         stats.last_name, stats.last_consensus_end = group.last_name, group.last_consensus_end
         self.progress.committed(stats)
         _log.debug("committed", extra={"files": group.files, "seconds": round(seconds, 4)})
+
+
+class _Ready(NamedTuple):
+    """A gathered transaction's plan (``plan_batch``) and guard, made before it is handed to the writer (the
+    writer changes the batch's rows)."""
+
+    plan: BatchPlan
+    guard: InFlight
 
 
 @dataclass(slots=True)
