@@ -439,8 +439,9 @@ class Driver(Generic[S]):
                 built = await self._gather_next(units, latest)
                 latest = built.state
                 # Planned while the transaction before it is still being written, unless reads it put off will
-                # add rows once that one commits: the writer then starts on it as soon as it is free.
-                put_off = built.reads is not None and built.reads.completions
+                # complete rows once that one commits (the plan would hold those rows before they are final):
+                # the writer then starts on it as soon as it is free.
+                put_off = built.reads is not None and bool(built.reads.completions)
                 ready = None
                 if not built.barrier and built.group.files and not put_off:
                     ready = _Ready(plan_batch(built.batch), InFlight(built.batch))
