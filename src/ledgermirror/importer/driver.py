@@ -37,7 +37,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, NamedTuple, Protocol, TypeVar, cast
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
 import asyncpg
 
@@ -442,9 +442,7 @@ class Driver(Generic[S]):
                 # complete rows once that one commits (the plan would hold those rows before they are final):
                 # the writer then starts on it as soon as it is free.
                 put_off = built.reads is not None and bool(built.reads.completions)
-                ready = None
-                if not built.barrier and built.group.files and not put_off:
-                    ready = _Ready(plan_batch(built.batch), InFlight(built.batch))
+                ready = _ready(built) if not built.barrier and built.group.files and not put_off else None
                 await self._settle()
                 if built.reads is not None:
                     self.stats.deferred_reads += len(built.reads.completions)
@@ -453,9 +451,7 @@ class Driver(Generic[S]):
                     await self._commit_rest(units, built)
                 elif built.group.files:
                     self._writer = self._writer or BackgroundWriter(self.conn)
-                    if ready is None:
-                        ready = _Ready(plan_batch(built.batch), InFlight(built.batch))
-                    self._inflight = self._submit(self._writer, units, built, ready)
+                    self._inflight = self._submit(self._writer, units, built, ready or _ready(built))
                 if built.refused is not None:
                     await self._settle()
                     raise built.refused
@@ -620,6 +616,10 @@ class _Ready(NamedTuple):
 
     plan: BatchPlan
     guard: InFlight
+
+
+def _ready(built: Built[Any]) -> _Ready:
+    return _Ready(plan_batch(built.batch), InFlight(built.batch))
 
 
 @dataclass(slots=True)
