@@ -149,7 +149,8 @@ def test_a_batch_is_planned_without_changing_its_segments() -> None:
     assert [len(rows) for rows in plan.appended.values()] == [2]  # prng hoisted: one COPY for the batch
     (part,) = plan.written
     assert "prng" not in part.rows.inserts and part.entity_phases == [(0, {1001: [5, 1]})]
-    assert plan.upserted == ["entity", "token_account"] and plan.upserted_after == [set()]
+    assert plan.upserted == ["entity", "token_account"]
+    assert plan.balances_now == [{}] and plan.carried == []  # the deltas go with the phase
 
 
 def test_transaction_hash_rows_are_copied_in_hash_order() -> None:

@@ -372,6 +372,24 @@ def _entities_upserted_after(segments: list[Segment]) -> list[set[int]]:
     return after
 
 
+def _entity_balances(segments: list[Segment]) -> tuple[list[dict[int, list[int]]], list[tuple[int, int, int]]]:
+    """:attr:`BatchPlan.balances_now` and :attr:`BatchPlan.carried` of the written segments."""
+    now_by_segment: list[dict[int, list[int]]] = []
+    carried: dict[int, list[int]] = {}
+    for segment, later in zip(segments, _entities_upserted_after(segments), strict=True):
+        now: dict[int, list[int]] = {}
+        for key, (delta, stamp) in segment.entity_balances.items():
+            if key in later:
+                now[key] = [delta, stamp]
+            elif (held := carried.get(key)) is not None:
+                held[0] += delta
+                held[1] = stamp
+            else:
+                carried[key] = [delta, stamp]
+        now_by_segment.append(now)
+    return now_by_segment, [(key, delta, stamp) for key, (delta, stamp) in sorted(carried.items())]
+
+
 def _hoisted_rows(segments: list[Segment], hoisted: set[str]) -> dict[str, list[Any]]:
     """The appended rows of every segment of the ``hoisted`` tables, in order, by table."""
     appended: dict[str, list[Any]] = {name: [] for name in hoisted}
@@ -390,8 +408,12 @@ class BatchPlan:
     """The hoisted append-only rows by table (:func:`hoisted_tables`), one COPY each."""
     written: list[Written]
     """The coalesced writes, without the hoisted rows."""
-    upserted_after: list[set[int]]
-    """For each write, the entities a later write upserts."""
+    balances_now: list[dict[int, list[int]]]
+    """For each write, the entity balance deltas applied with it: those of entities a later write upserts."""
+    carried: list[tuple[int, int, int]]
+    """The other entity balance deltas, summed over the batch and applied at its end in one statement: (id,
+    amount, timestamp) in id order, so that the statement probes the key's index and the table's pages in
+    order."""
     upserted: list[str]
     """The tables the writes merge into."""
 
@@ -415,10 +437,12 @@ def plan_batch(batch: Batch) -> BatchPlan:
     for part in written:
         for name in hoisted:
             part.rows.inserts.pop(name, None)
+    balances_now, carried = _entity_balances([part.rows for part in written])
     return BatchPlan(
         appended=appended,
         written=written,
-        upserted_after=_entities_upserted_after([part.rows for part in written]),
+        balances_now=balances_now,
+        carried=carried,
         upserted=sorted({name for part in written for name in part.rows.upserts}),
     )
 
@@ -431,6 +455,7 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | 
     are applied with their own segment, before that upsert (which may create the row, close its version into
     ``entity_history`` or set ``balance_timestamp``). No deferred step reads ``entity``, so the result is the
     same as applying every segment's deltas in turn, with one statement per batch instead of one per segment.
+    Which deltas go where is worked out in the plan (:attr:`BatchPlan.balances_now`, :attr:`BatchPlan.carried`).
 
     The rows of append-only tables that nothing else in the batch reads go first, one COPY per table for the
     batch (:func:`hoisted_tables`). The segments are coalesced (:func:`coalesce`): a deferred step that says
@@ -444,24 +469,13 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | 
     counts: dict[str, int] = {}
     if plan is None:
         plan = plan_batch(batch)
-    carried: dict[int, list[int]] = {}
     async with conn.transaction():
         for name, rows in plan.appended.items():
             _add(counts, await _append(conn, name, rows))
         async with write.bulk(conn, plan.upserted):
-            for part, later in zip(plan.written, plan.upserted_after, strict=True):
-                segment = part.rows
-                now: dict[int, list[int]] = {}
-                for key, (delta, stamp) in segment.entity_balances.items():
-                    if key in later:
-                        now[key] = [delta, stamp]
-                    elif (held := carried.get(key)) is not None:
-                        held[0] += delta
-                        held[1] = stamp
-                    else:
-                        carried[key] = [delta, stamp]
+            for part, now in zip(plan.written, plan.balances_now, strict=True):
                 steps = [held.step for held in part.steps if held.step is not None]
-                _add(counts, await write_segment(conn, segment, now, steps, part.entity_phases))
+                _add(counts, await write_segment(conn, part.rows, now, steps, part.entity_phases))
                 if part.late_token_balances:
                     await running.add_token_balances(
                         conn,
@@ -470,10 +484,8 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | 
                             for (account, token), (delta, stamp) in part.late_token_balances.items()
                         ],
                     )
-            if carried:
-                await running.add_entity_balances(
-                    conn, [(key, delta, stamp) for key, (delta, stamp) in carried.items()]
-                )
+            if plan.carried:
+                await running.add_entity_balances(conn, plan.carried)
         if any("node_stake" in segment.inserts for segment in batch.segments):
             _add(counts, await update_entity_stakes(conn))
     return counts
