@@ -246,6 +246,33 @@ def test_several_versions_of_one_key_in_one_call(ledger: Ledger) -> None:
     ]
 
 
+def test_an_upsert_planned_without_the_database_is_written_later(ledger: Ledger) -> None:
+    """``plan_upsert`` needs no connection (the overlapped import runs it in another thread): the rows checked
+    (a row without its key is refused there), typed, and split into rounds of statements; ``write_merge`` then
+    writes what ``upsert`` would."""
+    with pytest.raises(write.WriteError, match="needs its key"):
+        write.plan_upsert("entity", [{"memo": "no id", "timestamp_range": 1}])
+    rows = [
+        entity(7, 10, memo="first"),
+        {"id": 7, "memo": "second", "timestamp_range": 20},
+        {"id": 7, "balance": 5},
+    ]
+    merge = write.plan_upsert("entity", rows)
+    assert merge.taken == 3
+    # one key changed three times: three rounds of one statement each (two versions, then a running value)
+    assert [len(statements) for statements in merge.rounds] == [1, 1, 1]
+    (columns, arrays), *_ = merge.rounds[0]
+    assert len(arrays) == len(columns) + 1 and arrays[columns.index("memo")] == ["first"]  # an array per column
+
+    assert run(ledger.url, lambda conn: write.write_merge(conn, merge)) == 3
+    assert fetch(ledger.url, "select id, memo, balance, timestamp_range from entity") == [
+        {"id": 7, "memo": "second", "balance": 5, "timestamp_range": Range(20, None)}
+    ]
+    assert fetch(ledger.url, "select memo, timestamp_range from entity_history") == [
+        {"memo": "first", "timestamp_range": Range(10, 20)}
+    ]
+
+
 def test_upsert_is_idempotent(ledger: Ledger) -> None:
     rows = [entity(n, 100 + n, memo=f"v{n}") for n in range(3)]
     update = [{"id": 1, "timestamp_range": Range(500, None), "memo": "changed"}]

@@ -27,6 +27,8 @@ Three ways in:
   connection: one round trip. The rows of one round are staged together whatever columns each gives: an
   omitted column is staged as NULL, which merges the same, except where it is not (:func:`flagged`: a default
   to insert, a ``replace_nulls`` column to keep), for which a bit per column says whether the row gave it.
+  The work that needs no database (checks, types, rounds, the statements' arguments) is :func:`plan_upsert`,
+  which another thread may do ahead (the overlapped import's row builder); :func:`write_merge` sends it.
 * **Text** (:func:`insert_text`): one row whose values are PostgreSQL input text, each cast through ``text``
   to its column's type (without modifier), so PostgreSQL's own input functions parse them. The conformance
   loader uses it to reproduce what node-postgres sends.
@@ -572,19 +574,32 @@ def _staged_columns(model: Table, ranged: bool) -> tuple[str, ...]:
     return tuple(name for name in model.column_names if name != RANGE_COLUMN)
 
 
-async def _merge_rows(
-    conn: asyncpg.Connection, model: Table, merge: list[dict[str, Any]], closed: list[dict[str, Any]]
-) -> None:
-    if closed:
-        await copy_chunks(conn, encode(model.history_name, closed, route=False))
-    if not merge:
-        return
-    stage = stage_name(model)
-    staged = _BULK.get(conn)
-    created = staged is not None and stage in staged
-    if staged is None:
-        await conn.execute(";\n".join(_INDEX_JOINS))
+@dataclass(frozen=True, slots=True)
+class Merge:
+    """An upsert worked out without the database (:func:`plan_upsert`), for :func:`write_merge`: the rows
+    checked and typed, split into rounds (at most one row per key each) and, in each round, into the column
+    sets they are staged with."""
+
+    model: Table
+    closed: list[dict[str, Any]]
+    """Closed versions, copied straight into the history twin."""
+    rounds: list[list[tuple[tuple[str, ...], list[Any]]]]
+    """Each round's statements in order: (columns, the values) where the values are an array per column and
+    one of the given bits when the merge :func:`takes_arrays`, else the records to stage."""
+    taken: int
+    """Rows given (each closed version, and each row to merge before rows of one key and lower bound are
+    coalesced)."""
+
+
+def plan_upsert(table_name: str, rows: Iterable[Row]) -> Merge:
+    """:func:`upsert`'s work that needs no database: the overlapped import does it in the row builder's thread
+    while the writer writes the batch before."""
+    model = table(table_name)
+    if not model.key:
+        raise WriteError(f"table {model.name} has no key to upsert on")
+    merge, closed = _prepared_rows(model, rows)
     bits = [(name, 1 << index) for index, name in enumerate(flagged(model))]
+    rounds: list[list[tuple[tuple[str, ...], list[Any]]]] = []
     for batch in _rounds(model, merge):
         # Two groups at most: rows with a range (versions) and rows without one (partial updates).
         groups: dict[tuple[str, ...], list[Record]] = {}
@@ -592,38 +607,57 @@ async def _merge_rows(
             columns = _staged_columns(model, RANGE_COLUMN in row)
             given = sum(bit for name, bit in bits if name in row)
             groups.setdefault(columns, []).append((*map(row.get, columns), given))
-        for columns, records in groups.items():
+        rounds.append(
+            [
+                (columns, list(map(list, zip(*records, strict=True))) if takes_arrays(model, columns) else records)
+                for columns, records in groups.items()
+            ]
+        )
+    return Merge(model, closed, rounds, len(merge) + len(closed))
+
+
+async def _merge_rows(conn: asyncpg.Connection, merge: Merge) -> None:
+    model = merge.model
+    if merge.closed:
+        await copy_chunks(conn, encode(model.history_name, merge.closed, route=False))
+    if not merge.rounds:
+        return
+    stage = stage_name(model)
+    staged = _BULK.get(conn)
+    created = staged is not None and stage in staged
+    if staged is None:
+        await conn.execute(";\n".join(_INDEX_JOINS))
+    for statements in merge.rounds:
+        for columns, values in statements:
             if takes_arrays(model, columns):
                 statement = await _prepared(conn, merge_sql(model, columns))
-                await statement.fetch(*map(list, zip(*records, strict=True)), *_default_values(model, columns))
+                await statement.fetch(*values, *_default_values(model, columns))
                 continue
             if not created:
                 await conn.execute(_stage_sql(model))
                 created = True
-            await conn.copy_records_to_table(stage, records=records, columns=[*columns, _GIVEN])
+            await conn.copy_records_to_table(stage, records=values, columns=[*columns, _GIVEN])
             await (await _prepared(conn, merge_sql(model, columns))).fetch(*_default_values(model, columns))
     if staged is None:
         await conn.execute(";\n".join(_DEFAULT_JOINS))
 
 
-async def upsert(conn: asyncpg.Connection, table_name: str, rows: Iterable[Row]) -> int:
-    """Merge rows into a keyed table with the reference's rules (see the module text); returns rows taken.
-
-    Outside a transaction the call is one; inside the caller's it takes no savepoint of its own (two round
-    trips per call saved): a database error then aborts the caller's transaction."""
-    model = table(table_name)
-    if not model.key:
-        raise WriteError(f"table {model.name} has no key to upsert on")
-    merge, closed = _prepared_rows(model, rows)
+async def write_merge(conn: asyncpg.Connection, merge: Merge) -> int:
+    """Write a :func:`plan_upsert`; returns the rows taken. Outside a transaction the call is one; inside the
+    caller's it takes no savepoint of its own (two round trips per call saved): a database error then aborts
+    the caller's transaction."""
     if conn.is_in_transaction():
-        await _merge_rows(conn, model, merge, closed)
+        await _merge_rows(conn, merge)
     else:
         async with conn.transaction():
-            await _merge_rows(conn, model, merge, closed)
-    return len(merge) + len(closed)
+            await _merge_rows(conn, merge)
+    return merge.taken
 
 
-# Text --------------------------------------------------------------------------------------------------------
+async def upsert(conn: asyncpg.Connection, table_name: str, rows: Iterable[Row]) -> int:
+    """Merge rows into a keyed table with the reference's rules (see the module text); returns rows taken
+    (:func:`plan_upsert`, then :func:`write_merge`)."""
+    return await write_merge(conn, plan_upsert(table_name, rows))
 
 
 def insert_text_sql(table_name: str, columns: Sequence[str]) -> str:

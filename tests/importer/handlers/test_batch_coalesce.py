@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 
+from ledgermirror.db import write
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.batch_writer import coalesce, hoisted_tables, plan_batch
 
@@ -151,6 +152,10 @@ def test_a_batch_is_planned_without_changing_its_segments() -> None:
     assert "prng" not in part.rows.inserts and part.entity_phases == [(0, {1001: [5, 1]})]
     assert plan.upserted == ["entity", "token_account"]
     assert plan.balances_now == [{}] and plan.carried == []  # the deltas go with the phase
+    # the merges planned too, in the order they are written: the phase's deltas, then the entity's new version
+    assert part.planned is not None and list(part.planned) == ["entity", "token_account"]
+    deltas, merge = part.planned["entity"]
+    assert deltas == {1001: [5, 1]} and isinstance(merge, write.Merge) and merge.taken == 1
 
 
 def test_transaction_hash_rows_are_copied_in_hash_order() -> None:

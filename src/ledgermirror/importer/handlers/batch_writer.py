@@ -61,6 +61,8 @@ class Written:
     first ``entity`` upsert row in ``rows``, the deltas of those entities gathered before it). The deltas are
     applied between the upserts before the index and those from it (:func:`write_segment`), as the segments
     written apart would apply them."""
+    planned: Planned | None = None
+    """:func:`plan_merges` of ``rows`` and ``entity_phases``, once the batch is planned (:func:`plan_batch`)."""
 
 
 _HISTORY_TWINS = frozenset(model.history_name for model in TABLES.values() if model.history)
@@ -296,20 +298,32 @@ async def _add_entity_balances(conn: asyncpg.Connection, balances: dict[int, lis
     await running.add_entity_balances(conn, [(key, delta, stamp) for key, (delta, stamp) in balances.items()])
 
 
-async def _upsert_entities(
-    conn: asyncpg.Connection, rows: list[dict[str, Any]], phases: list[tuple[int, dict[int, list[int]]]]
-) -> int:
-    """The ``entity`` upserts in phases: each phase's balance deltas before the rows from its index."""
-    taken = 0
-    start = 0
-    for at, due in phases:
-        if at > start:
-            taken += await write.upsert(conn, "entity", rows[start:at])
-            start = at
-        await _add_entity_balances(conn, due)
-    if start < len(rows):
-        taken += await write.upsert(conn, "entity", rows[start:])
-    return taken
+Planned = dict[str, list[write.Merge | dict[int, list[int]]]]
+"""A segment's merges by table, in the order they are written (:func:`plan_merges`): each table's
+:class:`~ledgermirror.db.write.Merge` of its rows, or for ``entity`` with phases, its merges and the phases'
+balance deltas in turn."""
+
+
+def plan_merges(segment: Segment, entity_phases: list[tuple[int, dict[int, list[int]]]] | None = None) -> Planned:
+    """The segment's upserts worked out without the database (``db.write.plan_upsert``), in the reference's
+    flush order; the ``entity`` rows in phases: each phase's balance deltas before the rows from its index."""
+    planned: Planned = {}
+    for name in _upsert_order(list(segment.upserts)):
+        rows = segment.upserts[name]
+        if name != "entity" or not entity_phases:
+            planned[name] = [write.plan_upsert(name, rows)]
+            continue
+        items: list[write.Merge | dict[int, list[int]]] = []
+        start = 0
+        for at, due in entity_phases:
+            if at > start:
+                items.append(write.plan_upsert(name, rows[start:at]))
+                start = at
+            items.append(due)
+        if start < len(rows):
+            items.append(write.plan_upsert(name, rows[start:]))
+        planned[name] = items
+    return planned
 
 
 async def write_segment(
@@ -318,21 +332,26 @@ async def write_segment(
     entity_balances: dict[int, list[int]] | None = None,
     steps: list[Step] | None = None,
     entity_phases: list[tuple[int, dict[int, list[int]]]] | None = None,
+    *,
+    planned: Planned | None = None,
 ) -> dict[str, int]:
     """The segment's rows, upserts, running values and step (or ``steps``); ``entity_balances`` (default: the
     segment's) are the entity balance deltas to apply now, ``entity_phases`` those to apply between its
-    ``entity`` upserts (:attr:`Written.entity_phases`)."""
+    ``entity`` upserts (:attr:`Written.entity_phases`); ``planned``: :func:`plan_merges` of the segment and
+    those phases, made already (by default it is made here)."""
     counts: dict[str, int] = {}
     balances = segment.entity_balances if entity_balances is None else entity_balances
     for name, rows in segment.inserts.items():
         _add(counts, await _append(conn, name, rows))
-    for name in _upsert_order(list(segment.upserts)):
-        rows = segment.upserts[name]
-        if name == "entity" and entity_phases:
-            taken = await _upsert_entities(conn, rows, entity_phases)
-        else:
-            taken = await write.upsert(conn, name, rows)
+    for name, items in (plan_merges(segment, entity_phases) if planned is None else planned).items():
+        taken = 0
+        for item in items:
+            if isinstance(item, write.Merge):
+                taken += await write.write_merge(conn, item)
+            else:
+                await _add_entity_balances(conn, item)
         _add(counts, {name: taken})
+        rows = segment.upserts[name]
         if name == "entity":
             await running.clear_empty_public_keys(conn, [row["id"] for row in rows if row.get("public_key") == ""])
         elif name == "node":
@@ -437,6 +456,7 @@ def plan_batch(batch: Batch) -> BatchPlan:
     for part in written:
         for name in hoisted:
             part.rows.inserts.pop(name, None)
+        part.planned = plan_merges(part.rows, part.entity_phases)
     balances_now, carried = _entity_balances([part.rows for part in written])
     return BatchPlan(
         appended=appended,
@@ -475,7 +495,8 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | 
         async with write.bulk(conn, plan.upserted):
             for part, now in zip(plan.written, plan.balances_now, strict=True):
                 steps = [held.step for held in part.steps if held.step is not None]
-                _add(counts, await write_segment(conn, part.rows, now, steps, part.entity_phases))
+                phases = part.entity_phases
+                _add(counts, await write_segment(conn, part.rows, now, steps, phases, planned=part.planned))
                 if part.late_token_balances:
                     await running.add_token_balances(
                         conn,
