@@ -660,6 +660,9 @@ async def upsert(conn: asyncpg.Connection, table_name: str, rows: Iterable[Row])
     return await write_merge(conn, plan_upsert(table_name, rows))
 
 
+# Text --------------------------------------------------------------------------------------------------------
+
+
 def insert_text_sql(table_name: str, columns: Sequence[str]) -> str:
     """``insert into t (a, b) values ($1::text::<type of a>, $2::text::<type of b>)``."""
     model = table(table_name)
