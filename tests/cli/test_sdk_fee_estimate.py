@@ -46,6 +46,12 @@ OPERATOR = AccountId(0, 0, 2)
 KEYS = [PrivateKey.generate_ed25519() for _ in range(8)]
 
 
+_REWRITTEN_PORTS = frozenset({443, 38081})
+"""Mirror ports the SDK does not keep for its REST requests on 127.0.0.1 (``Network._determine_scheme_and_port``:
+443 becomes 8080; ``FeeEstimateQuery``: 38081, solo's, becomes 8084). A free port the system hands out is one of
+them now and then: the query then went to 8084 and failed."""
+
+
 @pytest.fixture
 def client(database: Prepared, ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> Iterator[Client]:
     """An SDK client whose mirror is our server on 127.0.0.1."""
@@ -53,6 +59,8 @@ def client(database: Prepared, ledger: Ledger, monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     port = free_port()
+    while port in _REWRITTEN_PORTS:  # the SDK would send its requests to another port
+        port = free_port()
     app = create_app(Settings(), database.api_url)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
