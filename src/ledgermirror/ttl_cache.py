@@ -4,6 +4,10 @@ service's rendered bodies all use :class:`TtlCache`.
 Entries live for their own ``ttl_seconds`` (or the cache's default) on an injectable clock (``time.monotonic`` by
 default; the status service passes its clock so tests can move time). The cache is bounded (least recently used
 entries go first) and can be cleared.
+
+A value computed from a read that began before a :meth:`clear` must not outlive the clear: a reader takes
+:attr:`generation` before it reads and passes it to :meth:`put`, which drops the value if the cache was cleared
+since (the status page once kept a body read just before the evaluator's write for the cache's whole lifetime).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ class TtlCache(Generic[V]):
         self.ttl_seconds = ttl_seconds
         self._now = now
         self._entries: OrderedDict[str, tuple[float, V]] = OrderedDict()
+        self.generation = 0
+        """How many times the cache was cleared."""
 
     def get(self, key: str) -> V | None:
         entry = self._entries.get(key)
@@ -37,9 +43,11 @@ class TtlCache(Generic[V]):
         self._entries.move_to_end(key)
         return value
 
-    def put(self, key: str, value: V, ttl_seconds: float | None = None) -> None:
+    def put(self, key: str, value: V, ttl_seconds: float | None = None, *, read_in: int | None = None) -> None:
+        """Keep ``value``; ``read_in`` is the :attr:`generation` taken before the value was read: if the cache was
+        cleared since, the value may predate the write that cleared it and is not kept."""
         ttl = self.ttl_seconds if ttl_seconds is None else ttl_seconds
-        if self.capacity <= 0 or ttl <= 0:
+        if self.capacity <= 0 or ttl <= 0 or (read_in is not None and read_in != self.generation):
             return
         self._entries[key] = (self._now() + ttl, value)
         self._entries.move_to_end(key)
@@ -48,6 +56,7 @@ class TtlCache(Generic[V]):
 
     def clear(self) -> None:
         self._entries.clear()
+        self.generation += 1
 
     def __len__(self) -> int:
         return len(self._entries)

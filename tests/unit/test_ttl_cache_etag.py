@@ -49,6 +49,16 @@ def test_no_capacity_or_no_lifetime_keeps_nothing() -> None:
     assert timeless.get("c") is None
 
 
+def test_a_value_read_before_a_clear_is_not_kept() -> None:
+    cache: TtlCache[str] = TtlCache(10, ttl_seconds=60)
+    before = cache.generation
+    cache.clear()  # a write lands while the value is being read
+    cache.put("stale", "old", read_in=before)
+    cache.put("fresh", "new", read_in=cache.generation)
+    cache.put("unstamped", "any")
+    assert (cache.get("stale"), cache.get("fresh"), cache.get("unstamped")) == (None, "new", "any")
+
+
 def test_etag() -> None:
     tag = etag_of(b"body")
     assert tag.startswith('"') and tag.endswith('"') and len(tag) == 34

@@ -102,8 +102,9 @@ def _route(path: str, media_type: str, make: Callable[[StatusState], Awaitable[b
         state: StatusState = request.app.state.status
         body = state.cache.get(key)
         if body is None:
+            generation = state.cache.generation
             body = await make(state)
-            state.cache.put(key, body)
+            state.cache.put(key, body, read_in=generation)
         return http.json_response(request, body, state.settings.cache_seconds, media_type)
 
     return Route(path, handle, methods=["GET", "HEAD", "OPTIONS"], name=f"status:{path}")

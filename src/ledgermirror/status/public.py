@@ -33,9 +33,10 @@ def _endpoint(name: str) -> Route:
         state: StatusState = request.app.state.status
         body = state.cache.get(name)
         if body is None:
+            generation = state.cache.generation
             bodies = await render_all(state)
             for key, value in bodies.items():
-                state.cache.put(key, value)
+                state.cache.put(key, value, read_in=generation)
             body = bodies[name]
         return http.json_response(request, body, state.settings.cache_seconds)
 
