@@ -46,6 +46,8 @@ from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as d(owner, 
 where a.owner = d.owner and a.spender = d.spender and a.token_id = d.token_id
 """
 
+_ENTITY_IDS_HELD = "select id from entity where id = any($1::bigint[])"
+
 _CLEAR_EMPTY_PUBLIC_KEYS = "update entity set public_key = null where id = any($1::bigint[]) and public_key = ''"
 
 
@@ -61,6 +63,11 @@ async def add_entity_balances(conn: asyncpg.Connection, deltas: Sequence[tuple[i
         return 0
     ids, amounts, stamps = zip(*deltas, strict=True)
     return _count(await execute_by_index(conn, _ENTITY_BALANCES, list(ids), list(amounts), list(stamps)))
+
+
+async def entity_ids_held(conn: asyncpg.Connection, ids: Sequence[int]) -> set[int]:
+    """The ids of ``ids`` that ``entity`` holds."""
+    return {row["id"] for row in await conn.fetch(_ENTITY_IDS_HELD, list(ids))}
 
 
 async def add_token_balances(conn: asyncpg.Connection, deltas: Sequence[tuple[int, int, int, int]]) -> int:

@@ -65,7 +65,9 @@ def test_snapshot_then_transfers(ledger: Ledger) -> None:
 
 def test_entity_balance_deltas_carried_to_the_end_of_the_batch_keep_segment_order(ledger: Ledger) -> None:
     """Deltas of entities no later segment upserts are applied once per batch; the others with their segment,
-    before the upsert that creates the row (the delta is dropped) or closes its version into the history."""
+    before the upsert that closes its version into the history, or, for an entity the database does not hold,
+    once the upsert has created the row (the reference merges a balance-only change into the version that
+    follows it: ``SqlEntityListener.mergeEntity``)."""
     ledger.execute(
         "insert into entity (id, num, realm, shard, type, balance, balance_timestamp, timestamp_range) values"
         " (1001, 1001, 0, 0, 'ACCOUNT', 100, 1, '[1,)'), (1002, 1002, 0, 0, 'ACCOUNT', 100, 1, '[1,)')"
@@ -90,7 +92,7 @@ def test_entity_balance_deltas_carried_to_the_end_of_the_batch_keep_segment_orde
     assert [(row["id"], row["balance"], row["balance_timestamp"]) for row in rows] == [
         (1001, 111, T0 + 1),
         (1002, 110, T0 + 2),
-        (1003, None, None),
+        (1003, 9, T0),
     ]
     assert rows[1]["memo"] == "updated"
     history = fetch(ledger.url, "select id, balance, timestamp_range from entity_history")

@@ -92,7 +92,7 @@ def test_a_balance_before_a_later_upsert_of_its_entity_starts_a_phase() -> None:
     batch.upsert("entity", {"id": 1001, "memo": "x", "timestamp_range": 2})
     batch.add_balance(1001, 7, 3)
     (part,) = coalesce(batch.segments)
-    assert part.entity_phases == [(1, {1001: [5, 1]})]  # before the second upsert row; 1002 is not upserted
+    assert part.rows.entity_phases == [(1, {1001: [5, 1]})]  # before the second upsert row; 1002 is not upserted
     assert part.rows.entity_balances == {1002: [3, 1], 1001: [7, 3]}
     other = Batch()
     other.add_balance(1001, 5, 1)
@@ -101,7 +101,7 @@ def test_a_balance_before_a_later_upsert_of_its_entity_starts_a_phase() -> None:
     other.add_balance(1001, 7, 2)
     (part,) = coalesce(other.segments)
     assert part.rows.entity_balances == {1001: [12, 2]}
-    assert part.entity_phases == []
+    assert part.rows.entity_phases == []
 
 
 def test_a_partial_update_that_leaves_the_balance_alone_starts_no_phase() -> None:
@@ -111,7 +111,7 @@ def test_a_partial_update_that_leaves_the_balance_alone_starts_no_phase() -> Non
     batch.defer(_step, touches={"hook_storage": None})
     batch.upsert("entity", {"id": 1001, "ethereum_nonce": 3})
     (part,) = coalesce(batch.segments)
-    assert part.entity_phases == [] and part.rows.entity_balances == {1001: [5, 1]}
+    assert part.rows.entity_phases == [] and part.rows.entity_balances == {1001: [5, 1]}
 
 
 def test_a_cleared_public_key_keeps_a_later_upsert_of_its_entity_apart() -> None:
@@ -149,7 +149,7 @@ def test_a_batch_is_planned_without_changing_its_segments() -> None:
     assert batch.segments == before
     assert [len(rows) for rows in plan.appended.values()] == [2]  # prng hoisted: one COPY for the batch
     (part,) = plan.written
-    assert "prng" not in part.rows.inserts and part.entity_phases == [(0, {1001: [5, 1]})]
+    assert "prng" not in part.rows.inserts and part.rows.entity_phases == [(0, {1001: [5, 1]})]
     assert plan.upserted == ["entity", "token_account"]
     assert plan.balances_now == [{}] and plan.carried == []  # the deltas go with the phase
     # the merges planned too, in the order they are written: the phase's deltas, then the entity's new version

@@ -1,17 +1,20 @@
-"""Balance deltas and a later upsert of the same entity written as one (``batch_writer.Written.entity_phases``):
+"""Balance deltas and a later upsert of the same entity written as one (``batch.Segment.entity_phases``):
 the history row an upsert closes holds the balance the deltas before it left, as when the segments are written
 one after the other."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 import asyncpg
 from tests.importer.handlers.items import T0, create_account, encoded, fetch, import_items
 from tests.support import Ledger
 
+from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.batch import Batch, Segment
-from ledgermirror.importer.handlers.batch_writer import coalesce, write_batch, write_segment
+from ledgermirror.importer.handlers.batch_writer import coalesce, grouped_phases, write_batch, write_segment
 
 ACCOUNT = 1500
 OTHER = 1501
@@ -69,7 +72,7 @@ def _tables(url: str) -> tuple[object, ...]:
 def test_the_segments_join_and_the_history_rows_keep_their_balances(ledger: Ledger) -> None:
     batch = _batch()
     (part,) = coalesce(batch.segments)
-    assert [at for at, _ in part.entity_phases] == [0, 1]
+    assert [at for at, _ in part.rows.entity_phases] == [0, 1]
     _accounts(ledger.url)
     _write(ledger.url, None, _batch())
     # Each history row closes the balance the deltas before its upsert left.
@@ -91,3 +94,101 @@ def test_the_segments_join_and_the_history_rows_keep_their_balances(ledger: Ledg
     _accounts(ledger.url)
     _write(ledger.url, _batch().segments, Batch())
     assert _tables(ledger.url) == joined
+
+
+CREATED = 1502
+UNKNOWN = 1503
+Op = Callable[[Batch], None]
+
+
+def _version(num: int, at: int, memo: str, **more: Any) -> Op:
+    return lambda batch: batch.upsert(
+        "entity", {**ids.parts(encoded(num)), "memo": memo, "timestamp_range": at, **more}
+    )
+
+
+def _delta(num: int, amount: int, at: int) -> Op:
+    return lambda batch: batch.add_balance(encoded(num), amount, at)
+
+
+OPS: list[Op] = [
+    _delta(ACCOUNT, 5, T0 + 10),
+    _delta(OTHER, 3, T0 + 10),
+    _version(ACCOUNT, T0 + 20, "a2"),
+    _delta(ACCOUNT, 7, T0 + 30),
+    _delta(CREATED, 40, T0 + 31),  # the funding transfer to a new account comes before its creation
+    _version(CREATED, T0 + 32, "c1", created_timestamp=T0 + 32, type="ACCOUNT", deleted=False),
+    _delta(CREATED, -4, T0 + 33),
+    _version(CREATED, T0 + 34, "c2"),
+    _version(OTHER, T0 + 40, "b2"),
+    _delta(ACCOUNT, -2, T0 + 41),
+    _version(ACCOUNT, T0 + 42, "a3"),
+    _delta(ACCOUNT, -1, T0 + 42),  # the update's own fee follows it
+    lambda batch: batch.upsert("entity", {"id": encoded(ACCOUNT), "ethereum_nonce": 3}),  # commutes
+    _delta(UNKNOWN, 9, T0 + 50),  # an entity this mirror never saw created, then updated
+    _version(UNKNOWN, T0 + 51, "d", type="ACCOUNT"),
+]
+VERSIONS = (
+    "select id, lower(timestamp_range) as since, upper(timestamp_range) as until, balance, memo"
+    " from entity_history union all"
+    " select id, lower(timestamp_range), upper(timestamp_range), balance, memo from entity"
+    " where id = any($1::bigint[]) order by id, since"
+)
+TRUE_VERSIONS = [  # every closed version holds the balance of every transfer before the version that closed it
+    (ACCOUNT, T0, T0 + 20, 105, "new"),
+    (ACCOUNT, T0 + 20, T0 + 42, 110, "a2"),
+    (ACCOUNT, T0 + 42, None, 109, "a3"),
+    (OTHER, T0 + 1, T0 + 40, 53, "new"),
+    (OTHER, T0 + 40, None, 53, "b2"),
+    (CREATED, T0 + 32, T0 + 34, 36, "c1"),
+    (CREATED, T0 + 34, None, 36, "c2"),
+    (UNKNOWN, T0 + 51, None, 9, "d"),
+]
+
+
+def _cut(at: int, touches: dict[str, None] | None) -> Batch:
+    """:data:`OPS` with a deferred step before op ``at`` (none when ``at`` is past the end)."""
+    batch = Batch()
+    for index, op in enumerate(OPS):
+        if index == at:
+            batch.defer(_noop, touches=touches)
+        op(batch)
+    return batch
+
+
+def _versions(url: str) -> list[tuple[Any, ...]]:
+    numbers = [encoded(num) for num in (ACCOUNT, OTHER, CREATED, UNKNOWN)]
+    return [tuple(row.values()) for row in fetch(url, VERSIONS, numbers)]
+
+
+def test_a_closed_version_holds_every_transfer_before_it_wherever_the_segments_fall(ledger: Ledger) -> None:
+    expected = [(encoded(num), *rest) for num, *rest in TRUE_VERSIONS]
+    for at in range(len(OPS) + 1):
+        for touches in (None, {"hook_storage": None}):  # a step written apart, and one the rows after may join
+            ledger.reset()
+            _accounts(ledger.url)
+            _write(ledger.url, None, _cut(at, touches))
+            assert _versions(ledger.url) == expected, (at, touches)
+
+
+def test_two_phases_before_one_row_add_up() -> None:
+    """A joined segment's phase and the segment's own, before the same row: one phase, the deltas summed."""
+    batch = Batch()
+    _delta(ACCOUNT, 5, T0 + 10)(batch)
+    batch.defer(_noop, touches={"hook_storage": None})
+    _delta(ACCOUNT, 7, T0 + 11)(batch)
+    _version(ACCOUNT, T0 + 12, "x")(batch)
+    (part,) = coalesce(batch.segments)
+    assert part.rows.entity_phases == [
+        (0, {encoded(ACCOUNT): [5, T0 + 10]}),
+        (0, {encoded(ACCOUNT): [7, T0 + 11]}),
+    ]
+    assert grouped_phases(part.rows.upserts["entity"], part.rows.entity_phases) == [
+        (0, {encoded(ACCOUNT): [12, T0 + 11]})
+    ]
+
+
+def test_phases_group_unless_a_row_of_their_entity_lies_between() -> None:
+    rows = [{"id": 1}, {"id": 2}, {"id": 1}, {"id": 3}]
+    phases = [(0, {1: [1, 1]}), (1, {2: [2, 2]}), (2, {1: [3, 3]}), (3, {3: [4, 4]})]
+    assert grouped_phases(rows, phases) == [(0, {1: [1, 1], 2: [2, 2]}), (2, {1: [3, 3], 3: [4, 4]})]

@@ -39,7 +39,7 @@ from typing import Any
 
 import asyncpg
 
-from ledgermirror.db.schema import record_maker
+from ledgermirror.db.schema import RANGE_COLUMN, record_maker
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer.handlers.aliases import Aliases
 
@@ -74,11 +74,25 @@ class Segment:
     """(account id, token id) -> [delta, last consensus timestamp]"""
     allowance_debits: dict[tuple[int, int, int | None], int] = field(default_factory=dict)
     """(owner, spender, token id or None for HBAR) -> summed (negative) amount"""
+    entity_phases: list[tuple[int, dict[int, list[int]]]] = field(default_factory=list)
+    """Balance deltas that must reach ``entity`` before one of the segment's ``entity`` upserts: (the index of
+    the upsert in ``upserts["entity"]``, entity id -> [delta, last consensus timestamp] gathered before it),
+    taken out of :attr:`entity_balances` (:meth:`Batch.upsert`)."""
     step: Step | None = None
     touches: Touches | None = None
     """What ``step`` reads or writes (None: anything): table -> the keys of its rows (a key may be a prefix of
     the table's key: every row under it), or None for the whole table; a table's history twin goes with it. A
     step may run after a later segment's rows that touch none of it (``batch_writer`` writes both as one)."""
+
+
+_BALANCE_COLUMNS = ("balance", "balance_timestamp")
+
+
+def closes_balance(row: Mapping[str, Any]) -> bool:
+    """Whether an ``entity`` upsert row must follow the balance deltas before it: it closes a version (its
+    history row holds the balance) or sets the balance. A partial update of another running value (an EVM
+    nonce, a stake period start) commutes with the deltas."""
+    return RANGE_COLUMN in row or any(name in row for name in _BALANCE_COLUMNS)
 
 
 class Batch:
@@ -133,11 +147,28 @@ class Batch:
         return rows
 
     def upsert(self, table: str, row: dict[str, Any]) -> None:
-        """A partial state: key + ``timestamp_range`` lower bound + the columns set (``db.write.upsert``)."""
-        rows = self._segment.upserts.get(table)
+        """A partial state: key + ``timestamp_range`` lower bound + the columns set (``db.write.upsert``).
+
+        An ``entity`` row that closes a version (or sets the balance) takes the balance deltas of that entity
+        gathered before it in the segment out of the running values: they are written before the row
+        (:attr:`Segment.entity_phases`), so the version it closes holds the balance of every transfer before
+        it, wherever the segments fall. A creation leaves them to follow it (the funding transfer to a new
+        account comes before its creation): the created version starts with them, as the reference merges a
+        balance-only change into the creation that follows it."""
+        segment = self._segment
+        rows = segment.upserts.get(table)
         if rows is None:
-            rows = self._segment.upserts[table] = []
+            rows = segment.upserts[table] = []
         rows.append(row)
+        if (
+            table == "entity"
+            and segment.entity_balances
+            and closes_balance(row)
+            and "created_timestamp" not in row
+        ):
+            due = segment.entity_balances.pop(row["id"], None)
+            if due is not None:
+                segment.entity_phases.append((len(rows) - 1, {row["id"]: due}))
         key = tuple(row.get(name) for name in table_model(table).key)
         held = self._latest.get((table, key))
         if held is not None and row.get("timestamp_range") in (None, held.get("timestamp_range")):

@@ -12,9 +12,9 @@ from typing import Any
 import asyncpg
 
 from ledgermirror.db import running, write
-from ledgermirror.db.schema import RANGE_COLUMN, TABLES
+from ledgermirror.db.schema import TABLES
 from ledgermirror.db.schema import table as table_model
-from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch, Segment, Step
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch, Segment, Step, closes_balance
 from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
 
 _UPSERT_FIRST = ("entity",)
@@ -56,13 +56,8 @@ class Written:
     late_token_balances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     """Token balance deltas of joined segments on keys a held step touches: applied after the steps (an airdrop
     claim's association step, then the claim's own transfer of the token)."""
-    entity_phases: list[tuple[int, dict[int, list[int]]]] = field(default_factory=list)
-    """Where a joined segment upserts an entity whose balance the rows before it changed: (the index of its
-    first ``entity`` upsert row in ``rows``, the deltas of those entities gathered before it). The deltas are
-    applied between the upserts before the index and those from it (:func:`write_segment`), as the segments
-    written apart would apply them."""
     planned: Planned | None = None
-    """:func:`plan_merges` of ``rows`` and ``entity_phases``, once the batch is planned (:func:`plan_batch`)."""
+    """:func:`plan_merges` of ``rows``, once the batch is planned (:func:`plan_batch`)."""
 
 
 _HISTORY_TWINS = frozenset(model.history_name for model in TABLES.values() if model.history)
@@ -157,7 +152,7 @@ def _overlap(touched: frozenset[tuple[Any, ...]], keys: set[tuple[Any, ...]]) ->
 def _applied_after_rows(held: Segment) -> dict[str, set[tuple[Any, ...]]]:
     """Keys whose row ``held`` changes after its upserts (running values, cleared sentinels): writing a later
     segment's upserts of those keys first would change the result. Entity balances are not among them: a later
-    upsert of such an entity starts a phase of the write instead (:attr:`Written.entity_phases`)."""
+    upsert of such an entity starts a phase of the write instead (:attr:`Segment.entity_phases`)."""
     return {
         "entity": {(row["id"],) for row in held.upserts.get("entity", ()) if row.get("public_key") == ""},
         "node": {
@@ -222,6 +217,8 @@ def _join(rows: Segment, later: Segment, late: dict[tuple[int, int], list[int]] 
     balance deltas of the keys in ``late`` go there instead."""
     for name, inserted in later.inserts.items():
         rows.inserts.setdefault(name, []).extend(inserted)
+    offset = len(rows.upserts.get("entity", ()))
+    rows.entity_phases.extend((offset + at, due) for at, due in later.entity_phases)
     for name, upserted in later.upserts.items():
         rows.upserts.setdefault(name, []).extend(upserted)
     for entity, (delta, stamp) in later.entity_balances.items():
@@ -257,25 +254,18 @@ def coalesce(segments: list[Segment]) -> list[Written]:
     return written
 
 
-_BALANCE_COLUMNS = ("balance", "balance_timestamp")
-
-
 def _start_entity_phase(part: Written, later: Segment) -> None:
     """Before ``later`` joins ``part``: the balance deltas gathered so far of the entities ``later`` upserts
     become a phase, applied before ``later``'s upserts (their history rows close the balance with them). A
     partial update that neither makes a history row nor sets the balance (an EVM nonce) commutes with the
-    deltas and starts none."""
+    deltas and starts none (``batch.closes_balance``)."""
     pending = part.rows.entity_balances
     if not pending:
         return
-    upserted = {
-        row["id"]
-        for row in later.upserts.get("entity", ())
-        if RANGE_COLUMN in row or any(name in row for name in _BALANCE_COLUMNS)
-    }
+    upserted = {row["id"] for row in later.upserts.get("entity", ()) if closes_balance(row)}
     due = {key: pending.pop(key) for key in upserted & pending.keys()}
     if due:
-        part.entity_phases.append((len(part.rows.upserts.get("entity", ())), due))
+        part.rows.entity_phases.append((len(part.rows.upserts.get("entity", ())), due))
 
 
 _RUNNING_TABLES = frozenset(("entity", "token_account", "crypto_allowance", "token_allowance"))
@@ -294,8 +284,34 @@ def hoisted_tables(segments: list[Segment]) -> set[str]:
     return {name for segment in segments for name in segment.inserts if name not in kept}
 
 
-async def _add_entity_balances(conn: asyncpg.Connection, balances: dict[int, list[int]]) -> None:
-    await running.add_entity_balances(conn, [(key, delta, stamp) for key, (delta, stamp) in balances.items()])
+async def _add_entity_balances(conn: asyncpg.Connection, balances: dict[int, list[int]]) -> int:
+    return await running.add_entity_balances(
+        conn, [(key, delta, stamp) for key, (delta, stamp) in balances.items()]
+    )
+
+
+async def _add_due(conn: asyncpg.Connection, due: dict[int, list[int]], pending: dict[int, list[int]]) -> None:
+    """Balance deltas due before what follows, onto the entities the database holds; those of the others join
+    ``pending``."""
+    if await _add_entity_balances(conn, due) == len(due):
+        return
+    held = await running.entity_ids_held(conn, list(due))
+    for key, (delta, stamp) in due.items():
+        if key in held:
+            continue
+        if key in pending:
+            pending[key] = [pending[key][0] + delta, max(pending[key][1], stamp)]
+        else:
+            pending[key] = [delta, stamp]
+
+
+async def _add_pending(conn: asyncpg.Connection, pending: dict[int, list[int]]) -> None:
+    """After ``entity`` rows are merged: the pending deltas of the entities they created."""
+    if not pending:
+        return
+    held = await running.entity_ids_held(conn, list(pending))
+    if held:
+        await _add_entity_balances(conn, {key: pending.pop(key) for key in held})
 
 
 Planned = dict[str, list[write.Merge | dict[int, list[int]]]]
@@ -304,10 +320,42 @@ Planned = dict[str, list[write.Merge | dict[int, list[int]]]]
 balance deltas in turn."""
 
 
-def plan_merges(segment: Segment, entity_phases: list[tuple[int, dict[int, list[int]]]] | None = None) -> Planned:
+Phases = list[tuple[int, dict[int, list[int]]]]
+"""Balance deltas to write between ``entity`` upserts: (the index of the first row after them, entity id ->
+[delta, last consensus timestamp])."""
+
+
+def grouped_phases(rows: list[dict[str, Any]], phases: Phases) -> Phases:
+    """``phases`` in fewer splits of the merge: a phase's deltas join the phase before it when no row between
+    the two is of one of their entities (applying them earlier changes nothing then)."""
+    grouped: Phases = []
+    since: set[int] = set()
+    """The entities of the rows from the last group's index to the phase at hand."""
+    scanned = 0
+    for at, due in phases:
+        if grouped:
+            since.update(row["id"] for row in rows[scanned:at])
+            scanned = max(scanned, at)
+            if since.isdisjoint(due):
+                held = grouped[-1][1]
+                for key, (delta, stamp) in due.items():
+                    if key in held:  # two phases before the same row (a joined segment's, then its own)
+                        held[key] = [held[key][0] + delta, stamp]
+                    else:
+                        held[key] = [delta, stamp]
+                continue
+        grouped.append((at, {key: list(value) for key, value in due.items()}))
+        since = set()
+        scanned = at
+    return grouped
+
+
+def plan_merges(segment: Segment) -> Planned:
     """The segment's upserts worked out without the database (``db.write.plan_upsert``), in the reference's
-    flush order; the ``entity`` rows in phases: each phase's balance deltas before the rows from its index."""
+    flush order; the ``entity`` rows in phases (:attr:`Segment.entity_phases`): each phase's balance deltas
+    before the rows from its index (:func:`grouped_phases`)."""
     planned: Planned = {}
+    entity_phases = segment.entity_phases
     for name in _upsert_order(list(segment.upserts)):
         rows = segment.upserts[name]
         if name != "entity" or not entity_phases:
@@ -315,7 +363,7 @@ def plan_merges(segment: Segment, entity_phases: list[tuple[int, dict[int, list[
             continue
         items: list[write.Merge | dict[int, list[int]]] = []
         start = 0
-        for at, due in entity_phases:
+        for at, due in grouped_phases(rows, entity_phases):
             if at > start:
                 items.append(write.plan_upsert(name, rows[start:at]))
                 start = at
@@ -326,31 +374,51 @@ def plan_merges(segment: Segment, entity_phases: list[tuple[int, dict[int, list[
     return planned
 
 
+async def _merge(
+    conn: asyncpg.Connection,
+    name: str,
+    items: list[write.Merge | dict[int, list[int]]],
+    pending: dict[int, list[int]],
+) -> int:
+    """One table's planned merges (for ``entity``, with its phases' deltas between them); rows merged."""
+    taken = 0
+    for item in items:
+        if isinstance(item, write.Merge):
+            taken += await write.write_merge(conn, item)
+            if name == "entity":
+                await _add_pending(conn, pending)
+        else:
+            await _add_due(conn, item, pending)
+    return taken
+
+
 async def write_segment(
     conn: asyncpg.Connection,
     segment: Segment,
     entity_balances: dict[int, list[int]] | None = None,
     steps: list[Step] | None = None,
-    entity_phases: list[tuple[int, dict[int, list[int]]]] | None = None,
     *,
     planned: Planned | None = None,
+    pending: dict[int, list[int]] | None = None,
 ) -> dict[str, int]:
     """The segment's rows, upserts, running values and step (or ``steps``); ``entity_balances`` (default: the
-    segment's) are the entity balance deltas to apply now, ``entity_phases`` those to apply between its
-    ``entity`` upserts (:attr:`Written.entity_phases`); ``planned``: :func:`plan_merges` of the segment and
-    those phases, made already (by default it is made here)."""
+    segment's) are the entity balance deltas to apply now, those of :attr:`Segment.entity_phases` between its
+    ``entity`` upserts; ``planned``: :func:`plan_merges` of the segment, made already (by default it is made
+    here).
+
+    Deltas due before an ``entity`` row (a phase, or ``entity_balances`` before a later write's rows) of an
+    entity the database does not hold yet wait in ``pending`` (kept across the writes of a batch) until the
+    rows that create it are merged, and then go onto it: the version the entity starts with holds the transfers
+    before its creation (a new account's funding transfer), as the reference's merge of a balance-only change
+    into the version that follows gives it, wherever the batch's segments fall."""
     counts: dict[str, int] = {}
     balances = segment.entity_balances if entity_balances is None else entity_balances
+    if pending is None:
+        pending = {}
     for name, rows in segment.inserts.items():
         _add(counts, await _append(conn, name, rows))
-    for name, items in (plan_merges(segment, entity_phases) if planned is None else planned).items():
-        taken = 0
-        for item in items:
-            if isinstance(item, write.Merge):
-                taken += await write.write_merge(conn, item)
-            else:
-                await _add_entity_balances(conn, item)
-        _add(counts, {name: taken})
+    for name, items in (plan_merges(segment) if planned is None else planned).items():
+        _add(counts, {name: await _merge(conn, name, items, pending)})
         rows = segment.upserts[name]
         if name == "entity":
             await running.clear_empty_public_keys(conn, [row["id"] for row in rows if row.get("public_key") == ""])
@@ -358,7 +426,7 @@ async def write_segment(
             cleared = [row["node_id"] for row in rows if (row.get("grpc_proxy_endpoint") or {}).get("port") == -1]
             await running.clear_proxy_endpoint_sentinels(conn, cleared)
     if balances:
-        await _add_entity_balances(conn, balances)
+        await _add_due(conn, balances, pending)
     if segment.token_balances:
         await running.add_token_balances(
             conn,
@@ -456,7 +524,7 @@ def plan_batch(batch: Batch) -> BatchPlan:
     for part in written:
         for name in hoisted:
             part.rows.inserts.pop(name, None)
-        part.planned = plan_merges(part.rows, part.entity_phases)
+        part.planned = plan_merges(part.rows)
     balances_now, carried = _entity_balances([part.rows for part in written])
     return BatchPlan(
         appended=appended,
@@ -493,10 +561,12 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | 
         for name, rows in plan.appended.items():
             _add(counts, await _append(conn, name, rows))
         async with write.bulk(conn, plan.upserted):
+            pending: dict[int, list[int]] = {}
             for part, now in zip(plan.written, plan.balances_now, strict=True):
                 steps = [held.step for held in part.steps if held.step is not None]
-                phases = part.entity_phases
-                _add(counts, await write_segment(conn, part.rows, now, steps, phases, planned=part.planned))
+                _add(
+                    counts, await write_segment(conn, part.rows, now, steps, planned=part.planned, pending=pending)
+                )
                 if part.late_token_balances:
                     await running.add_token_balances(
                         conn,
