@@ -14,7 +14,7 @@ from tests.support import Ledger
 
 from ledgermirror.importer.handlers import ids
 from ledgermirror.importer.handlers.batch import Batch, Segment
-from ledgermirror.importer.handlers.batch_writer import coalesce, grouped_phases, write_batch, write_segment
+from ledgermirror.importer.handlers.batch_writer import coalesce, entity_waves, write_batch, write_segment
 
 ACCOUNT = 1500
 OTHER = 1501
@@ -172,23 +172,24 @@ def test_a_closed_version_holds_every_transfer_before_it_wherever_the_segments_f
 
 
 def test_two_phases_before_one_row_add_up() -> None:
-    """A joined segment's phase and the segment's own, before the same row: one phase, the deltas summed."""
+    """A joined segment's phase and the segment's own, before the same row: the deltas summed, one wave."""
     batch = Batch()
     _delta(ACCOUNT, 5, T0 + 10)(batch)
     batch.defer(_noop, touches={"hook_storage": None})
     _delta(ACCOUNT, 7, T0 + 11)(batch)
     _version(ACCOUNT, T0 + 12, "x")(batch)
     (part,) = coalesce(batch.segments)
-    assert part.rows.entity_phases == [
-        (0, {encoded(ACCOUNT): [5, T0 + 10]}),
-        (0, {encoded(ACCOUNT): [7, T0 + 11]}),
-    ]
-    assert grouped_phases(part.rows.upserts["entity"], part.rows.entity_phases) == [
-        (0, {encoded(ACCOUNT): [12, T0 + 11]})
-    ]
+    account = encoded(ACCOUNT)
+    assert part.rows.entity_phases == [(0, {account: [5, T0 + 10]}), (0, {account: [7, T0 + 11]})]
+    rows = part.rows.upserts["entity"]
+    assert entity_waves(rows, part.rows.entity_phases) == [({}, []), ({account: [12, T0 + 11]}, rows)]
 
 
-def test_phases_group_unless_a_row_of_their_entity_lies_between() -> None:
-    rows = [{"id": 1}, {"id": 2}, {"id": 1}, {"id": 3}]
+def test_an_entitys_rows_wait_for_its_own_phases_only() -> None:
+    rows = [{"id": 1, "n": 0}, {"id": 2, "n": 1}, {"id": 1, "n": 2}, {"id": 3, "n": 3}, {"id": 1, "n": 4}]
     phases = [(0, {1: [1, 1]}), (1, {2: [2, 2]}), (2, {1: [3, 3]}), (3, {3: [4, 4]})]
-    assert grouped_phases(rows, phases) == [(0, {1: [1, 1], 2: [2, 2]}), (2, {1: [3, 3], 3: [4, 4]})]
+    assert entity_waves(rows, phases) == [
+        ({}, []),
+        ({1: [1, 1], 2: [2, 2], 3: [4, 4]}, [rows[0], rows[1], rows[3]]),
+        ({1: [3, 3]}, [rows[2], rows[4]]),
+    ]

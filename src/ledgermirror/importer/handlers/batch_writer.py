@@ -325,51 +325,57 @@ Phases = list[tuple[int, dict[int, list[int]]]]
 [delta, last consensus timestamp])."""
 
 
-def grouped_phases(rows: list[dict[str, Any]], phases: Phases) -> Phases:
-    """``phases`` in fewer splits of the merge: a phase's deltas join the phase before it when no row between
-    the two is of one of their entities (applying them earlier changes nothing then)."""
-    grouped: Phases = []
-    since: set[int] = set()
-    """The entities of the rows from the last group's index to the phase at hand."""
-    scanned = 0
-    for at, due in phases:
-        if grouped:
-            since.update(row["id"] for row in rows[scanned:at])
-            scanned = max(scanned, at)
-            if since.isdisjoint(due):
-                held = grouped[-1][1]
-                for key, (delta, stamp) in due.items():
-                    if key in held:  # two phases before the same row (a joined segment's, then its own)
-                        held[key] = [held[key][0] + delta, stamp]
-                    else:
-                        held[key] = [delta, stamp]
-                continue
-        grouped.append((at, {key: list(value) for key, value in due.items()}))
-        since = set()
-        scanned = at
-    return grouped
+Wave = tuple[dict[int, list[int]], list[dict[str, Any]]]
+"""Balance deltas to apply, then ``entity`` rows to merge after them."""
+
+
+def entity_waves(rows: list[dict[str, Any]], phases: Phases) -> list[Wave]:
+    """The ``entity`` rows and the phases' deltas as few merges as the phases allow: rows of different entities
+    commute, so an entity's rows go into the wave after as many of its phases as come before them, and each
+    wave's merge follows the deltas of every entity's phase before it (phases of an entity with no row of it
+    between them add up). One merge and one balance statement per phase of the entity with the most, instead of
+    one per phase."""
+    waves: list[Wave] = [({}, [])]
+    wave_of: dict[int, int] = {}
+    open_deltas: dict[int, list[int]] = {}
+    ordered = iter(phases)
+    phase = next(ordered, None)
+    for index, row in enumerate(rows):
+        while phase is not None and phase[0] <= index:
+            for key, (delta, stamp) in phase[1].items():
+                held = open_deltas.get(key)
+                open_deltas[key] = [delta, stamp] if held is None else [held[0] + delta, stamp]
+            phase = next(ordered, None)
+        key = row["id"]
+        wave = wave_of.get(key, 0)
+        if key in open_deltas:
+            wave += 1
+            wave_of[key] = wave
+            if wave == len(waves):
+                waves.append(({}, []))
+            waves[wave][0][key] = open_deltas.pop(key)
+        waves[wave][1].append(row)
+    if open_deltas:  # a phase with no row of its entity after it: applied after every row
+        waves.append((open_deltas, []))
+    return waves
 
 
 def plan_merges(segment: Segment) -> Planned:
     """The segment's upserts worked out without the database (``db.write.plan_upsert``), in the reference's
-    flush order; the ``entity`` rows in phases (:attr:`Segment.entity_phases`): each phase's balance deltas
-    before the rows from its index (:func:`grouped_phases`)."""
+    flush order; the ``entity`` rows in waves (:func:`entity_waves` of :attr:`Segment.entity_phases`), each
+    after its balance deltas."""
     planned: Planned = {}
-    entity_phases = segment.entity_phases
     for name in _upsert_order(list(segment.upserts)):
         rows = segment.upserts[name]
-        if name != "entity" or not entity_phases:
+        if name != "entity" or not segment.entity_phases:
             planned[name] = [write.plan_upsert(name, rows)]
             continue
         items: list[write.Merge | dict[int, list[int]]] = []
-        start = 0
-        for at, due in grouped_phases(rows, entity_phases):
-            if at > start:
-                items.append(write.plan_upsert(name, rows[start:at]))
-                start = at
-            items.append(due)
-        if start < len(rows):
-            items.append(write.plan_upsert(name, rows[start:]))
+        for deltas, wave in entity_waves(rows, segment.entity_phases):
+            if deltas:
+                items.append(deltas)
+            if wave:
+                items.append(write.plan_upsert(name, wave))
         planned[name] = items
     return planned
 
