@@ -321,6 +321,34 @@ def test_merge_rules_of_the_model(ledger: Ledger) -> None:
     assert fetch(ledger.url, "select count(*) from entity_history") == [{"count": 0}]
 
 
+def test_a_table_inserts_only_rows_that_give_its_inserted_with_column(ledger: Ledger) -> None:
+    """``token`` (the reference's ``skipPartialUpdate``): an update of a token never created inserts nothing,
+    alone or beside a creation in one statement; once created, updates merge as usual."""
+    created = {
+        "token_id": 7,
+        "created_timestamp": 5,
+        "decimals": 2,
+        "initial_supply": 0,
+        "name": "Seven",
+        "symbol": "S",
+        "treasury_account_id": 2,
+        "freeze_status": 0,
+        "kyc_status": 0,
+        "timestamp_range": 5,
+    }
+
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.upsert(conn, "token", [{"token_id": 6, "name": "Ghost", "timestamp_range": 4}])
+        await write.upsert(conn, "token", [{"token_id": 6, "name": "Ghost", "timestamp_range": 6}, created])
+        await write.upsert(conn, "token", [{"token_id": 7, "name": "Renamed", "timestamp_range": 8}])
+
+    run(ledger.url, action)
+    rows = fetch(ledger.url, "select token_id, name, created_timestamp, timestamp_range from token")
+    assert rows == [{"token_id": 7, "name": "Renamed", "created_timestamp": 5, "timestamp_range": Range(8, None)}]
+    history = fetch(ledger.url, "select token_id, name, timestamp_range from token_history")
+    assert history == [{"token_id": 7, "name": "Seven", "timestamp_range": Range(5, 8)}]
+
+
 def test_rows_giving_different_columns_merge_in_one_statement_as_given(ledger: Ledger) -> None:
     """Rows of one call stage together whatever columns each gives: an omitted column with a default is
     inserted with it, a NULL given for it stays NULL, an omitted column of an update keeps its value, and an

@@ -4,8 +4,6 @@ The writer's upsert (``db/write.py``) merges rows by key with the reference's ge
 rules need the stored state of a row and are applied here, by the deferred steps of the importer's handlers
 (``importer/handlers/tokens.py``, ``nfts.py``, ``airdrops.py``, ``schedules.py``):
 
-* a token update for a token the database never saw created is dropped (the reference's ``skipPartialUpdate``
-  on ``token``): :func:`upsert_known_tokens`;
 * a claimed airdrop associates its receiver only when it is not associated already: :func:`associate_new`;
 * a scheduled child sets ``schedule.executed_timestamp`` of an existing schedule only (a schedule created before
   the mirror's start gets no row): :func:`set_schedules_executed`;
@@ -29,8 +27,6 @@ import asyncpg
 
 from ledgermirror.db import write
 from ledgermirror.db.schema import RANGE_COLUMN, table
-
-_KNOWN_TOKENS = "select token_id from token where token_id = any($1::bigint[])"
 
 _ASSOCIATED = """
 select t.account_id, t.token_id
@@ -111,17 +107,6 @@ where {_HELD_WHERE} and not deleted and lower({RANGE_COLUMN}) <= $3
 def _count(status: str) -> int:
     """Rows an ``INSERT 0 n`` / ``UPDATE n`` status reports."""
     return int(status.rsplit(" ", 1)[-1])
-
-
-async def upsert_known_tokens(conn: asyncpg.Connection, rows: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """Upsert partial ``token`` rows whose token the table holds; rows of unknown tokens are dropped."""
-    if not rows:
-        return {}
-    known = {
-        record["token_id"] for record in await conn.fetch(_KNOWN_TOKENS, list({row["token_id"] for row in rows}))
-    }
-    kept = [row for row in rows if row["token_id"] in known]
-    return {"token": await write.upsert(conn, "token", kept)} if kept else {}
 
 
 async def associate_new(conn: asyncpg.Connection, rows: Sequence[dict[str, Any]]) -> dict[str, int]:

@@ -354,8 +354,9 @@ def _update_sql(model: Table, columns: tuple[str, ...], source: str) -> str | No
 
 
 def _insert_sql(model: Table, columns: tuple[str, ...], source: str, first: int) -> str:
-    """Insert each staged row whose key has no current row; a flagged column with a default it did not give
-    gets the default (the statement's parameters from number ``first``, in :func:`merge_defaults` order)."""
+    """Insert each staged row whose key has no current row (and that gives the table's ``inserted_with``); a
+    flagged column with a default it did not give gets the default (the statement's parameters from number
+    ``first``, in :func:`merge_defaults` order)."""
     names = ", ".join(_quote(name) for name in columns)
     defaults = merge_defaults(model, columns)
     values = ", ".join(
@@ -364,10 +365,15 @@ def _insert_sql(model: Table, columns: tuple[str, ...], source: str, first: int)
         else f"s.{_quote(name)}"
         for name in columns
     )
+    given = ""
+    if model.inserted_with is not None:  # rows that do not give it insert nothing
+        given = (
+            f"s.{_quote(model.inserted_with)} is not null and " if model.inserted_with in columns else "false and "
+        )
     return (
         f"insert into {_quote(model.name)} ({names})\n"
         f"select {values} from {source} s\n"
-        f"where not exists (select 1 from {_quote(model.name)} t where {_key_match(model)})"
+        f"where {given}not exists (select 1 from {_quote(model.name)} t where {_key_match(model)})"
     )
 
 

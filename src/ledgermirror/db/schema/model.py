@@ -85,6 +85,9 @@ class Table:
     history: bool = False  # has a <name>_history twin
     keep_existing: frozenset[str] = frozenset()  # an update never changes these once they are set
     replace_nulls: frozenset[str] = frozenset()  # a NULL in an update replaces the value (no coalescing)
+    inserted_with: str | None = None
+    """A column an upsert row must give to insert a new key (the reference's ``skipPartialUpdate``): a row
+    without it only updates a key the table holds."""
     is_history_twin: bool = False
     by_name: Mapping[str, Column] = field(init=False, repr=False, compare=False)
 
@@ -92,7 +95,7 @@ class Table:
         object.__setattr__(self, "by_name", MappingProxyType({column.name: column for column in self.columns}))
         if len(self.by_name) != len(self.columns):
             raise SchemaError(f"{self.name}: duplicate column")
-        for name in (*self.key, *self.keep_existing, *self.replace_nulls):
+        for name in (*self.key, *self.keep_existing, *self.replace_nulls, *filter(None, [self.inserted_with])):
             if name not in self.by_name:
                 raise SchemaError(f"{self.name}: no column {name}")
         if self.history and RANGE_COLUMN not in self.by_name:

@@ -38,6 +38,7 @@ TOKEN = Table(
     keep_existing=frozenset(
         {"created_timestamp", "decimals", "freeze_default", "initial_supply", "max_supply", "supply_type", "type"}
     ),
+    inserted_with="created_timestamp",  # an update of a token never seen created is dropped
 )
 
 TOKEN_ACCOUNT = Table(

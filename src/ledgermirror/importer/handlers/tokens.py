@@ -2,8 +2,10 @@
 fee schedule update, reject, and the supply changes of mint, burn and wipe (their NFT rows: ``nfts.py``).
 
 Every handler sets the item's main entity whatever the status; rows are written only on success. A partial
-token update (TokenUpdate, pause, unpause) is written by a deferred step that drops it when the database never
-saw the token created (the reference's ``skipPartialUpdate`` on ``token``). A supply change is a ``token`` row
+token update (TokenUpdate, pause, unpause) is merged like any row, but inserts nothing: the ``token`` table
+inserts no row without ``created_timestamp`` (``inserted_with``, the reference's ``skipPartialUpdate``), so an
+update of a token the database never saw created is dropped; a treasury change of an NFT class also moves its
+NFTs, in a deferred step. A supply change is a ``token`` row
 without range: it sets ``total_supply`` of an existing token in place and makes no history.
 """
 
@@ -15,7 +17,7 @@ from typing import Any
 
 import asyncpg
 
-from ledgermirror.db import token_state
+from ledgermirror.db import token_state, write
 from ledgermirror.importer.handlers import custom_fees, ids, nfts
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.context import Handler, ItemContext
@@ -153,11 +155,16 @@ def _associate_at_create(
 # Update, delete, pause ---------------------------------------------------------------------------------------
 
 
-def _defer_token_update(
-    batch: Batch, row: dict[str, Any], treasury_moves: list[tuple[int, int, int, int]]
-) -> None:
+def _token_update(batch: Batch, row: dict[str, Any], treasury_moves: list[tuple[int, int, int, int]]) -> None:
+    """A partial token row (``token`` inserts no row without ``created_timestamp``: an update of a token never
+    seen created is dropped); a treasury change of an NFT class also moves the NFTs, in a deferred step that
+    needs the rows before it."""
+    if not treasury_moves:
+        batch.upsert("token", row)
+        return
+
     async def step(conn: asyncpg.Connection) -> dict[str, int]:
-        counts = dict(await token_state.upsert_known_tokens(conn, [row]))
+        counts = {"token": await write.upsert(conn, "token", [row])}
         for token, old, new, stamp in treasury_moves:
             for name, count in (await token_state.move_nft_treasury(conn, token, old, new, stamp)).items():
                 counts[name] = counts.get(name, 0) + count
@@ -217,7 +224,7 @@ def token_update(item: Item, batch: Batch, context: ItemContext) -> None:
         row["symbol"] = body.symbol
     if body.HasField("treasury") and ids.account_id(body.treasury):
         row["treasury_account_id"] = ids.account_id(body.treasury)
-    _defer_token_update(batch, row, _treasury_moves(item))
+    _token_update(batch, row, _treasury_moves(item))
 
 
 def token_delete(item: Item, batch: Batch, context: ItemContext) -> None:
@@ -232,7 +239,7 @@ def _pause(status: str, body_name: str) -> Handler:
         context.set_transaction(entity_id=ids.nullable(token))
         if item.successful:
             row = {"token_id": token, "pause_status": status, "timestamp_range": item.consensus_timestamp}
-            _defer_token_update(batch, row, [])
+            _token_update(batch, row, [])
 
     return handler
 
