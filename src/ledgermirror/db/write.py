@@ -19,7 +19,8 @@ Three ways in:
      ``replace_nulls`` columns (a new version that gives NULL or omits them clears them: custom fee lists,
      NFT spenders);
 
-  and a key without a current row is inserted (omitted columns get their defaults). A versioned table's row
+  and a key without a current row is inserted (omitted columns get their defaults; for a table with
+  ``inserted_with``, only by a row that gives that column: ``token``'s ``created_timestamp``). A versioned table's row
   without ``timestamp_range`` is a partial update of running values (balance, nonce): it updates an existing
   row, makes no history, and is dropped for a key the table does not hold. Several rows for one key in one
   call are applied in the order given (rows with the same lower bound are merged first). An update older
