@@ -20,9 +20,9 @@ Three ways in:
      NFT spenders);
 
   and a key without a current row is inserted (omitted columns get their defaults; for a table with
-  ``inserted_with``, only by a row that gives that column: ``token``'s ``created_timestamp``). A versioned table's row
-  without ``timestamp_range`` is a partial update of running values (balance, nonce): it updates an existing
-  row, makes no history, and is dropped for a key the table does not hold. Several rows for one key in one
+  ``inserted_with``, only by a row that gives that column: ``token``'s ``created_timestamp``). A versioned
+  table's row without ``timestamp_range`` is a partial update of running values (balance, nonce): it updates an
+  existing row, makes no history, and is dropped for a key the table does not hold. Several rows for one key in one
   call are applied in the order given (rows with the same lower bound are merged first). An update older
   than the current row is ignored. The three parts are one statement (:func:`merge_sql`), prepared once per
   connection: one round trip. The rows of one round are staged together whatever columns each gives: an
