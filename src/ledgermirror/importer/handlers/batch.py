@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
@@ -59,6 +59,7 @@ RECORD_COLUMNS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 )
 """table -> the columns of its value tuples."""
 Touches = Mapping[str, frozenset[tuple[Any, ...]] | None]
+K = TypeVar("K")
 
 
 @dataclass(slots=True)
@@ -83,6 +84,18 @@ class Segment:
     """What ``step`` reads or writes (None: anything): table -> the keys of its rows (a key may be a prefix of
     the table's key: every row under it), or None for the whole table; a table's history twin goes with it. A
     step may run after a later segment's rows that touch none of it (``batch_writer`` writes both as one)."""
+
+
+def add_delta(deltas: dict[K, list[int]], key: K, delta: int, stamp: int) -> None:
+    """Sum a running delta into ``deltas`` (key -> [delta, last consensus timestamp]), deltas given in order; a
+    new key gets a list of its own (a list given elsewhere is never changed). ``Batch.add_balance`` does the
+    same inline: it runs for every transfer."""
+    held = deltas.get(key)
+    if held is None:
+        deltas[key] = [delta, stamp]
+    else:
+        held[0] += delta
+        held[1] = stamp
 
 
 _BALANCE_COLUMNS = ("balance", "balance_timestamp")
@@ -212,12 +225,7 @@ class Batch:
 
     def add_token_balance(self, account_id: int, token_id: int, amount: int, consensus_timestamp: int) -> None:
         """``token_account.balance += amount`` for an existing association (``associated`` becomes true)."""
-        held = self._segment.token_balances.get((account_id, token_id))
-        if held is None:
-            self._segment.token_balances[(account_id, token_id)] = [amount, consensus_timestamp]
-        else:
-            held[0] += amount
-            held[1] = consensus_timestamp
+        add_delta(self._segment.token_balances, (account_id, token_id), amount, consensus_timestamp)
 
     def add_allowance_debit(self, owner: int, spender: int, amount: int, token_id: int | None = None) -> None:
         """An approved debit: ``crypto_allowance.amount`` (or ``token_allowance.amount`` of ``token_id``)

@@ -14,7 +14,7 @@ import asyncpg
 from ledgermirror.db import running, write
 from ledgermirror.db.schema import TABLES
 from ledgermirror.db.schema import table as table_model
-from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch, Segment, Step, closes_balance
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch, Segment, Step, add_delta, closes_balance
 from ledgermirror.importer.handlers.entity_stakes import update_entity_stakes
 
 _UPSERT_FIRST = ("entity",)
@@ -222,13 +222,9 @@ def _join(rows: Segment, later: Segment, late: dict[tuple[int, int], list[int]] 
     for name, upserted in later.upserts.items():
         rows.upserts.setdefault(name, []).extend(upserted)
     for entity, (delta, stamp) in later.entity_balances.items():
-        held = rows.entity_balances.setdefault(entity, [0, stamp])
-        held[0] += delta
-        held[1] = stamp
+        add_delta(rows.entity_balances, entity, delta, stamp)
     for pair, (delta, stamp) in later.token_balances.items():
-        held = (late if late is not None and pair in late else rows.token_balances).setdefault(pair, [0, stamp])
-        held[0] += delta
-        held[1] = stamp
+        add_delta(late if late is not None and pair in late else rows.token_balances, pair, delta, stamp)
     for debit, amount in later.allowance_debits.items():
         rows.allowance_debits[debit] = rows.allowance_debits.get(debit, 0) + amount
 
@@ -297,12 +293,8 @@ async def _add_due(conn: asyncpg.Connection, due: dict[int, list[int]], pending:
         return
     held = await running.entity_ids_held(conn, list(due))
     for key, (delta, stamp) in due.items():
-        if key in held:
-            continue
-        if key in pending:
-            pending[key] = [pending[key][0] + delta, max(pending[key][1], stamp)]
-        else:
-            pending[key] = [delta, stamp]
+        if key not in held:
+            add_delta(pending, key, delta, stamp)
 
 
 async def _add_pending(conn: asyncpg.Connection, pending: dict[int, list[int]]) -> None:
@@ -343,8 +335,7 @@ def entity_waves(rows: list[dict[str, Any]], phases: Phases) -> list[Wave]:
     for index, row in enumerate(rows):
         while phase is not None and phase[0] <= index:
             for key, (delta, stamp) in phase[1].items():
-                held = open_deltas.get(key)
-                open_deltas[key] = [delta, stamp] if held is None else [held[0] + delta, stamp]
+                add_delta(open_deltas, key, delta, stamp)
             phase = next(ordered, None)
         key = row["id"]
         wave = wave_of.get(key, 0)
@@ -472,13 +463,7 @@ def _entity_balances(segments: list[Segment]) -> tuple[list[dict[int, list[int]]
     for segment, later in zip(segments, _entities_upserted_after(segments), strict=True):
         now: dict[int, list[int]] = {}
         for key, (delta, stamp) in segment.entity_balances.items():
-            if key in later:
-                now[key] = [delta, stamp]
-            elif (held := carried.get(key)) is not None:
-                held[0] += delta
-                held[1] = stamp
-            else:
-                carried[key] = [delta, stamp]
+            add_delta(now if key in later else carried, key, delta, stamp)
         now_by_segment.append(now)
     return now_by_segment, [(key, delta, stamp) for key, (delta, stamp) in sorted(carried.items())]
 
