@@ -260,6 +260,17 @@ def _listening_workers(port: int, server_pid: int) -> dict[int, tuple[str, int]]
     return found
 
 
+def _wait_for_workers(port: int, server_pid: int, count: int) -> dict[int, tuple[str, int]]:
+    """The listening workers once ``count`` of them listen, or as found after a minute: ready means one worker
+    answers, the others may not listen yet."""
+    deadline = time.monotonic() + 60
+    workers = _listening_workers(port, server_pid)
+    while len(workers) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+        workers = _listening_workers(port, server_pid)
+    return workers
+
+
 def _open_connections(port: int, count: int) -> list[socket.socket]:
     """``count`` connections opened together (as a client's pool opens them), each then having had one request
     answered, so its worker has accepted it; kept open."""
@@ -277,9 +288,7 @@ def test_each_worker_listens_on_its_own_socket_and_connections_are_spread(served
     base, _ = served
     port = int(base.rsplit(":", 1)[1])
     server_pid = _server_pid(port)
-    deadline = time.monotonic() + 60  # ready means one worker answers; the other may not listen yet
-    while len(_listening_workers(port, server_pid)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
+    _wait_for_workers(port, server_pid, 2)
     opened = _open_connections(port, 200)
     try:
         spread = _listening_workers(port, server_pid)
@@ -319,7 +328,8 @@ def test_a_second_server_on_the_same_port_is_refused(served: tuple[str, Path], t
     )
     assert second.returncode != 0
     assert "in use" in second.stderr
-    assert len(_listening_workers(int(port), _server_pid(int(port)))) == 2  # the first one serves on
+    # the first one serves on, with both its workers (ready meant one answered; the other may have come up since)
+    assert len(_wait_for_workers(int(port), _server_pid(int(port)), 2)) == 2
 
 
 def _server_pid(port: int) -> int:
