@@ -14,6 +14,7 @@ import asyncpg
 from starlette.testclient import TestClient
 
 from ledgermirror.api.context import AppContext
+from ledgermirror.clock import Clock
 from ledgermirror.db.reset import reset
 from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
@@ -80,11 +81,12 @@ async def _once(url: str, action: Callable[[asyncpg.Connection], Awaitable[Any]]
         await conn.close()
 
 
-def reconfigure(client: TestClient, settings: Settings) -> AppContext:
-    """Give the client's app new settings, an empty response cache and the same clock, database and (for the same
-    concurrency) contract-call workers: a fresh ``AppContext`` on the app's state, where every request finds it."""
+def reconfigure(client: TestClient, settings: Settings, clock: Clock | None = None) -> AppContext:
+    """Give the client's app new settings, an empty response cache, the same clock (or ``clock``), the same
+    database and (for the same concurrency) contract-call workers: a fresh ``AppContext`` on the app's state, where
+    every request finds it. A context dropped with its workers would leave their processes running."""
     current: AppContext = client.app.state.ctx  # type: ignore[attr-defined]
-    fresh = AppContext(settings, current.clock, current.db)
+    fresh = AppContext(settings, clock or current.clock, current.db)
     if settings.contract_call_concurrency == current.settings.contract_call_concurrency:
         fresh.contract_workers = current.contract_workers  # the contract-call worker processes kept
     else:

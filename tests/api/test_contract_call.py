@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +24,7 @@ from starlette.testclient import TestClient
 from tests.api.test_system_files import CREATE, UPDATE, file_rows
 from tests.hapi_files import rate_file
 from tests.live_server import bounded_server
+from tests.npm_packages import installed
 from tests.support import Ledger, reconfigure
 
 from ledgermirror.api.app import create_app
@@ -1048,31 +1048,12 @@ def test_creation_gas_compared_with_the_stored_result(mirrored: TestClient, ledg
 
 
 SOLC_VERSION = "0.8.24"
-SOLC_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "solc"
 SOURCES = Path(__file__).resolve().parents[1] / "contracts"
 
 
 def installed_solc() -> Path:
-    """The folder whose ``node_modules`` holds the pinned solc-js, installed on first use (as the JS SDK tests
-    install theirs); skips only when Node.js or npm is missing or the registry cannot be reached."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js or npm is not installed")
-    folder = SOLC_CACHE / SOLC_VERSION
-    if (folder / "node_modules" / "solc" / "package.json").is_file():
-        return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"solc@{SOLC_VERSION}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if done.returncode != 0:
-        if any(text in done.stderr for text in ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "network")):
-            pytest.skip(f"the npm registry cannot be reached: {done.stderr.strip().splitlines()[-1]}")
-        raise AssertionError(f"npm install failed: {done.stderr}")
-    return folder
+    """The folder whose ``node_modules`` holds the pinned solc-js, installed on first use."""
+    return installed("solc", "solc", SOLC_VERSION, timeout=600)
 
 
 def test_the_shipped_bytecode_is_its_source_compiled() -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from tests.live_server import bounded_server
+from tests.support import Ledger
 
 from ledgermirror.api.app import create_app
 from ledgermirror.http_server import HeadHoldingTransport
@@ -87,7 +88,8 @@ def _read_answer(sock: socket.socket, *, head_only: bool = False) -> tuple[bytes
     return head, body
 
 
-def test_kept_alive_get_head_error_get_each_arrive_whole(port: int) -> None:
+def test_kept_alive_get_head_error_get_each_arrive_whole(port: int, ledger: Ledger) -> None:
+    """On empty tables (``ledger``): another module may have left rows in the session's database."""
     requests = [
         (b"GET /api/v1/tokens HTTP/1.1\r\nHost: t\r\n\r\n", False),
         (b"HEAD /api/v1/tokens HTTP/1.1\r\nHost: t\r\n\r\n", True),

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from tests.support import Ledger
+from tests.support import Ledger, reconfigure
 
 from ledgermirror.api.context import AppContext
 from ledgermirror.api.resources.transactions.transaction import INVALID_ID
@@ -168,7 +168,7 @@ def _schedule_ledger(execution_after: int | None) -> dict[str, Any]:
 
 def _at(client: TestClient, now: int) -> None:
     current: AppContext = client.app.state.ctx  # type: ignore[attr-defined]
-    client.app.state.ctx = AppContext(current.settings, FixedClock(now), current.db)  # type: ignore[attr-defined]
+    reconfigure(client, current.settings, FixedClock(now))
 
 
 def test_a_long_term_schedule_is_found_past_the_usual_window(client: TestClient, ledger: Ledger) -> None:

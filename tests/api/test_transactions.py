@@ -9,7 +9,6 @@ import pytest
 from starlette.testclient import TestClient
 from tests.support import Ledger, reconfigure
 
-from ledgermirror.api.context import AppContext
 from ledgermirror.clock import FixedClock
 from ledgermirror.settings import Settings
 
@@ -312,8 +311,7 @@ def test_bind_timestamp_range_cuts_the_window_and_links_past_the_cut(
     settings = dataclasses.replace(
         api_settings, bind_timestamp_range=True, max_transactions_timestamp_range_ns=width
     )
-    current: AppContext = loaded.app.state.ctx  # type: ignore[attr-defined]
-    loaded.app.state.ctx = AppContext(settings, FixedClock(T + 10), current.db)  # type: ignore[attr-defined]
+    reconfigure(loaded, settings, FixedClock(T + 10))
     # desc from now: [T+8, T+10] holds nothing, the link continues below the cut
     response = loaded.get(URL + "?limit=2")
     assert stamps(response) == []

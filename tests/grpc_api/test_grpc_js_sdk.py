@@ -7,43 +7,22 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from tests.grpc_api.conftest import TOPIC, ServerThread, Topics
 from tests.grpc_api.test_grpc_network import add_book, add_entry
+from tests.npm_packages import installed
 
 SDK_VERSION = "2.81.0"
-CACHE = Path(__file__).resolve().parents[2] / ".cache" / "js-sdk"
 SCRIPT = Path(__file__).parent / "js" / "mirror_client.js"
 
 
 def installed_sdk() -> Path:
     """The folder whose ``node_modules`` holds the pinned SDK, installing it on first use."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js or npm is not installed")
-    folder = CACHE / SDK_VERSION
-    if (folder / "node_modules" / "@hashgraph" / "sdk" / "package.json").is_file():
-        return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"@hashgraph/sdk@{SDK_VERSION}"],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    if result.returncode != 0:
-        if any(
-            text in result.stderr for text in ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "network")
-        ):
-            pytest.skip(f"the npm registry cannot be reached: {result.stderr.strip().splitlines()[-1]}")
-        raise AssertionError(f"npm install failed: {result.stderr}")
-    return folder
+    return installed("js-sdk", "@hashgraph/sdk", SDK_VERSION, timeout=900)
 
 
 def test_javascript_sdk_reads_the_book_and_a_topic(grpc_server: ServerThread, topics: Topics) -> None:
