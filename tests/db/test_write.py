@@ -4,7 +4,9 @@ merge rules, history routing, idempotence, and batches of more than one chunk.""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
+from decimal import Decimal
 from typing import Any, TypeVar
 
 import asyncpg
@@ -482,7 +484,8 @@ def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> N
     settings = list(write._INDEX_JOINS)
 
     async def plans(conn: asyncpg.Connection, *, index_joins: bool) -> list[str]:
-        arrays = [*([row.get(name) for row in staged] for name in columns), [0] * len(staged)]
+        [[(planned_columns, arrays)]] = write.plan_upsert("entity", staged).rounds
+        assert planned_columns == columns
         async with conn.transaction():
             if index_joins:
                 await conn.execute(settings[0] + ";\n" + settings[1])
@@ -495,7 +498,7 @@ def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> N
 
     left_alone, by_index = run(ledger.url, action)
     # One statement: the rows given as arrays, the history move, the update, then the insert.
-    assert merge.startswith("with ledgermirror_rows as (\nselect * from unnest($1::bigint[], ")
+    assert merge.startswith("with ledgermirror_rows as (\nselect * from unnest($1::text::bigint[], ")
     assert merge.count(" as (\n") == 3 and '\nupdate "entity" t set' in merge
     assert "ledgermirror_stage_" not in merge
     assert any("Seq Scan on entity" in plan for plan in left_alone)  # what the settings are for
@@ -562,3 +565,74 @@ def test_insert_text_uses_postgres_input_rules(ledger: Ledger) -> None:
     (row,) = fetch(ledger.url, "select memo, inner_transactions, errata from transaction")
     assert row == {"memo": b"hi", "inner_transactions": [1, 2], "errata": None}
     assert fetch(ledger.url, "select timestamp_range from entity_history") == [{"timestamp_range": Range(1, 4)}]
+
+
+def test_merge_arrays_of_numbers_booleans_and_ranges_arrive_exact(ledger: Ledger) -> None:
+    """A merge passes its integer, boolean and range arrays as PostgreSQL's array input text
+    (``write._array_literal``): NULLs, the ``bigint`` extremes, negatives, a bool or a ``Decimal`` where an integer
+    goes (as asyncpg's binary encoding takes them), and ranges of every bound kind arrive as they were given."""
+    extremes = (-(2**63), 2**63 - 1)
+    rows = [
+        entity(1, 10, balance=extremes[0], deleted=True, max_automatic_token_associations=-1),
+        entity(2, 10, balance=extremes[1], deleted=False, max_automatic_token_associations=None),
+        entity(3, 10, balance=None, deleted=None, auto_renew_period=True, expiration_timestamp=Decimal("7")),
+        {**entity(4, 0), "timestamp_range": Range(5, None, lower_inc=False)},
+        {**entity(5, 0), "timestamp_range": Range(None, None)},
+    ]
+    lookups = [
+        {"topic_id": 7, "partition": "a", "sequence_number_range": Range(1, 9), "timestamp_range": Range(5, 9)},
+        {
+            "topic_id": 7,
+            "partition": "b",
+            "sequence_number_range": Range(1, 9, lower_inc=False, upper_inc=True),
+            "timestamp_range": Range(empty=True),
+        },
+    ]
+
+    async def action(conn: asyncpg.Connection) -> None:
+        await write.upsert(conn, "entity", rows)
+        await write.upsert(conn, "topic_message_lookup", lookups)
+
+    run(ledger.url, action)
+    stored = fetch(
+        ledger.url,
+        "select id, balance, deleted, max_automatic_token_associations as max, auto_renew_period as period,"
+        " expiration_timestamp as expiry, timestamp_range::text as range from entity order by id",
+    )
+    assert [(row["id"], row["balance"], row["deleted"], row["max"]) for row in stored[:3]] == [
+        (1, extremes[0], True, -1),
+        (2, extremes[1], False, None),
+        (3, None, None, None),
+    ]
+    assert (stored[2]["period"], stored[2]["expiry"]) == (1, 7)
+    assert [row["range"] for row in stored] == ["[10,)", "[10,)", "[10,)", "[6,)", "(,)"]
+    assert fetch(
+        ledger.url,
+        "select partition, sequence_number_range::text as numbers, timestamp_range::text as times"
+        " from topic_message_lookup order by partition",
+    ) == [
+        {"partition": "a", "numbers": "[1,9)", "times": "[5,9)"},
+        {"partition": "b", "numbers": "[2,10)", "times": "empty"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "message"),
+    [
+        ("balance", "12", None),  # a numeric string: int() takes it, as before
+        ("balance", "1,2", "not an integer: '1,2'"),  # never split into two elements of the literal
+        ("balance", 1.5j, "not an integer"),
+        ("deleted", 1, "not a boolean: 1"),
+        ("deleted", "true", "not a boolean: 'true'"),
+    ],
+)
+def test_merge_refuses_what_is_not_its_columns_type(
+    ledger: Ledger, column: str, value: Any, message: str | None
+) -> None:
+    rows = [entity(1, 10), entity(2, 10, **{column: value})]
+    if message is None:
+        run(ledger.url, lambda conn: write.upsert(conn, "entity", rows))
+        assert fetch(ledger.url, f"select {column} from entity where id = 2") == [{column: 12}]
+        return
+    with pytest.raises(write.WriteError, match=re.escape(message)):
+        write.plan_upsert("entity", rows)
