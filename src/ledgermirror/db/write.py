@@ -8,9 +8,8 @@ Three ways in:
   default. A row of a versioned table whose ``timestamp_range`` is closed goes to the ``<table>_history``
   twin (history routing).
 * **Upsert** (:func:`upsert`): the reference importer's merge rules (``upsert_history.vm``). Rows are given
-  to one statement as an array per column (staged in a temporary table where a column is an array itself;
-  integer, boolean and range arrays bound as PostgreSQL's array input text, :func:`_array_literal`), and for
-  every key that already has a current row:
+  to one statement as an array per column (staged in a temporary table where a column is an array itself),
+  and for every key that already has a current row:
 
   1. a versioned table's current row is copied to ``<table>_history`` with its range closed at the lower
      bound of the update (``[old lower, new lower)``); an update with the same lower bound replaces the
@@ -35,8 +34,7 @@ Three ways in:
   to its column's type (without modifier), so PostgreSQL's own input functions parse them. The conformance
   loader uses it to reproduce what node-postgres sends.
 
-Every statement is composed here from model names only; values are always bound or copied, never formatted
-into a statement (an array literal is a bound value, made only of numbers, booleans and range bounds).
+Every statement is composed here from model names only; values are always bound or copied, never formatted.
 """
 
 from __future__ import annotations
@@ -55,7 +53,7 @@ import orjson
 from asyncpg import Range
 from asyncpg.prepared_stmt import PreparedStatement
 
-from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN, Column, Kind, SchemaError, Table, table
+from ledgermirror.db.schema import NO_DEFAULT, RANGE_COLUMN, Kind, SchemaError, Table, table
 
 DEFAULT_CHUNK_ROWS = 20_000
 _STAGE_PREFIX = "ledgermirror_stage_"
@@ -465,88 +463,6 @@ def takes_arrays(model: Table, columns: tuple[str, ...]) -> bool:
     return not any(model.by_name[name].kind is Kind.ARRAY for name in columns)
 
 
-_INTEGER_TYPES = frozenset(("bigint", "integer", "smallint", "entity_id", "nanos_timestamp", "hbar_tinybars"))
-_PLAIN_INTEGERS = frozenset((int, type(None)))
-_PLAIN_BOOLEANS = frozenset((bool, type(None)))
-
-
-def _integer(value: Any) -> str:
-    """One integer element of an array literal: what ``int`` makes of it, as asyncpg's binary encoding takes it
-    (a bool as 0 or 1, a ``Decimal`` sum read from the database as its number)."""
-    if value is None:
-        return "NULL"
-    try:
-        return str(int(value))
-    except (TypeError, ValueError):
-        raise WriteError(f"not an integer: {value!r}") from None
-
-
-def _integers_literal(values: list[Any]) -> str:
-    """An integer column's values as PostgreSQL array input text: ``str`` over plain ints (no per-element
-    encoding in Python, as asyncpg's binary array encoding has: an ``isinstance`` check against an ABC for
-    each element, a third of the writer thread's own time in an import)."""
-    kinds = set(map(type, values))
-    if kinds == {int}:
-        return "{" + ",".join(map(str, values)) + "}"
-    if kinds <= _PLAIN_INTEGERS:
-        return "{" + ",".join(["NULL" if value is None else str(value) for value in values]) + "}"
-    return "{" + ",".join(map(_integer, values)) + "}"
-
-
-def _booleans_literal(values: list[Any]) -> str:
-    """A boolean column's values as PostgreSQL array input text (``True``/``False``/``NULL``)."""
-    if not set(map(type, values)) <= _PLAIN_BOOLEANS:
-        wrong = next(value for value in values if type(value) not in _PLAIN_BOOLEANS)
-        raise WriteError(f"not a boolean: {wrong!r}")
-    return "{" + ",".join(["NULL" if value is None else str(value) for value in values]) + "}"
-
-
-def _range(value: Range[Any] | None) -> str:
-    """One ``int8range`` element of an array literal, quoted (its brackets and comma)."""
-    if value is None:
-        return "NULL"
-    if value.isempty:
-        return "empty"
-    lower, upper = value.lower, value.upper
-    try:
-        bounds = f"{'' if lower is None else int(lower)},{'' if upper is None else int(upper)}"
-    except (TypeError, ValueError):
-        raise WriteError(f"not an int8range: {value!r}") from None
-    return f'"{"[" if value.lower_inc else "("}{bounds}{"]" if value.upper_inc else ")"}"'
-
-
-def _ranges_literal(values: list[Any]) -> str:
-    return "{" + ",".join(map(_range, values)) + "}"
-
-
-def _array_literal(column: Column) -> Callable[[list[Any]], str] | None:
-    """How a merge passes the column's array: as input text made by the returned function (integers, booleans,
-    ranges: cheaper to make than asyncpg's binary encoding, and as cheap for PostgreSQL to read), or None for
-    asyncpg's binary encoding (text, bytea, json, enum labels)."""
-    if column.type in _INTEGER_TYPES:
-        return _integers_literal
-    if column.type == "boolean":
-        return _booleans_literal
-    if column.type == "int8range":
-        return _ranges_literal
-    return None
-
-
-@functools.cache
-def _literals(model: Table, columns: tuple[str, ...]) -> tuple[tuple[int, Callable[[list[Any]], str]], ...]:
-    """The arrays of a merge's parameters passed as text: (position, how), the given bits last."""
-    made = [(index, _array_literal(model.by_name[name])) for index, name in enumerate(columns)]
-    return (*((index, how) for index, how in made if how is not None), (len(columns), _integers_literal))
-
-
-def _arrays(model: Table, columns: tuple[str, ...], records: list[Record]) -> list[Any]:
-    """A merge's parameters: an array per column and one of the given bits (:func:`merge_sql`)."""
-    arrays: list[Any] = list(map(list, zip(*records, strict=True)))
-    for index, how in _literals(model, columns):
-        arrays[index] = how(arrays[index])
-    return arrays
-
-
 @functools.cache
 def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     """One statement that merges the given rows (``columns`` and the given bits) into the table: the superseded
@@ -566,11 +482,8 @@ def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     source = _ROWS if arrays else stage_name(model)
     parts: list[str] = []
     if arrays:
-        casts = [
-            f"${index}::{'text::' if _array_literal(model.by_name[name]) else ''}{model.by_name[name].cast_type}[]"
-            for index, name in enumerate(columns, start=1)
-        ]
-        casts.append(f"${len(columns) + 1}::text::bigint[]")
+        casts = [f"${index}::{model.by_name[name].cast_type}[]" for index, name in enumerate(columns, start=1)]
+        casts.append(f"${len(columns) + 1}::bigint[]")
         names = ", ".join([*map(_quote, columns), _GIVEN])
         parts.append(f"select * from unnest({', '.join(casts)}) as u({names})")
     if versioned:
@@ -703,7 +616,7 @@ def plan_upsert(table_name: str, rows: Iterable[Row]) -> Merge:
             groups.setdefault(columns, []).append((*map(row.get, columns), given))
         rounds.append(
             [
-                (columns, _arrays(model, columns, records) if takes_arrays(model, columns) else records)
+                (columns, list(map(list, zip(*records, strict=True))) if takes_arrays(model, columns) else records)
                 for columns, records in groups.items()
             ]
         )
