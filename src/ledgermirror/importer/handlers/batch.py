@@ -212,17 +212,6 @@ class Batch:
             held[0] += amount
             held[1] = consensus_timestamp
 
-    def add_balances(self, amounts: Iterable[tuple[int, int]], consensus_timestamp: int) -> None:
-        """:meth:`add_balance` of each (entity id, amount), in order."""
-        balances = self._segment.entity_balances
-        for entity_id, amount in amounts:
-            held = balances.get(entity_id)
-            if held is None:
-                balances[entity_id] = [amount, consensus_timestamp]
-            else:
-                held[0] += amount
-                held[1] = consensus_timestamp
-
     def add_token_balance(self, account_id: int, token_id: int, amount: int, consensus_timestamp: int) -> None:
         """``token_account.balance += amount`` for an existing association (``associated`` becomes true)."""
         add_delta(self._segment.token_balances, (account_id, token_id), amount, consensus_timestamp)
