@@ -123,3 +123,41 @@ def test_quote_identifier_accepts_plain_names(name: str) -> None:
 def test_quote_identifier_rejects_anything_else(name: str) -> None:
     with pytest.raises(ValueError, match="not a plain identifier"):
         quote_identifier(name)
+
+
+_INDEX_METHOD = """
+select method.amname
+from pg_class as index_class join pg_am as method on method.oid = index_class.relam
+where index_class.oid = to_regclass('transaction_hash__hash')
+"""
+
+
+def _migration(version: int) -> Migration:
+    return next(migration for migration in bundled_migrations() if migration.version == version)
+
+
+def test_transaction_hash_is_looked_up_through_a_hash_index(database: Prepared) -> None:
+    # As the reference's V1.98.0 indexes it; a btree of the same name (migration 0003's) is replaced, and
+    # running the migration again (over a database where it is already a hash index) keeps it.
+    replace = _migration(51)
+
+    async def action(conn: asyncpg.Connection) -> list[str]:
+        methods = [await conn.fetchval(_INDEX_METHOD)]
+        transaction = conn.transaction()
+        await transaction.start()
+        try:
+            await conn.execute("drop index transaction_hash__hash")
+            await conn.execute(
+                "create index transaction_hash__hash on transaction_hash (substring(hash from 1 for 32))"
+            )
+            methods.append(await conn.fetchval(_INDEX_METHOD))
+            await conn.execute(replace.sql)
+            methods.append(await conn.fetchval(_INDEX_METHOD))
+            await conn.execute(replace.sql)
+            methods.append(await conn.fetchval(_INDEX_METHOD))
+        finally:
+            await transaction.rollback()
+        methods.append(await conn.fetchval(_INDEX_METHOD))
+        return methods
+
+    assert run(_with(database.owner_url, action)) == ["hash", "btree", "hash", "hash", "hash"]
