@@ -472,6 +472,21 @@ def test_upsert_of_many_rows(ledger: Ledger) -> None:
     ]
 
 
+async def _entity_merge_plan(
+    conn: asyncpg.Connection, columns: tuple[str, ...], arrays: list[Any], settings: tuple[str, ...]
+) -> str:
+    """The plan of the ``entity`` merge of ``columns`` given ``arrays`` (its rows, a list per column, then the
+    given bits), explained under ``settings`` in a transaction of its own."""
+    model = schema.table("entity")
+    async with conn.transaction():
+        if settings:
+            await conn.execute(";\n".join(settings))
+        statement = "explain " + write.merge_sql(model, columns)
+        return "\n".join(
+            row[0] for row in await conn.fetch(statement, *arrays, *write._default_values(model, columns))
+        )
+
+
 def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> None:
     """Given a few thousand rows, left to itself the planner hashes the whole target table for every merge (a
     cost that grows with the ledger); the merge statements run with joins by index lookup."""
@@ -479,15 +494,10 @@ def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> N
     staged = [entity(n, 20, memo="b") for n in range(2_001, 5_001)]
     columns = model.column_names
     merge = write.merge_sql(model, columns)
-    defaults = [model.by_name[name].default_value for name in write.merge_defaults(model, columns)]
-    settings = list(write._INDEX_JOINS)
 
     async def plans(conn: asyncpg.Connection, *, index_joins: bool) -> list[str]:
         arrays = [*([row.get(name) for row in staged] for name in columns), [0] * len(staged)]
-        async with conn.transaction():
-            if index_joins:
-                await conn.execute(";\n".join(settings))
-            return ["\n".join(row[0] for row in await conn.fetch("explain " + merge, *arrays, *defaults))]
+        return [await _entity_merge_plan(conn, columns, arrays, write._INDEX_JOINS if index_joins else ())]
 
     async def action(conn: asyncpg.Connection) -> tuple[list[str], list[str]]:
         await write.copy_rows(conn, "entity", [entity(n, 10, memo="a") for n in range(1, 5_001)])
@@ -509,21 +519,13 @@ def test_a_merge_into_a_table_analyzed_while_empty_probes_the_key_index(ledger: 
     """After a ``vacuum analyze`` of the empty table, the planner takes it for empty whatever rows a merge meets:
     left to itself it scans the table again for each given row (a scan of no rows is still a call for the
     file's size: 3.3 s for 25,000 rows where the index took 0.23 s); the merges run without sequential scans."""
-    model = schema.table("entity")
     given = [entity(n, 10, memo="a") for n in range(1, 2_001)]
-    merge = write.plan_upsert("entity", given)
-    [[(columns, values)]] = merge.rounds
-
-    async def plan(conn: asyncpg.Connection, settings: tuple[str, ...]) -> str:
-        async with conn.transaction():
-            await conn.execute(";\n".join(settings))
-            statement = "explain " + write.merge_sql(model, columns)
-            defaults = [model.by_name[name].default_value for name in write.merge_defaults(model, columns)]
-            return "\n".join(row[0] for row in await conn.fetch(statement, *values, *defaults))
+    [[(columns, values)]] = write.plan_upsert("entity", given).rounds
 
     async def action(conn: asyncpg.Connection) -> tuple[str, str]:
         await conn.execute("vacuum analyze entity")
-        return await plan(conn, write._INDEX_JOINS[:2]), await plan(conn, write._INDEX_JOINS)
+        joins_only = await _entity_merge_plan(conn, columns, values, write._INDEX_JOINS[:2])
+        return joins_only, await _entity_merge_plan(conn, columns, values, write._INDEX_JOINS)
 
     joins_only, by_index = run(ledger.url, action)
     assert "Seq Scan on entity t" in joins_only  # the state this is about
