@@ -7,7 +7,7 @@ import contextlib
 import importlib
 import subprocess
 import warnings
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import asyncpg
@@ -79,6 +79,26 @@ async def _once(url: str, action: Callable[[asyncpg.Connection], Awaitable[Any]]
         await action(conn)
     finally:
         await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def entity_analyzed_with_few_live_rows(conn: asyncpg.Connection) -> AsyncIterator[None]:
+    """Inside: ``entity`` empty, with statistics taken while it held 5 live rows among many dead pages
+    (autovacuum off for it, so the state stays), so the planner takes it for a table of a few rows whatever it
+    holds. After: autovacuum back on and the table analyzed again (the other tests share the database)."""
+    await conn.execute("alter table entity set (autovacuum_enabled = false)")
+    await conn.execute(
+        "insert into entity (id, num, realm, shard, timestamp_range)"
+        " select n, n, 0, 0, int8range(1, null) from generate_series(1, 60000) n"
+    )
+    await conn.execute("delete from entity where id > 5")
+    await conn.execute("analyze entity")
+    await conn.execute("delete from entity")
+    try:
+        yield
+    finally:
+        await conn.execute("alter table entity reset (autovacuum_enabled)")
+        await conn.execute("analyze entity")
 
 
 def reconfigure(client: TestClient, settings: Settings, clock: Clock | None = None) -> AppContext:

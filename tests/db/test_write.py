@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 from asyncpg import Range
-from tests.support import Ledger
+from tests.support import Ledger, entity_analyzed_with_few_live_rows
 
 from ledgermirror.db import citus, schema, write
 
@@ -545,31 +545,30 @@ def test_a_merge_after_statistics_of_a_few_live_rows_probes_the_key_index(ledger
     [[(columns, values)]] = write.plan_upsert("entity", given).rounds
 
     async def action(conn: asyncpg.Connection) -> tuple[str, str]:
-        await conn.execute("alter table entity set (autovacuum_enabled = false)")  # keep the state
-        await conn.execute(
-            "insert into entity (id, num, realm, shard, timestamp_range)"
-            " select n, n, 0, 0, int8range(1, null) from generate_series(1, 60000) n"
-        )
-        await conn.execute("delete from entity where id > 5")
-        await conn.execute("analyze entity")
-        await conn.execute("delete from entity")
-        await write.upsert(conn, "entity", [entity(n, 10, memo="a") for n in range(1, 2_001)])
-        async with conn.transaction():  # the join by key the merges made before
-            await conn.execute(";\n".join(write._INDEX_JOINS))
-            by_key = "\n".join(
-                row[0]
-                for row in await conn.fetch(
-                    "explain select * from unnest($1::bigint[]) u (id) join entity t on t.id = u.id", values[5]
+        async with entity_analyzed_with_few_live_rows(conn):
+            await write.upsert(conn, "entity", [entity(n, 10, memo="a") for n in range(1, 2_001)])
+            async with conn.transaction():  # the join by key the merges made before
+                await conn.execute(";\n".join(write._INDEX_JOINS))
+                by_key = "\n".join(
+                    row[0]
+                    for row in await conn.fetch(
+                        "explain select * from unnest($1::bigint[]) u (id) join entity t on t.id = u.id", values[5]
+                    )
                 )
-            )
-        return by_key, await _entity_merge_plan(conn, columns, values, write._INDEX_JOINS)
+            plan = await _entity_merge_plan(conn, columns, values, write._INDEX_JOINS)
+            await write.upsert(conn, "entity", given)
+            return by_key, plan
 
     by_key, merge = run(ledger.url, action)
     assert "Materialize" in by_key or "Seq Scan" in by_key, by_key  # the state this is about
     assert "Materialize" not in merge and "Seq Scan" not in merge, merge
     assert merge.count("Index Cond: (id = u.id)") == 1 and merge.count("Tid Scan on entity") == 2, merge
     assert fetch(ledger.url, "select memo, count(*) from entity group by memo order by memo") == [
-        {"memo": "a", "count": 2_000}
+        {"memo": "a", "count": 1_000},
+        {"memo": "b", "count": 1_000},
+    ]
+    assert fetch(ledger.url, "select count(*) from entity_history where upper(timestamp_range) = 20") == [
+        {"count": 1_000}
     ]
 
 

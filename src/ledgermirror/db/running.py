@@ -2,8 +2,9 @@
 
 These are the reference's "partial" objects without a ``timestamp_range``: they change existing rows in place,
 make no history row, and a key the table does not hold is dropped (no row is created), as the reference's
-upsert does for rows without range. Deltas come summed per key; each statement takes them as arrays and joins
-them to the table by index lookup (``db.write.execute_by_index``).
+upsert does for rows without range. Deltas come summed per key; each statement takes them as arrays, finds each
+key's current row by one probe of its index and updates it by row id (``db.write.update_found_sql``: a plan
+that does not depend on the table's statistics), with joins by index lookup (``db.write.execute_by_index``).
 """
 
 from __future__ import annotations
@@ -12,39 +13,35 @@ from collections.abc import Sequence
 
 import asyncpg
 
-from ledgermirror.db.write import execute_by_index
+from ledgermirror.db.write import execute_by_index, update_found_sql
 
-_ENTITY_BALANCES = """
-update entity e set
-  balance = case
-    when e.type in ('ACCOUNT', 'CONTRACT') then coalesce(e.balance, 0) + d.amount
-    when e.balance is not null then e.balance + d.amount
+_ENTITY_BALANCES = update_found_sql(
+    "entity",
+    """balance = case
+    when t.type in ('ACCOUNT', 'CONTRACT') then coalesce(t.balance, 0) + s.amount
+    when t.balance is not null then t.balance + s.amount
   end,
-  balance_timestamp = d.stamp
-from unnest($1::bigint[], $2::bigint[], $3::bigint[]) as d(id, amount, stamp)
-where e.id = d.id
-"""
+  balance_timestamp = s.stamp""",
+    "unnest($1::bigint[], $2::bigint[], $3::bigint[]) as s(id, amount, stamp)",
+)
 
-_TOKEN_BALANCES = """
-update token_account t set
-  balance = t.balance + d.amount,
-  balance_timestamp = d.stamp,
-  associated = true
-from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as d(account_id, token_id, amount, stamp)
-where t.account_id = d.account_id and t.token_id = d.token_id
-"""
+_TOKEN_BALANCES = update_found_sql(
+    "token_account",
+    "balance = t.balance + s.amount, balance_timestamp = s.stamp, associated = true",
+    "unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as s(account_id, token_id, amount, stamp)",
+)
 
-_CRYPTO_ALLOWANCE_DEBITS = """
-update crypto_allowance a set amount = a.amount + d.amount
-from unnest($1::bigint[], $2::bigint[], $3::bigint[]) as d(owner, spender, amount)
-where a.owner = d.owner and a.spender = d.spender
-"""
+_CRYPTO_ALLOWANCE_DEBITS = update_found_sql(
+    "crypto_allowance",
+    "amount = t.amount + s.amount",
+    "unnest($1::bigint[], $2::bigint[], $3::bigint[]) as s(owner, spender, amount)",
+)
 
-_TOKEN_ALLOWANCE_DEBITS = """
-update token_allowance a set amount = a.amount + d.amount
-from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as d(owner, spender, token_id, amount)
-where a.owner = d.owner and a.spender = d.spender and a.token_id = d.token_id
-"""
+_TOKEN_ALLOWANCE_DEBITS = update_found_sql(
+    "token_allowance",
+    "amount = t.amount + s.amount",
+    "unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as s(owner, spender, token_id, amount)",
+)
 
 _ENTITY_IDS_HELD = "select id from entity where id = any($1::bigint[])"
 

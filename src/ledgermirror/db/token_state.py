@@ -28,19 +28,16 @@ import asyncpg
 from ledgermirror.db import write
 from ledgermirror.db.schema import RANGE_COLUMN, table
 
-_ASSOCIATED = """
+_ASSOCIATED = f"""
 select t.account_id, t.token_id
-from token_account t
-join unnest($1::bigint[], $2::bigint[]) as d(account_id, token_id)
-  on t.account_id = d.account_id and t.token_id = d.token_id
+from ({write.found_sql(table("token_account"), "unnest($1::bigint[], $2::bigint[]) as s(account_id, token_id)")}) s
+join token_account t on {write.IS_FOUND}
 where t.associated
 """
 
-_SCHEDULES_EXECUTED = """
-update schedule s set executed_timestamp = d.stamp
-from unnest($1::bigint[], $2::bigint[]) as d(schedule_id, stamp)
-where s.schedule_id = d.schedule_id
-"""
+_SCHEDULES_EXECUTED = write.update_found_sql(
+    "schedule", "executed_timestamp = s.stamp", "unnest($1::bigint[], $2::bigint[]) as s(schedule_id, stamp)"
+)
 
 _CLEAR_DELETED_OWNERS = """
 update nft set account_id = null

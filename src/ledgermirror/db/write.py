@@ -327,7 +327,7 @@ def _history_sql(model: Table) -> str:
     )
     return (
         f"insert into {_quote(model.history_name)} ({columns})\n"
-        f"select {values}\nfrom {_FOUND} s join {_quote(model.name)} t on {_IS_FOUND}\n"
+        f"select {values}\nfrom {_FOUND} s join {_quote(model.name)} t on {IS_FOUND}\n"
         "where lower(t.timestamp_range) < lower(s.timestamp_range)"
     )
 
@@ -348,7 +348,7 @@ def _update_sql(model: Table, columns: tuple[str, ...]) -> str | None:
     if not updated:
         return None
     assignments = ", ".join(f"{_quote(name)} = {_merged(model, name)}" for name in updated)
-    condition = _IS_FOUND
+    condition = IS_FOUND
     if RANGE_COLUMN in columns:
         condition += " and lower(t.timestamp_range) <= lower(s.timestamp_range)"
     return f"update {_quote(model.name)} t set {assignments}\nfrom {_FOUND} s where {condition}"
@@ -377,15 +377,26 @@ def _insert_sql(model: Table, columns: tuple[str, ...], first: int) -> str:
     )
 
 
-def _found_sql(model: Table, source: str) -> str:
-    """The given rows, each with the table (``tableoid``: a partition of a partitioned table) and row id
-    (``ctid``) of its key's current row, or NULLs: one probe of the key's index a given row, whatever the
-    planner believes of either side's size (see :func:`merge_sql`)."""
+def found_sql(model: Table, source: str) -> str:
+    """The rows of ``source`` (a relation named ``s`` whose columns include the table's key, such as ``unnest(...)
+    as s(id, amount)``), each with the table (``tableoid``: a partition of a partitioned table) and row id
+    (``ctid``) of its key's current row, or NULLs. Each row is one probe of the key's index, in a lateral
+    subquery the planner cannot flatten into a join (``offset 0``), so it cannot put the table on the outer side
+    whatever it believes of either side's size; a statement joins the table to these rows by :data:`IS_FOUND`, a
+    fetch by row id. Run it with joins by index lookup (:func:`execute_by_index`, :func:`bulk`)."""
     probe = f"select t.tableoid, t.ctid from {_quote(model.name)} t where {_key_match(model)} offset 0"
     return (
         f"select s.*, f.tableoid as {_TABLE}, f.ctid as {_TID}\n"
-        f"from {source} s left join lateral ({probe}) f on true"
+        f"from {source} left join lateral ({probe}) f on true"
     )
+
+
+def update_found_sql(table_name: str, assignments: str, given: str) -> str:
+    """``update <table> t set <assignments>`` for each row of ``given`` (a relation named ``s`` with the table's
+    key columns) whose key the table holds: its current row found by one probe of the key's index and updated by
+    row id (:func:`found_sql`)."""
+    found = found_sql(table(table_name), given)
+    return f"update {_quote(table_name)} t set {assignments}\nfrom ({found}) s\nwhere {IS_FOUND}"
 
 
 @functools.cache
@@ -478,14 +489,14 @@ async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any)
 _ROWS = "ledgermirror_rows"
 """The name of the given rows in a merge that takes them as arrays (:func:`merge_sql`)."""
 _FOUND = "ledgermirror_found"
-"""The name of the given rows with their keys' current rows found (:func:`_found_sql`) in a merge."""
+"""The name of the given rows with their keys' current rows found (:func:`found_sql`) in a merge."""
 _TABLE = "ledgermirror_table"
 """The column of :data:`_FOUND` with the table that holds the key's current row (NULL for a new key)."""
 _TID = "ledgermirror_tid"
 """The column of :data:`_FOUND` with the row id of the key's current row in that table."""
-_IS_FOUND = f"t.tableoid = s.{_TABLE} and t.ctid = s.{_TID}"
-"""The join of a found row (as ``s``) to its current row (``t``): a fetch by row id. The table is part of it
-because the partitions of a partitioned table repeat row ids."""
+IS_FOUND = f"t.tableoid = s.{_TABLE} and t.ctid = s.{_TID}"
+"""The join of a row of :func:`found_sql` (as ``s``) to its key's current row (``t``): a fetch by row id. The
+table is part of it because the partitions of a partitioned table repeat row ids."""
 
 
 def takes_arrays(model: Table, columns: tuple[str, ...]) -> bool:
@@ -497,7 +508,7 @@ def takes_arrays(model: Table, columns: tuple[str, ...]) -> bool:
 @functools.cache
 def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     """One statement that merges the given rows (``columns`` and the given bits) into the table: each given row's
-    current row found first (:func:`_found_sql`), then the superseded versions moved to the history twin, the
+    current row found first (:func:`found_sql`), then the superseded versions moved to the history twin, the
     current rows updated, new keys (found nothing) inserted. Each part is a data-modifying ``with`` query; all of
     them read the table as it was before the statement, which is what the parts one after the other would read
     (the move reads the old versions before the update; the update leaves every key in place, so what the
@@ -524,7 +535,7 @@ def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
         casts.append(f"${len(columns) + 1}::bigint[]")
         names = ", ".join([*map(_quote, columns), _GIVEN])
         steps.append((_ROWS, f"select * from unnest({', '.join(casts)}) as u({names})"))
-    steps.append((_FOUND, _found_sql(model, _ROWS if arrays else stage_name(model))))
+    steps.append((_FOUND, found_sql(model, f"{_ROWS if arrays else stage_name(model)} s")))
     if versioned:
         steps.append(("step_history", _history_sql(model)))
     update = _update_sql(model, columns)
@@ -724,6 +735,7 @@ async def insert_text(conn: asyncpg.Connection, table_name: str, values: Mapping
 
 __all__ = [
     "DEFAULT_CHUNK_ROWS",
+    "IS_FOUND",
     "CopyChunk",
     "SchemaError",
     "WriteError",
@@ -736,7 +748,9 @@ __all__ = [
     "encode",
     "encode_records",
     "execute_by_index",
+    "found_sql",
     "insert_text",
     "insert_text_sql",
+    "update_found_sql",
     "upsert",
 ]
