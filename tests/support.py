@@ -101,6 +101,19 @@ async def entity_analyzed_with_few_live_rows(conn: asyncpg.Connection) -> AsyncI
         await conn.execute("analyze entity")
 
 
+async def generic_plan(conn: asyncpg.Connection, statement: str, settings: tuple[str, ...]) -> str:
+    """The plan PostgreSQL keeps for a prepared ``statement`` under ``settings`` (which force generic plans: the
+    plan made for any values, as the importer's writer runs its statements), explained in a transaction of its
+    own."""
+    count = len((await conn.prepare(statement)).get_parameters())
+    async with conn.transaction():
+        await conn.execute(";\n".join(settings))
+        await conn.execute(f"prepare ledgermirror_explained as {statement}")
+        rows = await conn.fetch(f"explain execute ledgermirror_explained({', '.join(['null'] * count)})")
+        await conn.execute("deallocate ledgermirror_explained")
+    return "\n".join(row[0] for row in rows)
+
+
 def reconfigure(client: TestClient, settings: Settings, clock: Clock | None = None) -> AppContext:
     """Give the client's app new settings, an empty response cache, the same clock (or ``clock``), the same
     database and (for the same concurrency) contract-call workers: a fresh ``AppContext`` on the app's state, where

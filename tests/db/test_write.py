@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 from asyncpg import Range
-from tests.support import Ledger, entity_analyzed_with_few_live_rows
+from tests.support import Ledger, entity_analyzed_with_few_live_rows, generic_plan
 
 from ledgermirror.db import citus, schema, write
 
@@ -473,18 +473,20 @@ def test_upsert_of_many_rows(ledger: Ledger) -> None:
 
 
 async def _entity_merge_plan(
-    conn: asyncpg.Connection, columns: tuple[str, ...], arrays: list[Any], settings: tuple[str, ...]
+    conn: asyncpg.Connection, columns: tuple[str, ...], arrays: list[Any] | None, settings: tuple[str, ...]
 ) -> str:
     """The plan of the ``entity`` merge of ``columns`` given ``arrays`` (its rows, a list per column, then the
-    given bits), explained under ``settings`` in a transaction of its own."""
+    given bits), explained under ``settings`` in a transaction of its own; without ``arrays``, the plan of the
+    statement prepared (:func:`generic_plan`)."""
     model = schema.table("entity")
+    sql = write.merge_sql(model, columns)
+    if arrays is None:
+        return await generic_plan(conn, sql, settings)
     async with conn.transaction():
         if settings:
             await conn.execute(";\n".join(settings))
-        statement = "explain " + write.merge_sql(model, columns)
-        return "\n".join(
-            row[0] for row in await conn.fetch(statement, *arrays, *write._default_values(model, columns))
-        )
+        values = [*arrays, *write._default_values(model, columns)]
+        return "\n".join(row[0] for row in await conn.fetch("explain " + sql, *values))
 
 
 def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> None:
@@ -497,7 +499,7 @@ def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> N
 
     async def plans(conn: asyncpg.Connection, *, index_joins: bool) -> list[str]:
         arrays = [*([row.get(name) for row in staged] for name in columns), [0] * len(staged)]
-        return [await _entity_merge_plan(conn, columns, arrays, write._INDEX_JOINS if index_joins else ())]
+        return [await _entity_merge_plan(conn, columns, arrays, write._WRITER_PLANS if index_joins else ())]
 
     async def action(conn: asyncpg.Connection) -> tuple[list[str], list[str]]:
         await write.copy_rows(conn, "entity", [entity(n, 10, memo="a") for n in range(1, 5_001)])
@@ -524,15 +526,17 @@ def test_a_merge_into_a_table_analyzed_while_empty_probes_the_key_index(ledger: 
     given = [entity(n, 10, memo="a") for n in range(1, 2_001)]
     [[(columns, values)]] = write.plan_upsert("entity", given).rounds
 
-    async def action(conn: asyncpg.Connection) -> tuple[str, str]:
+    async def action(conn: asyncpg.Connection) -> tuple[str, list[str]]:
         await conn.execute("vacuum analyze entity")
-        joins_only = await _entity_merge_plan(conn, columns, values, write._INDEX_JOINS[:2])
-        return joins_only, await _entity_merge_plan(conn, columns, values, write._INDEX_JOINS)
+        joins_only = await _entity_merge_plan(conn, columns, values, write._WRITER_PLANS[:2])
+        by_index = await _entity_merge_plan(conn, columns, values, write._WRITER_PLANS)
+        return joins_only, [by_index, await _entity_merge_plan(conn, columns, None, write._WRITER_PLANS)]
 
-    joins_only, by_index = run(ledger.url, action)
+    joins_only, plans = run(ledger.url, action)
     assert "Seq Scan on entity t" in joins_only  # the state this is about
-    assert "Seq Scan on entity" not in by_index, by_index
-    assert by_index.count("using entity_pkey on entity t") == 1, by_index  # the rows found, once
+    for by_index in plans:  # for the given values, and the generic plan the writer runs
+        assert "Seq Scan on entity" not in by_index, by_index
+        assert by_index.count("using entity_pkey on entity t") == 1, by_index  # the rows found, once
 
 
 def test_a_merge_after_statistics_of_a_few_live_rows_probes_the_key_index(ledger: Ledger) -> None:
@@ -544,25 +548,29 @@ def test_a_merge_after_statistics_of_a_few_live_rows_probes_the_key_index(ledger
     given = [{"id": n, "timestamp_range": 20, "memo": "b"} for n in range(1, 2_001, 2)]
     [[(columns, values)]] = write.plan_upsert("entity", given).rounds
 
-    async def action(conn: asyncpg.Connection) -> tuple[str, str]:
+    async def action(conn: asyncpg.Connection) -> tuple[str, list[str]]:
         async with entity_analyzed_with_few_live_rows(conn):
             await write.upsert(conn, "entity", [entity(n, 10, memo="a") for n in range(1, 2_001)])
             async with conn.transaction():  # the join by key the merges made before
-                await conn.execute(";\n".join(write._INDEX_JOINS))
+                await conn.execute(";\n".join(write._WRITER_PLANS))
                 by_key = "\n".join(
                     row[0]
                     for row in await conn.fetch(
                         "explain select * from unnest($1::bigint[]) u (id) join entity t on t.id = u.id", values[5]
                     )
                 )
-            plan = await _entity_merge_plan(conn, columns, values, write._INDEX_JOINS)
+            plans = [
+                await _entity_merge_plan(conn, columns, values, write._WRITER_PLANS),
+                await _entity_merge_plan(conn, columns, None, write._WRITER_PLANS),  # as the writer runs it
+            ]
             await write.upsert(conn, "entity", given)
-            return by_key, plan
+            return by_key, plans
 
-    by_key, merge = run(ledger.url, action)
+    by_key, plans = run(ledger.url, action)
     assert "Materialize" in by_key or "Seq Scan" in by_key, by_key  # the state this is about
-    assert "Materialize" not in merge and "Seq Scan" not in merge, merge
-    assert merge.count("Index Cond: (id = u.id)") == 1 and merge.count("Tid Scan on entity") == 2, merge
+    for merge in plans:
+        assert "Materialize" not in merge and "Seq Scan" not in merge, merge
+        assert merge.count("Index Cond: (id = u.id)") == 1 and merge.count("Tid Scan on entity") == 2, merge
     assert fetch(ledger.url, "select memo, count(*) from entity group by memo order by memo") == [
         {"memo": "a", "count": 1_000},
         {"memo": "b", "count": 1_000},
@@ -613,11 +621,11 @@ def test_bulk_block_merges_with_index_joins_set_once(ledger: Ledger) -> None:
     async def settings(conn: asyncpg.Connection) -> tuple[str, ...]:
         row = await conn.fetchrow(
             "select current_setting('enable_hashjoin'), current_setting('enable_mergejoin'),"
-            " current_setting('enable_seqscan')"
+            " current_setting('enable_seqscan'), current_setting('plan_cache_mode')"
         )
         return tuple(row)
 
-    async def action(conn: asyncpg.Connection) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    async def action(conn: asyncpg.Connection) -> tuple[tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
         with pytest.raises(write.WriteError):
             async with write.bulk(conn, ["entity"]):
                 pass
@@ -630,11 +638,16 @@ def test_bulk_block_merges_with_index_joins_set_once(ledger: Ledger) -> None:
                 await write.execute_by_index(
                     conn, "update entity set balance = 3 where id = any($1::bigint[])", [7]
                 )
+                planned = await conn.fetchrow(
+                    "select sum(custom_plans)::int as custom, sum(generic_plans)::int as generic"
+                    " from pg_prepared_statements where statement like 'with ledgermirror_%'"
+                )
             after = await settings(conn)
-        return inside, after
+        return inside, after, tuple(planned)
 
-    inside, after = run(ledger.url, action)
-    assert inside == ("off", "off", "off") and after == ("on", "on", "on")
+    inside, after, planned = run(ledger.url, action)
+    assert inside == ("off", "off", "off", "force_generic_plan") and after == ("on", "on", "on", "auto")
+    assert planned == (0, 3)  # the three merges planned once for any values, not for theirs
     (current,) = fetch(ledger.url, "select * from entity")
     (old,) = fetch(ledger.url, "select * from entity_history")
     assert (current["memo"], current["balance"], current["timestamp_range"]) == ("b", 3, Range(200, None))

@@ -383,7 +383,7 @@ def found_sql(model: Table, source: str) -> str:
     (``ctid``) of its key's current row, or NULLs. Each row is one probe of the key's index, in a lateral
     subquery the planner cannot flatten into a join (``offset 0``), so it cannot put the table on the outer side
     whatever it believes of either side's size; a statement joins the table to these rows by :data:`IS_FOUND`, a
-    fetch by row id. Run it with joins by index lookup (:func:`execute_by_index`, :func:`bulk`)."""
+    fetch by row id. Run it with the writer's planner settings (:func:`execute_by_index`, :func:`bulk`)."""
     probe = f"select t.tableoid, t.ctid from {_quote(model.name)} t where {_key_match(model)} offset 0"
     return (
         f"select s.*, f.tableoid as {_TABLE}, f.ctid as {_TID}\n"
@@ -419,37 +419,43 @@ def _default_values(model: Table, columns: tuple[str, ...]) -> list[Any]:
     return values
 
 
-_INDEX_JOINS = (
+_WRITER_PLANS = (
     "set local enable_hashjoin = off",
     "set local enable_mergejoin = off",
     "set local enable_seqscan = off",
+    "set local plan_cache_mode = force_generic_plan",
 )
-"""The merges join a few staged rows to a table that grows to millions of rows. A temporary table has no
-statistics (autovacuum never analyzes it), so the planner guesses some 800 staged rows and hashes the whole
-target table for every merge: a cost that grows with the table (30 ms per merge of ``token_account`` at 46 k
-rows). Without hash and merge joins each staged row is one probe of the key's index. Without sequential scans
-(where the statement has an index to use), a table analyzed while empty is not scanned again for each given
-row: after a ``vacuum analyze`` of the empty ``entity``, a first merge of 25,000 rows took 3.3 s so (a scan of
-no rows is still a system call for the file's size) and 0.23 s by index (docs/performance.md, "A merge's plan
-on stale statistics")."""
-_DEFAULT_JOINS = (
+"""How the writer's statements are planned. The merges join a few given rows to a table that grows to millions
+of rows. Given as arrays or staged in a temporary table, which autovacuum never analyzes, the rows are a guess
+to the planner, and left to itself it hashes the whole target table for every merge: a cost that grows with
+the table (30 ms per merge of ``token_account`` at 46 k rows). Without hash and merge joins each given row is
+one probe of the key's index. Without sequential scans (where the statement has an index to use), a table
+analyzed while empty is not scanned again for each given row (after a ``vacuum analyze`` of the empty
+``entity``, a first merge of 25,000 rows took 3.3 s so, and 0.23 s by index). With these, and the rows found
+by :func:`found_sql`, no plan of the writer's statements depends on the tables' statistics, so each prepared
+statement is planned once per connection (a generic plan) instead of for its values at every execution:
+about half of a small merge's server time (an ``entity`` merge of one row, 0.25 against 0.5 to 0.6 ms; see
+docs/performance.md, ninth session)."""
+_DEFAULT_PLANS = (
     "set local enable_hashjoin to default",
     "set local enable_mergejoin to default",
     "set local enable_seqscan to default",
+    "set local plan_cache_mode to default",
 )
 
 
 _BULK: weakref.WeakKeyDictionary[asyncpg.Connection, set[str]] = weakref.WeakKeyDictionary()
-"""Connections inside :func:`bulk`: the staging tables it created (index joins are on for the whole block)."""
+"""Connections inside :func:`bulk`: the staging tables it created (the writer's planner settings hold for the
+whole block)."""
 
 
 @contextlib.asynccontextmanager
 async def bulk(conn: asyncpg.Connection, tables: Iterable[str]) -> AsyncIterator[None]:
     """Inside the caller's transaction, a block of many merges and running-value updates with fewer round
-    trips: the staging tables of ``tables`` that need one (:func:`takes_arrays`) created at once, and joins by
-    index lookup (``_INDEX_JOINS``) set once for the block instead of around each statement; the session's
-    settings are restored at its end (not after an error: the transaction is then aborted, and its rollback
-    restores them)."""
+    trips: the staging tables of ``tables`` that need one (:func:`takes_arrays`) created at once, and the
+    writer's planner settings (``_WRITER_PLANS``) set once for the block instead of around each statement; the
+    session's settings are restored at its end (not after an error: the transaction is then aborted, and its
+    rollback restores them)."""
     if not conn.is_in_transaction():
         raise WriteError("db.write.bulk needs an open transaction")
     if conn in _BULK:  # nested: the outer block holds the settings
@@ -457,7 +463,7 @@ async def bulk(conn: asyncpg.Connection, tables: Iterable[str]) -> AsyncIterator
         return
     models = [table(name) for name in dict.fromkeys(tables)]
     staging = [model for model in models if model.key and not takes_arrays(model, model.column_names)]
-    await conn.execute(";\n".join([*_INDEX_JOINS, *map(_stage_sql, staging)]))
+    await conn.execute(";\n".join([*_WRITER_PLANS, *map(_stage_sql, staging)]))
     _BULK[conn] = set(map(stage_name, staging))
     try:
         yield
@@ -465,24 +471,24 @@ async def bulk(conn: asyncpg.Connection, tables: Iterable[str]) -> AsyncIterator
         _BULK.pop(conn, None)
         raise
     _BULK.pop(conn, None)
-    await conn.execute(";\n".join(_DEFAULT_JOINS))
+    await conn.execute(";\n".join(_DEFAULT_PLANS))
 
 
 async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any) -> str:
-    """Run one statement that joins a few given rows (arrays, a staging table) to a large table with joins by
-    index lookup (``_INDEX_JOINS``), then restore the session's settings; its status. Planned with its
-    values, an ``unnest`` of a few thousand ids would otherwise hash the whole table (``entity`` at 44 k rows:
-    168 ms for 3,000 balance changes, 63 ms by index). Outside a transaction the call is one; inside
-    :func:`bulk`, the statement alone."""
+    """Run one statement that joins a few given rows (arrays, a staging table) to a large table with the
+    writer's planner settings (``_WRITER_PLANS``), then restore the session's settings; its status. Left to the
+    planner, an ``unnest`` of a few thousand ids would hash the whole table (``entity`` at 44 k rows: 168 ms for
+    3,000 balance changes, 63 ms by index). Outside a transaction the call is one; inside :func:`bulk`, the
+    statement alone."""
     if conn in _BULK:
         status: str = await conn.execute(statement, *args)
         return status
     if not conn.is_in_transaction():
         async with conn.transaction():
             return await execute_by_index(conn, statement, *args)
-    await conn.execute(";\n".join(_INDEX_JOINS))
+    await conn.execute(";\n".join(_WRITER_PLANS))
     status = await conn.execute(statement, *args)
-    await conn.execute(";\n".join(_DEFAULT_JOINS))
+    await conn.execute(";\n".join(_DEFAULT_PLANS))
     return status
 
 
@@ -521,8 +527,8 @@ def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     pages, the planner read the whole table once for every given row (12,500 given rows: 23.8 s, against
     0.4 s; docs/performance.md, ninth session). One statement can be prepared:
     :func:`_merge_rows` plans it once per connection (parsing and planning the merges as simple queries was a
-    quarter of the server's CPU in an import: docs/performance.md). Run it with joins by index lookup
-    (``_INDEX_JOINS``).
+    quarter of the server's CPU in an import: docs/performance.md). Run it with the writer's planner settings
+    (``_WRITER_PLANS``).
 
     Where :func:`takes_arrays`, the rows are its first parameters, an array per column and one of the given
     bits (one round trip); otherwise they are staged first (``stage_name``) and the statement empties the stage.
@@ -681,7 +687,7 @@ async def _merge_rows(conn: asyncpg.Connection, merge: Merge) -> None:
     staged = _BULK.get(conn)
     created = staged is not None and stage in staged
     if staged is None:
-        await conn.execute(";\n".join(_INDEX_JOINS))
+        await conn.execute(";\n".join(_WRITER_PLANS))
     for statements in merge.rounds:
         for columns, values in statements:
             if takes_arrays(model, columns):
@@ -694,7 +700,7 @@ async def _merge_rows(conn: asyncpg.Connection, merge: Merge) -> None:
             await conn.copy_records_to_table(stage, records=values, columns=[*columns, _GIVEN])
             await (await _prepared(conn, merge_sql(model, columns))).fetch(*_default_values(model, columns))
     if staged is None:
-        await conn.execute(";\n".join(_DEFAULT_JOINS))
+        await conn.execute(";\n".join(_DEFAULT_PLANS))
 
 
 async def write_merge(conn: asyncpg.Connection, merge: Merge) -> int:
