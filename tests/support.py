@@ -8,7 +8,7 @@ import importlib
 import subprocess
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 from starlette.testclient import TestClient
@@ -18,6 +18,8 @@ from ledgermirror.clock import Clock
 from ledgermirror.db.reset import reset
 from ledgermirror.runtime import Prepared
 from ledgermirror.settings import Settings
+
+T = TypeVar("T")
 
 
 class Ledger:
@@ -71,6 +73,19 @@ class Ledger:
                 self._conn.terminate()  # the server went away since the last call
         self._conn = await asyncpg.connect(self.url)
         return self._conn
+
+
+def with_connection(url: str, action: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+    """``action`` on a connection of its own to ``url``; its result."""
+
+    async def main() -> T:
+        conn = await asyncpg.connect(url)
+        try:
+            return await action(conn)
+        finally:
+            await conn.close()
+
+    return asyncio.run(main())
 
 
 async def _once(url: str, action: Callable[[asyncpg.Connection], Awaitable[Any]]) -> None:

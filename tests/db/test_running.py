@@ -3,12 +3,11 @@ plan that does not depend on the table's statistics."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import asyncpg
 from asyncpg import Range
-from tests.support import Ledger, entity_analyzed_with_few_live_rows, generic_plan
+from tests.support import Ledger, entity_analyzed_with_few_live_rows, generic_plan, with_connection
 
 from ledgermirror.db import running, write
 
@@ -83,7 +82,7 @@ def test_running_values_change_the_rows_held_and_drop_other_keys(ledger: Ledger)
             await conn.fetch("select amount from crypto_allowance union all select amount from token_allowance"),
         )
 
-    counts, entities, tokens, allowances = asyncio.run(_with(ledger.url, action))
+    counts, entities, tokens, allowances = with_connection(ledger.url, action)
     assert counts == [4, 2, 2]
     assert [tuple(row) for row in entities] == [(1, 3, 100), (2, 5, 101), (3, None, 102), (4, 6, 103)]
     assert [tuple(row) for row in tokens] == [(1, 6, 105, True), (2, 6, 106, True)]
@@ -111,17 +110,9 @@ def test_entity_balances_probe_the_key_index_after_stale_statistics(ledger: Ledg
             changed = await running.add_entity_balances(conn, [(n, 1, 5) for n in ids])
             return plans, changed, await conn.fetch("select balance, count(*) from entity group by 1 order by 1")
 
-    plans, changed, balances = asyncio.run(_with(ledger.url, action))
+    plans, changed, balances = with_connection(ledger.url, action)
     for plan in plans:
         assert "Materialize" not in plan and "Seq Scan" not in plan, plan
         assert plan.count("Index Cond: (id = s.id)") == 1 and "Tid Scan on entity t" in plan, plan
     assert changed == 1_000
     assert [tuple(row) for row in balances] == [(10, 1_000), (11, 1_000)]
-
-
-async def _with(url: str, action: Any) -> Any:
-    conn = await asyncpg.connect(url)
-    try:
-        return await action(conn)
-    finally:
-        await conn.close()

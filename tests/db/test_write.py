@@ -4,36 +4,22 @@ merge rules, history routing, idempotence, and batches of more than one chunk.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any
 
 import asyncpg
 import pytest
 from asyncpg import Range
-from tests.support import Ledger, entity_analyzed_with_few_live_rows, generic_plan
+from tests.support import Ledger, entity_analyzed_with_few_live_rows, generic_plan, with_connection
 
 from ledgermirror.db import citus, schema, write
-
-T = TypeVar("T")
-
-
-def run(url: str, action: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
-    async def main() -> T:
-        conn = await asyncpg.connect(url)
-        try:
-            return await action(conn)
-        finally:
-            await conn.close()
-
-    return asyncio.run(main())
 
 
 def fetch(url: str, sql: str) -> list[dict[str, Any]]:
     async def action(conn: asyncpg.Connection) -> list[dict[str, Any]]:
         return [dict(row) for row in await conn.fetch(sql)]
 
-    return run(url, action)
+    return with_connection(url, action)
 
 
 def entity(id_: int, lower: int, **values: Any) -> dict[str, Any]:
@@ -72,7 +58,7 @@ def test_copy_every_column_type(ledger: Ledger) -> None:
                                                [(5, 5, 0, 0, "CONTRACT", (2, None), "m")]))  # fmt: skip
         return counts
 
-    assert run(ledger.url, action) == {"transaction": 1, "node": 1, "token": 1, "entity": 1}
+    assert with_connection(ledger.url, action) == {"transaction": 1, "node": 1, "token": 1, "entity": 1}
     (row,) = fetch(ledger.url, "select *, nft_transfer::text as nft_text from transaction")
     assert row["memo"] == b"\x00memo" and row["errata"] == "INSERT" and row["scheduled"] is True
     assert row["nft_text"] == '[{"token_id": 5, "serial_number": 1}]'
@@ -93,7 +79,7 @@ def test_copy_every_column_type(ledger: Ledger) -> None:
 def test_copy_routes_closed_ranges_to_history(ledger: Ledger) -> None:
     rows = [entity(1, 5, memo="now"), entity(1, 1, memo="before", timestamp_range=(1, 5)), entity(2, 3)]
 
-    counts = run(ledger.url, lambda conn: write.copy_rows(conn, "entity", rows))
+    counts = with_connection(ledger.url, lambda conn: write.copy_rows(conn, "entity", rows))
 
     assert counts == {"entity": 2, "entity_history": 1}
     (old,) = fetch(ledger.url, "select * from entity_history")
@@ -103,7 +89,9 @@ def test_copy_routes_closed_ranges_to_history(ledger: Ledger) -> None:
 def test_copy_in_chunks(ledger: Ledger) -> None:
     rows = ({"entity_id": n, "consensus_timestamp": n, "amount": -n, "payer_account_id": 2} for n in range(2_503))
 
-    counts = run(ledger.url, lambda conn: write.copy_rows(conn, "crypto_transfer", rows, chunk_rows=500))
+    counts = with_connection(
+        ledger.url, lambda conn: write.copy_rows(conn, "crypto_transfer", rows, chunk_rows=500)
+    )
 
     assert counts == {"crypto_transfer": 2_503}
     (row,) = fetch(ledger.url, "select count(*), sum(amount) from crypto_transfer")
@@ -175,7 +163,7 @@ def test_copy_records_in_chunks_of_a_list(ledger: Ledger) -> None:
     columns = schema.table("crypto_transfer").column_names
     records = [(n, n, -n, 2, None, None) for n in range(1_203)]
 
-    counts = run(
+    counts = with_connection(
         ledger.url, lambda conn: write.copy_records(conn, "crypto_transfer", columns, records, chunk_rows=500)
     )
 
@@ -195,7 +183,7 @@ def test_partial_update_leaves_other_columns_unchanged(ledger: Ledger) -> None:
         await write.upsert(conn, "entity", [{"id": 7, "timestamp_range": Range(200, None), "memo": "second",
                                              "key": None, "created_timestamp": 999}])  # fmt: skip
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     (row,) = fetch(ledger.url, "select * from entity")
     assert row["memo"] == "second"  # given
     assert row["key"] == b"\x01" and row["balance"] == 5 and row["type"] == "ACCOUNT"  # NULL or omitted: kept
@@ -209,7 +197,7 @@ def test_history_routing(ledger: Ledger) -> None:
         await write.upsert(conn, "entity", [{"id": 7, "timestamp_range": Range(200, None), "deleted": True}])
         await write.upsert(conn, "entity", [{"id": 7, "timestamp_range": Range(300, None), "memo": "third"}])
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     (current,) = fetch(ledger.url, "select * from entity")
     old = fetch(ledger.url, "select * from entity_history order by lower(timestamp_range)")
     assert (current["memo"], current["deleted"], current["timestamp_range"]) == ("third", True, Range(300, None))
@@ -235,7 +223,7 @@ def test_several_versions_of_one_key_in_one_call(ledger: Ledger) -> None:
         {"owner": 3, "spender": 2, "amount_granted": 1, "payer_account_id": 3, "timestamp_range": (1, 4)},
     ]
 
-    taken = run(ledger.url, lambda conn: write.upsert(conn, "crypto_allowance", rows))
+    taken = with_connection(ledger.url, lambda conn: write.upsert(conn, "crypto_allowance", rows))
 
     assert taken == 4
     (current,) = fetch(ledger.url, "select * from crypto_allowance")
@@ -265,7 +253,7 @@ def test_an_upsert_planned_without_the_database_is_written_later(ledger: Ledger)
     (columns, arrays), *_ = merge.rounds[0]
     assert len(arrays) == len(columns) + 1 and arrays[columns.index("memo")] == ["first"]  # an array per column
 
-    assert run(ledger.url, lambda conn: write.write_merge(conn, merge)) == 3
+    assert with_connection(ledger.url, lambda conn: write.write_merge(conn, merge)) == 3
     assert fetch(ledger.url, "select id, memo, balance, timestamp_range from entity") == [
         {"id": 7, "memo": "second", "balance": 5, "timestamp_range": Range(20, None)}
     ]
@@ -283,7 +271,7 @@ def test_upsert_is_idempotent(ledger: Ledger) -> None:
             await write.upsert(conn, "entity", rows[:1] + rows[1:])
             await write.upsert(conn, "entity", update)
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     assert [row["memo"] for row in fetch(ledger.url, "select memo from entity order by id")] == [
         "v0",
         "changed",
@@ -310,7 +298,7 @@ def test_merge_rules_of_the_model(ledger: Ledger) -> None:
         await write.upsert(conn, "entity", [{"id": 1, "balance": 11}, {"id": 2, "balance": 3}])
         await write.upsert(conn, "entity", [{"id": 1, "timestamp_range": 40, "memo": "stale"}])
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     (fee,) = fetch(ledger.url, "select * from custom_fee")
     assert (fee["fixed_fees"], fee["royalty_fees"]) == (None, "[]")
     (row,) = fetch(ledger.url, "select * from nft")
@@ -343,7 +331,7 @@ def test_a_table_inserts_only_rows_that_give_its_inserted_with_column(ledger: Le
         await write.upsert(conn, "token", [{"token_id": 6, "name": "Ghost", "timestamp_range": 6}, created])
         await write.upsert(conn, "token", [{"token_id": 7, "name": "Renamed", "timestamp_range": 8}])
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     rows = fetch(ledger.url, "select token_id, name, created_timestamp, timestamp_range from token")
     assert rows == [{"token_id": 7, "name": "Renamed", "created_timestamp": 5, "timestamp_range": Range(8, None)}]
     history = fetch(ledger.url, "select token_id, name, timestamp_range from token_history")
@@ -383,7 +371,7 @@ def test_rows_giving_different_columns_merge_in_one_statement_as_given(ledger: L
             ],
         )
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     columns = "id, memo, type, staked_node_id, stake_period_start, ethereum_nonce, decline_reward"
     assert fetch(ledger.url, f"select {columns} from entity_history order by id") == [
         {"id": 1, "memo": "", "type": "ACCOUNT", "staked_node_id": -1, "stake_period_start": -1,
@@ -429,7 +417,7 @@ def test_a_table_with_an_array_column_merges_through_its_staging_table(ledger: L
             ],
         )
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     current = "select registered_node_id as id, description, type, service_endpoints from registered_node"
     assert fetch(ledger.url, current + " order by 1") == [
         {"id": 1, "description": "a", "type": [3], "service_endpoints": None},
@@ -447,7 +435,7 @@ def test_upsert_of_a_table_without_history(ledger: Ledger) -> None:
         await write.upsert(conn, "contract", [{"id": 1, "file_id": 2, "initcode": b"\x01"}])
         await write.upsert(conn, "contract", [{"id": 1, "runtime_bytecode": b"\x02"}, {"id": 3}])
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     assert fetch(ledger.url, "select * from contract order by id") == [
         {"id": 1, "file_id": 2, "initcode": b"\x01", "runtime_bytecode": b"\x02"},
         {"id": 3, "file_id": None, "initcode": None, "runtime_bytecode": None},
@@ -462,7 +450,7 @@ def test_upsert_of_many_rows(ledger: Ledger) -> None:
         await write.upsert(conn, "entity", first)
         await write.upsert(conn, "entity", second)
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     assert fetch(ledger.url, "select memo, count(*) from entity group by memo order by memo") == [
         {"memo": "a", "count": 12_500},
         {"memo": "b", "count": 12_500},
@@ -506,7 +494,7 @@ def test_merges_probe_the_key_index_whatever_the_table_size(ledger: Ledger) -> N
         await conn.execute("analyze entity")
         return await plans(conn, index_joins=False), await plans(conn, index_joins=True)
 
-    left_alone, by_index = run(ledger.url, action)
+    left_alone, by_index = with_connection(ledger.url, action)
     # One statement: the rows given as arrays, each with its key's current row found, the history move, the
     # update, then the insert.
     assert merge.startswith("with ledgermirror_rows as (\nselect * from unnest($1::bigint[], ")
@@ -532,7 +520,7 @@ def test_a_merge_into_a_table_analyzed_while_empty_probes_the_key_index(ledger: 
         by_index = await _entity_merge_plan(conn, columns, values, write._WRITER_PLANS)
         return joins_only, [by_index, await _entity_merge_plan(conn, columns, None, write._WRITER_PLANS)]
 
-    joins_only, plans = run(ledger.url, action)
+    joins_only, plans = with_connection(ledger.url, action)
     assert "Seq Scan on entity t" in joins_only  # the state this is about
     for by_index in plans:  # for the given values, and the generic plan the writer runs
         assert "Seq Scan on entity" not in by_index, by_index
@@ -566,7 +554,7 @@ def test_a_merge_after_statistics_of_a_few_live_rows_probes_the_key_index(ledger
             await write.upsert(conn, "entity", given)
             return by_key, plans
 
-    by_key, plans = run(ledger.url, action)
+    by_key, plans = with_connection(ledger.url, action)
     assert "Materialize" in by_key or "Seq Scan" in by_key, by_key  # the state this is about
     for merge in plans:
         assert "Materialize" not in merge and "Seq Scan" not in merge, merge
@@ -609,7 +597,7 @@ def test_merges_into_a_partitioned_table_change_their_own_rows_only(ledger: Ledg
         finally:
             await converted.rollback()
 
-    rows = run(ledger.url, action)
+    rows = with_connection(ledger.url, action)
     assert sorted((row["ctid"], row["end_time"]) for row in rows) == [("(0,1)", 6), ("(0,2)", 7)]
     assert len({row["part"] for row in rows}) == 2
 
@@ -645,7 +633,7 @@ def test_bulk_block_merges_with_index_joins_set_once(ledger: Ledger) -> None:
             after = await settings(conn)
         return inside, after, tuple(planned)
 
-    inside, after, planned = run(ledger.url, action)
+    inside, after, planned = with_connection(ledger.url, action)
     assert inside == ("off", "off", "off", "force_generic_plan") and after == ("on", "on", "on", "auto")
     assert planned == (0, 3)  # the three merges planned once for any values, not for theirs
     (current,) = fetch(ledger.url, "select * from entity")
@@ -676,7 +664,7 @@ def test_insert_text_uses_postgres_input_rules(ledger: Ledger) -> None:
                                     {"consensus_timestamp": "1", "node_id": "1", "port": "1",
                                      "ip_address_v4": "1234567890123456"})  # fmt: skip
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     (row,) = fetch(ledger.url, "select memo, inner_transactions, errata from transaction")
     assert row == {"memo": b"hi", "inner_transactions": [1, 2], "errata": None}
     assert fetch(ledger.url, "select timestamp_range from entity_history") == [{"timestamp_range": Range(1, 4)}]
@@ -708,7 +696,7 @@ def test_merge_arrays_of_numbers_booleans_and_ranges_arrive_exact(ledger: Ledger
         await write.upsert(conn, "entity", rows)
         await write.upsert(conn, "topic_message_lookup", lookups)
 
-    run(ledger.url, action)
+    with_connection(ledger.url, action)
     stored = fetch(
         ledger.url,
         "select id, balance, deleted, max_automatic_token_associations as max, auto_renew_period as period,"
