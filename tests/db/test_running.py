@@ -91,8 +91,8 @@ def test_running_values_change_the_rows_held_and_drop_other_keys(ledger: Ledger)
 
 def test_entity_balances_probe_the_key_index_after_stale_statistics(ledger: Ledger) -> None:
     """With statistics of a few live rows, a join of the deltas to ``entity`` by key read the whole table once for
-    each delta (12,500 deltas into 25,000 rows: 4.8 s, against 0.08 s); each delta's row is now found by one
-    probe of the key's index and updated by row id."""
+    each delta (12,500 deltas into 25,000 rows: 4.8 s, against 0.07 s); each delta's row is now found by one
+    probe of the key's index (a match the planner can neither hash nor merge)."""
     ids = list(range(1, 2_001, 2))
 
     async def action(conn: asyncpg.Connection) -> tuple[list[str], int, list[asyncpg.Record]]:
@@ -113,6 +113,6 @@ def test_entity_balances_probe_the_key_index_after_stale_statistics(ledger: Ledg
     plans, changed, balances = with_connection(ledger.url, action)
     for plan in plans:
         assert "Materialize" not in plan and "Seq Scan" not in plan, plan
-        assert plan.count("Index Cond: (id = s.id)") == 1 and "Tid Scan on entity t" in plan, plan
+        assert plan.count("Index Cond: (id = ANY (ARRAY[s.id]))") == 1, plan  # one probe of the key a row
     assert changed == 1_000
     assert [tuple(row) for row in balances] == [(10, 1_000), (11, 1_000)]

@@ -3,8 +3,8 @@
 These are the reference's "partial" objects without a ``timestamp_range``: they change existing rows in place,
 make no history row, and a key the table does not hold is dropped (no row is created), as the reference's
 upsert does for rows without range. Deltas come summed per key; each statement takes them as arrays, finds each
-key's current row by one probe of its index and updates it by row id (``db.write.update_found_sql``: a plan
-that does not depend on the table's statistics), with joins by index lookup (``db.write.execute_by_index``).
+key's row by one probe of its index (``db.write.update_given_sql``: a plan that does not depend on the table's
+statistics), with the writer's planner settings (``db.write.execute_by_index``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import asyncpg
 
-from ledgermirror.db.write import execute_by_index, update_found_sql
+from ledgermirror.db.write import execute_by_index, update_given_sql
 
-_ENTITY_BALANCES = update_found_sql(
+_ENTITY_BALANCES = update_given_sql(
     "entity",
     """balance = case
     when t.type in ('ACCOUNT', 'CONTRACT') then coalesce(t.balance, 0) + s.amount
@@ -25,19 +25,19 @@ _ENTITY_BALANCES = update_found_sql(
     "unnest($1::bigint[], $2::bigint[], $3::bigint[]) as s(id, amount, stamp)",
 )
 
-_TOKEN_BALANCES = update_found_sql(
+_TOKEN_BALANCES = update_given_sql(
     "token_account",
     "balance = t.balance + s.amount, balance_timestamp = s.stamp, associated = true",
     "unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as s(account_id, token_id, amount, stamp)",
 )
 
-_CRYPTO_ALLOWANCE_DEBITS = update_found_sql(
+_CRYPTO_ALLOWANCE_DEBITS = update_given_sql(
     "crypto_allowance",
     "amount = t.amount + s.amount",
     "unnest($1::bigint[], $2::bigint[], $3::bigint[]) as s(owner, spender, amount)",
 )
 
-_TOKEN_ALLOWANCE_DEBITS = update_found_sql(
+_TOKEN_ALLOWANCE_DEBITS = update_given_sql(
     "token_allowance",
     "amount = t.amount + s.amount",
     "unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) as s(owner, spender, token_id, amount)",

@@ -30,12 +30,12 @@ from ledgermirror.db.schema import RANGE_COLUMN, table
 
 _ASSOCIATED = f"""
 select t.account_id, t.token_id
-from ({write.found_sql(table("token_account"), "unnest($1::bigint[], $2::bigint[]) as s(account_id, token_id)")}) s
-join token_account t on {write.IS_FOUND}
+from unnest($1::bigint[], $2::bigint[]) as s(account_id, token_id)
+join token_account t on {write.key_probe(table("token_account"))}
 where t.associated
 """
 
-_SCHEDULES_EXECUTED = write.update_found_sql(
+_SCHEDULES_EXECUTED = write.update_given_sql(
     "schedule", "executed_timestamp = s.stamp", "unnest($1::bigint[], $2::bigint[]) as s(schedule_id, stamp)"
 )
 

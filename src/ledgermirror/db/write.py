@@ -377,26 +377,34 @@ def _insert_sql(model: Table, columns: tuple[str, ...], first: int) -> str:
     )
 
 
+def key_probe(model: Table) -> str:
+    """The match of a given row (``s``) to the table's row of its key (``t``), written so that the planner can only
+    probe the key's index for each given row, whatever it believes of either side's size: ``t.k = any(array[s.k])``
+    is neither merge- nor hash-joinable, so the table has no way into a join but a nested loop with the given rows
+    outside, and no path of its own but a sequential scan, which the writer's settings turn off (a full scan of
+    the index, which the planner can materialize and scan again for each given row, is only built for an
+    order a merge join would use). Joined by ``t.k = s.k`` instead, statistics taken while the table held a few
+    live rows made the planner read the whole table once for every given row (docs/performance.md, ninth
+    session)."""
+    return " and ".join(f"t.{_quote(name)} = any(array[s.{_quote(name)}])" for name in model.key)
+
+
 def found_sql(model: Table, source: str) -> str:
     """The rows of ``source`` (a relation named ``s`` whose columns include the table's key, such as ``unnest(...)
     as s(id, amount)``), each with the table (``tableoid``: a partition of a partitioned table) and row id
-    (``ctid``) of its key's current row, or NULLs. Each row is one probe of the key's index, in a lateral
-    subquery the planner cannot flatten into a join (``offset 0``), so it cannot put the table on the outer side
-    whatever it believes of either side's size; a statement joins the table to these rows by :data:`IS_FOUND`, a
-    fetch by row id. Run it with the writer's planner settings (:func:`execute_by_index`, :func:`bulk`)."""
-    probe = f"select t.tableoid, t.ctid from {_quote(model.name)} t where {_key_match(model)} offset 0"
+    (``ctid``) of its key's current row, or NULLs: one probe of the key's index a given row (:func:`key_probe`).
+    A statement joins the table to these rows by :data:`IS_FOUND`, a fetch by row id. Run it with the writer's
+    planner settings (:func:`execute_by_index`, :func:`bulk`)."""
     return (
-        f"select s.*, f.tableoid as {_TABLE}, f.ctid as {_TID}\n"
-        f"from {source} left join lateral ({probe}) f on true"
+        f"select s.*, t.tableoid as {_TABLE}, t.ctid as {_TID}\n"
+        f"from {source} left join {_quote(model.name)} t on {key_probe(model)}"
     )
 
 
-def update_found_sql(table_name: str, assignments: str, given: str) -> str:
+def update_given_sql(table_name: str, assignments: str, given: str) -> str:
     """``update <table> t set <assignments>`` for each row of ``given`` (a relation named ``s`` with the table's
-    key columns) whose key the table holds: its current row found by one probe of the key's index and updated by
-    row id (:func:`found_sql`)."""
-    found = found_sql(table(table_name), given)
-    return f"update {_quote(table_name)} t set {assignments}\nfrom ({found}) s\nwhere {IS_FOUND}"
+    key columns) whose key the table holds, by one probe of the key's index a given row (:func:`key_probe`)."""
+    return f"update {_quote(table_name)} t set {assignments}\nfrom {given}\nwhere {key_probe(table(table_name))}"
 
 
 @functools.cache
@@ -520,12 +528,11 @@ def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     (the move reads the old versions before the update; the update leaves every key in place, so what the
     insert takes for new is new).
 
-    The rows are found once, by a probe of the key's index for each given row, in a lateral subquery that the
-    planner cannot flatten into a join, so it cannot put the table on the outer side; the move and the update
-    then fetch each current row by its row id. So the plan does not depend on the table's statistics. Joined
-    by key, as before, it did: after statistics taken while the table held a few live rows among many dead
-    pages, the planner read the whole table once for every given row (12,500 given rows: 23.8 s, against
-    0.4 s; docs/performance.md, ninth session). One statement can be prepared:
+    The rows are found once, by a probe of the key's index for each given row (:func:`key_probe`), and the
+    move and the update then fetch each current row by its row id. So the plan does not depend on the table's
+    statistics. Joined by key, as before, it did: after statistics taken while the table held a few live rows
+    among many dead pages, the planner read the whole table once for every given row (12,500 given rows:
+    23.8 s, against 0.3 s; docs/performance.md, ninth session). One statement can be prepared:
     :func:`_merge_rows` plans it once per connection (parsing and planning the merges as simple queries was a
     quarter of the server's CPU in an import: docs/performance.md). Run it with the writer's planner settings
     (``_WRITER_PLANS``).
@@ -757,6 +764,7 @@ __all__ = [
     "found_sql",
     "insert_text",
     "insert_text_sql",
-    "update_found_sql",
+    "key_probe",
+    "update_given_sql",
     "upsert",
 ]
