@@ -535,8 +535,10 @@ def test_a_merge_after_statistics_of_a_few_live_rows_probes_the_key_index(ledger
     its row id, so the plan does not depend on the estimates."""
     given = [{"id": n, "timestamp_range": 20, "memo": "b"} for n in range(1, 2_001, 2)]
     [[(columns, values)]] = write.plan_upsert("entity", given).rounds
+    nonces = [{"id": n, "ethereum_nonce": 7} for n in range(2, 2_001, 2)]  # a partial update: no range
+    [[(partial, partial_values)]] = write.plan_upsert("entity", nonces).rounds
 
-    async def action(conn: asyncpg.Connection) -> tuple[str, list[str]]:
+    async def action(conn: asyncpg.Connection) -> tuple[str, list[str], list[str]]:
         async with entity_analyzed_with_few_live_rows(conn):
             await write.upsert(conn, "entity", [entity(n, 10, memo="a") for n in range(1, 2_001)])
             async with conn.transaction():  # the join by key the merges made before
@@ -551,18 +553,26 @@ def test_a_merge_after_statistics_of_a_few_live_rows_probes_the_key_index(ledger
                 await _entity_merge_plan(conn, columns, values, write._WRITER_PLANS),
                 await _entity_merge_plan(conn, columns, None, write._WRITER_PLANS),  # as the writer runs it
             ]
+            partial_plans = [
+                await _entity_merge_plan(conn, partial, partial_values, write._WRITER_PLANS),
+                await _entity_merge_plan(conn, partial, None, write._WRITER_PLANS),
+            ]
             await write.upsert(conn, "entity", given)
-            return by_key, plans
+            await write.upsert(conn, "entity", nonces)
+            return by_key, plans, partial_plans
 
-    by_key, plans = with_connection(ledger.url, action)
+    by_key, plans, partial_plans = with_connection(ledger.url, action)
     assert "Materialize" in by_key or "Seq Scan" in by_key, by_key  # the state this is about
     for merge in plans:
         assert "Materialize" not in merge and "Seq Scan" not in merge, merge
         assert merge.count("Index Cond: (id = ANY (ARRAY[u.id]))") == 1, merge
         assert merge.count("Tid Scan on entity") == 2, merge
-    assert fetch(ledger.url, "select memo, count(*) from entity group by memo order by memo") == [
-        {"memo": "a", "count": 1_000},
-        {"memo": "b", "count": 1_000},
+    for merge in partial_plans:  # one update, each row probed by key and updated in place
+        assert "Materialize" not in merge and "Seq Scan" not in merge and "Tid Scan" not in merge, merge
+        assert merge.count("Index Cond: (id = ANY (ARRAY[u.id]))") == 1, merge
+    assert fetch(ledger.url, "select memo, ethereum_nonce, count(*) from entity group by 1, 2 order by 1") == [
+        {"memo": "a", "ethereum_nonce": 7, "count": 1_000},
+        {"memo": "b", "ethereum_nonce": 0, "count": 1_000},
     ]
     assert fetch(ledger.url, "select count(*) from entity_history where upper(timestamp_range) = 20") == [
         {"count": 1_000}

@@ -272,10 +272,6 @@ def _quote(name: str) -> str:
     return '"' + name + '"'
 
 
-def _key_match(model: Table) -> str:
-    return " and ".join(f"t.{_quote(name)} = s.{_quote(name)}" for name in model.key)
-
-
 @functools.cache
 def flagged(model: Table) -> tuple[str, ...]:
     """The columns whose omission in an upsert row is not the same as NULL: those with a default (an omitted one
@@ -327,7 +323,7 @@ def _history_sql(model: Table) -> str:
     )
     return (
         f"insert into {_quote(model.history_name)} ({columns})\n"
-        f"select {values}\nfrom {_FOUND} s join {_quote(model.name)} t on {IS_FOUND}\n"
+        f"select {values}\nfrom {_FOUND} s join {_quote(model.name)} t on {_IS_FOUND}\n"
         "where lower(t.timestamp_range) < lower(s.timestamp_range)"
     )
 
@@ -342,16 +338,15 @@ def _merged(model: Table, name: str) -> str:
     return f"coalesce(s.{_quote(name)}, t.{_quote(name)})"
 
 
-def _update_sql(model: Table, columns: tuple[str, ...]) -> str | None:
-    """Merge each given row into the current row of its key."""
+def _update_sql(model: Table, columns: tuple[str, ...], source: str, condition: str) -> str | None:
+    """Merge each given row (of ``source``) into the current row of its key (matched by ``condition``)."""
     updated = [name for name in columns if name not in model.key]
     if not updated:
         return None
     assignments = ", ".join(f"{_quote(name)} = {_merged(model, name)}" for name in updated)
-    condition = IS_FOUND
     if RANGE_COLUMN in columns:
         condition += " and lower(t.timestamp_range) <= lower(s.timestamp_range)"
-    return f"update {_quote(model.name)} t set {assignments}\nfrom {_FOUND} s where {condition}"
+    return f"update {_quote(model.name)} t set {assignments}\nfrom {source} s where {condition}"
 
 
 def _insert_sql(model: Table, columns: tuple[str, ...], first: int) -> str:
@@ -389,11 +384,11 @@ def key_probe(model: Table) -> str:
     return " and ".join(f"t.{_quote(name)} = any(array[s.{_quote(name)}])" for name in model.key)
 
 
-def found_sql(model: Table, source: str) -> str:
+def _found_sql(model: Table, source: str) -> str:
     """The rows of ``source`` (a relation named ``s`` whose columns include the table's key, such as ``unnest(...)
     as s(id, amount)``), each with the table (``tableoid``: a partition of a partitioned table) and row id
     (``ctid``) of its key's current row, or NULLs: one probe of the key's index a given row (:func:`key_probe`).
-    A statement joins the table to these rows by :data:`IS_FOUND`, a fetch by row id. Run it with the writer's
+    A statement joins the table to these rows by :data:`_IS_FOUND`, a fetch by row id. Run it with the writer's
     planner settings (:func:`execute_by_index`, :func:`bulk`)."""
     return (
         f"select s.*, t.tableoid as {_TABLE}, t.ctid as {_TID}\n"
@@ -439,8 +434,8 @@ to the planner, and left to itself it hashes the whole target table for every me
 the table (30 ms per merge of ``token_account`` at 46 k rows). Without hash and merge joins each given row is
 one probe of the key's index. Without sequential scans (where the statement has an index to use), a table
 analyzed while empty is not scanned again for each given row (after a ``vacuum analyze`` of the empty
-``entity``, a first merge of 25,000 rows took 3.3 s so, and 0.23 s by index). With these, and the rows found
-by :func:`found_sql`, no plan of the writer's statements depends on the tables' statistics, so each prepared
+``entity``, a first merge of 25,000 rows took 3.3 s so, and 0.23 s by index). With these, and rows matched by
+:func:`key_probe`, no plan of the writer's statements depends on the tables' statistics, so each prepared
 statement is planned once per connection (a generic plan) instead of for its values at every execution:
 about half of a small merge's server time (an ``entity`` merge of one row, 0.25 against 0.5 to 0.6 ms; see
 docs/performance.md, ninth session)."""
@@ -503,13 +498,13 @@ async def execute_by_index(conn: asyncpg.Connection, statement: str, *args: Any)
 _ROWS = "ledgermirror_rows"
 """The name of the given rows in a merge that takes them as arrays (:func:`merge_sql`)."""
 _FOUND = "ledgermirror_found"
-"""The name of the given rows with their keys' current rows found (:func:`found_sql`) in a merge."""
+"""The name of the given rows with their keys' current rows found (:func:`_found_sql`) in a merge."""
 _TABLE = "ledgermirror_table"
 """The column of :data:`_FOUND` with the table that holds the key's current row (NULL for a new key)."""
 _TID = "ledgermirror_tid"
 """The column of :data:`_FOUND` with the row id of the key's current row in that table."""
-IS_FOUND = f"t.tableoid = s.{_TABLE} and t.ctid = s.{_TID}"
-"""The join of a row of :func:`found_sql` (as ``s``) to its key's current row (``t``): a fetch by row id. The
+_IS_FOUND = f"t.tableoid = s.{_TABLE} and t.ctid = s.{_TID}"
+"""The join of a row of :func:`_found_sql` (as ``s``) to its key's current row (``t``): a fetch by row id. The
 table is part of it because the partitions of a partitioned table repeat row ids."""
 
 
@@ -522,17 +517,19 @@ def takes_arrays(model: Table, columns: tuple[str, ...]) -> bool:
 @functools.cache
 def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     """One statement that merges the given rows (``columns`` and the given bits) into the table: each given row's
-    current row found first (:func:`found_sql`), then the superseded versions moved to the history twin, the
+    current row found first (:func:`_found_sql`), then the superseded versions moved to the history twin, the
     current rows updated, new keys (found nothing) inserted. Each part is a data-modifying ``with`` query; all of
     them read the table as it was before the statement, which is what the parts one after the other would read
     (the move reads the old versions before the update; the update leaves every key in place, so what the
     insert takes for new is new).
 
     The rows are found once, by a probe of the key's index for each given row (:func:`key_probe`), and the
-    move and the update then fetch each current row by its row id. So the plan does not depend on the table's
-    statistics. Joined by key, as before, it did: after statistics taken while the table held a few live rows
-    among many dead pages, the planner read the whole table once for every given row (12,500 given rows:
-    23.8 s, against 0.3 s; docs/performance.md, ninth session). One statement can be prepared:
+    move and the update then fetch each current row by its row id; a partial update of a versioned table's
+    running values (no range: no move, no insert) is one update matched by :func:`key_probe` alone. So the plan
+    does not depend on the table's statistics. Joined by key, as before, it did: after statistics taken while
+    the table held a few live rows among many dead pages, the planner read the whole table once for every given
+    row (12,500 given rows: 23.8 s, against 0.3 s; docs/performance.md, ninth session). One statement can be
+    prepared:
     :func:`_merge_rows` plans it once per connection (parsing and planning the merges as simple queries was a
     quarter of the server's CPU in an import: docs/performance.md). Run it with the writer's planner settings
     (``_WRITER_PLANS``).
@@ -542,24 +539,31 @@ def merge_sql(model: Table, columns: tuple[str, ...]) -> str:
     The defaults of :func:`merge_defaults` are its last parameters."""
     versioned = model.history and RANGE_COLUMN in columns
     arrays = takes_arrays(model, columns)
+    source = _ROWS if arrays else stage_name(model)
     steps: list[tuple[str, str]] = []
     if arrays:
         casts = [f"${index}::{model.by_name[name].cast_type}[]" for index, name in enumerate(columns, start=1)]
         casts.append(f"${len(columns) + 1}::bigint[]")
         names = ", ".join([*map(_quote, columns), _GIVEN])
         steps.append((_ROWS, f"select * from unnest({', '.join(casts)}) as u({names})"))
-    steps.append((_FOUND, found_sql(model, f"{_ROWS if arrays else stage_name(model)} s")))
-    if versioned:
-        steps.append(("step_history", _history_sql(model)))
-    update = _update_sql(model, columns)
+    inserts = versioned or not model.history
+    if inserts:
+        steps.append((_FOUND, _found_sql(model, f"{source} s")))
+        if versioned:
+            steps.append(("step_history", _history_sql(model)))
+        update = _update_sql(model, columns, _FOUND, _IS_FOUND)
+    else:  # partial updates of running values: no history, no insert, so no need to find the rows first
+        update = _update_sql(model, columns, source, key_probe(model))
     if update is not None:
         steps.append(("step_update", update))
     if not arrays:
-        steps.append(("step_unstage", f"delete from {stage_name(model)}"))
-    if versioned or not model.history:
+        steps.append(("step_unstage", f"delete from {source}"))
+    if inserts:
         last = _insert_sql(model, columns, len(columns) + 2 if arrays else 1)
-    else:  # partial updates of running values: the update is the statement
+    else:  # the last step is the statement
         *steps, (_, last) = steps
+    if not steps:
+        return last
     named = ",\n".join(f"{label} as (\n{step}\n)" for label, step in steps)
     return f"with {named}\n{last}"
 
@@ -748,7 +752,6 @@ async def insert_text(conn: asyncpg.Connection, table_name: str, values: Mapping
 
 __all__ = [
     "DEFAULT_CHUNK_ROWS",
-    "IS_FOUND",
     "CopyChunk",
     "SchemaError",
     "WriteError",
@@ -761,7 +764,6 @@ __all__ = [
     "encode",
     "encode_records",
     "execute_by_index",
-    "found_sql",
     "insert_text",
     "insert_text_sql",
     "key_probe",
