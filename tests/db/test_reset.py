@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 import asyncpg
-from tests.support import Ledger
+from tests.support import Ledger, with_connection
 
 from ledgermirror import dataset
 from ledgermirror.db.reset import KEEP, TRUNCATE_FROM, emptying_sql, occupancy_sql, reset
@@ -23,17 +20,6 @@ async def _counts(conn: asyncpg.Connection) -> dict[str, int]:
     return {table: await conn.fetchval(f'select count(*) from public."{table}"') for table in tables}
 
 
-def _with(url: str, action: Any) -> Any:
-    async def run() -> Any:
-        conn = await asyncpg.connect(url)
-        try:
-            return await action(conn)
-        finally:
-            await conn.close()
-
-    return asyncio.run(run())
-
-
 def test_reset_empties_large_and_small_tables_and_keeps_the_migration_history(
     database: Prepared, ledger: Ledger
 ) -> None:
@@ -43,7 +29,7 @@ def test_reset_empties_large_and_small_tables_and_keeps_the_migration_history(
         await reset(conn)
         return before, await _counts(conn)
 
-    before, after = _with(database.owner_url, action)
+    before, after = with_connection(database.owner_url, action)
     filled = {table for table, count in before.items() if count and table != KEEP}
     assert any(before[table] >= TRUNCATE_FROM for table in filled), "no table took the TRUNCATE path"
     assert any(0 < before[table] < TRUNCATE_FROM for table in filled), "no table took the DELETE path"
@@ -57,7 +43,7 @@ def test_reset_of_an_empty_database_changes_nothing(database: Prepared, ledger: 
         await reset(conn)
         return before, await _counts(conn)
 
-    before, after = _with(database.owner_url, action)
+    before, after = with_connection(database.owner_url, action)
     assert before == after
     assert sum(count for table, count in after.items() if table != KEEP) == 0
 
@@ -66,7 +52,7 @@ def test_rows_a_test_writes_never_reach_the_next_one(database: Prepared) -> None
     for round_ in range(3):
         ledger = Ledger(database.owner_url)
         ledger.reset()
-        counts = _with(database.owner_url, _counts)
+        counts = with_connection(database.owner_url, _counts)
         assert sum(count for table, count in counts.items() if table != KEEP) == 0, f"round {round_}"
         ledger.load({"entities": [{"num": 100 + round_}], "tokens": [{"token_id": f"0.0.{200 + round_}"}]})
 
