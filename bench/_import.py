@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -260,6 +260,9 @@ class Slowed:
     async def read(self, key: str) -> bytes | None:
         await asyncio.sleep(self.delay)
         return await self.store.read(key)
+
+    def expect(self, keys: Iterable[str]) -> None:
+        self.store.expect(keys)
 
 
 @dataclass(frozen=True, slots=True)

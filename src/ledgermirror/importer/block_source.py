@@ -251,10 +251,12 @@ class FileBlockSource:
         window: collections.deque[asyncio.Task[tuple[SourceBlock | None, float]]] = collections.deque()
         width, limit = 1, self.prefetch
         busy: float | None = None
+        expected = number  # the store was told of the blocks before this one
         try:
             while True:
                 while len(window) < width:
                     window.append(asyncio.ensure_future(self._timed_read(number + len(window))))
+                expected = await self._expect(max(expected, number + len(window)), number + len(window) + width)
                 head = window.popleft()
                 waited = not head.done()
                 block, took = await head
@@ -270,6 +272,18 @@ class FileBlockSource:
         finally:
             for task in window:
                 task.cancel()
+
+    async def _expect(self, first: int, end: int) -> int:
+        """Tell the store that blocks ``first`` to ``end`` (excluded) will be read next, under either name (a
+        local folder then reads them from the disk before the import blocks on them); ``end``."""
+        root = await self.root()
+        if root is not None and first < end:
+            self.store.expect(
+                _join(root, block_key(number, compressed))
+                for number in range(first, end)
+                for compressed in (True, False)
+            )
+        return max(first, end)
 
     async def close(self) -> None:
         return None

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -101,6 +102,11 @@ class Store(Protocol):
 
     async def read(self, key: str) -> bytes | None:
         """The object's bytes, or ``None`` when it does not exist."""
+        ...
+
+    def expect(self, keys: Iterable[str]) -> None:
+        """These keys will be read soon: a store whose reads block the import (a local folder) starts fetching
+        them now; one whose reads already run in the background (a bucket) does nothing."""
         ...
 
 
@@ -226,6 +232,24 @@ class LocalStore:
             return data
         return None
 
+    def expect(self, keys: Iterable[str]) -> None:
+        """Ask the kernel to read these files into its page cache now (``POSIX_FADV_WILLNEED``, which returns
+        at once), so that their :meth:`read` later finds them there instead of waiting for the disk: a read
+        from a folder blocks the import's thread, and a stream imported from history is not in the cache."""
+        for key in keys:
+            day = key.rsplit("/", 1)[-1][:_DAY_LENGTH]
+            paths = [self.root / day / key] if _DAY_FOLDER.match(day) else []
+            for path in [*paths, self.root / key]:
+                try:
+                    descriptor = os.open(path, os.O_RDONLY)
+                except OSError:
+                    continue
+                try:
+                    os.posix_fadvise(descriptor, 0, 0, os.POSIX_FADV_WILLNEED)
+                finally:
+                    os.close(descriptor)
+                break
+
 
 # Buckets ----------------------------------------------------------------------------------------------------
 
@@ -289,6 +313,9 @@ class BucketStore:
             raise SourceError(f"cannot read {self.description}/{key}: {error}") from error
         self.requests.bytes_read += len(data)
         return data
+
+    def expect(self, keys: Iterable[str]) -> None:
+        """Nothing: a bucket's reads run in the background already (the prefetch window)."""
 
 
 def _s3_store(url: str) -> Any:
