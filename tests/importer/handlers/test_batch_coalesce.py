@@ -171,3 +171,26 @@ def test_hoisted_rows_are_copied_in_consensus_order() -> None:
         batch.defer(_step, touches={"hook_storage": None})  # every segment's rows are hoisted into one COPY
     plan = plan_batch(batch)
     assert [(row[0], row[1][0]) for row in plan.appended["transaction_hash"]] == [(1, 7), (2, 2), (3, 9), (4, 2)]
+
+
+def test_every_held_step_counts_however_many_the_write_holds() -> None:
+    """What the held steps touch is gathered as they join: a key touched by the first of many steps, a prefix
+    touched by one in the middle and a table touched anywhere by the last all still decide."""
+    batch = Batch()
+    for account in range(50):
+        batch.defer(_step, touches={"token_account": [(account, 20)], "nft": [(7,)] if account == 25 else []})
+        batch.insert("prng", {"consensus_timestamp": account, "payer_account_id": 2, "range": 0})
+    batch.add_token_balance(0, 20, 5, 60)  # the first step's key: after the steps
+    batch.add_token_balance(99, 20, 7, 60)  # no step's key: with the rows
+    batch.upsert("nft", {"token_id": 8, "serial_number": 1, "deleted": True, "timestamp_range": 60})
+    (part,) = coalesce(batch.segments)
+    assert len(part.steps) == 50
+    assert part.late_token_balances == {(0, 20): [5, 60]}
+    assert part.rows.token_balances == {(99, 20): [7, 60]}
+    batch.upsert("nft", {"token_id": 7, "serial_number": 3, "deleted": True, "timestamp_range": 61})  # 26th's
+    first, second = coalesce(batch.segments)
+    assert len(first.steps) == 50 and "nft" in second.rows.upserts
+    batch.defer(_step, touches={"token_account": None})  # any row of the table
+    batch.add_token_balance(98, 20, 1, 62)
+    *_, last = coalesce(batch.segments)
+    assert last.late_token_balances == {(98, 20): [1, 62]}

@@ -43,13 +43,39 @@ def _add(total: dict[str, int], more: dict[str, int] | None) -> None:
         total[name] = total.get(name, 0) + count
 
 
+class _Touched:
+    """What the held steps of a write touch in one table, as one set: keys, or prefixes of keys (every row under
+    one). Kept as steps join, so that asking whether a later segment's keys meet them costs the same however
+    many steps the write holds."""
+
+    __slots__ = ("keys", "lengths")
+
+    def __init__(self) -> None:
+        self.keys: set[tuple[Any, ...]] = set()
+        self.lengths: set[int] = set()
+
+    def add(self, touched: Iterable[tuple[Any, ...]]) -> None:
+        for key in touched:
+            self.keys.add(key)
+            self.lengths.add(len(key))
+
+    def overlaps(self, keys: Iterable[tuple[Any, ...]]) -> bool:
+        """Whether a key of ``keys`` is, or falls under, one of these."""
+        held = self.keys
+        return any(key[:length] in held for length in self.lengths for key in keys)
+
+
 @dataclass(slots=True)
 class Written:
     """Consecutive segments written as one: their rows together, then their steps in order."""
 
     rows: Segment
     steps: list[Segment] = field(default_factory=list)
-    """The segments whose steps run after ``rows``, in order."""
+    """The segments whose steps run after ``rows``, in order (added by :meth:`hold`)."""
+    touched: dict[str, _Touched | None] = field(default_factory=dict)
+    """What the steps touch, by table, gathered from every step that says (None: any row of the table)."""
+    unsaid: bool = False
+    """Whether a step does not say what it touches (it may touch anything)."""
     after: dict[str, set[tuple[Any, ...]]] = field(default_factory=dict)
     """:func:`_applied_after_rows` of ``rows``, kept as segments join."""
     late_token_balances: dict[tuple[int, int], list[int]] = field(default_factory=dict)
@@ -57,6 +83,23 @@ class Written:
     claim's association step, then the claim's own transfer of the token)."""
     planned: Planned | None = None
     """:func:`plan_merges` of ``rows``, once the batch is planned (:func:`plan_batch`)."""
+
+    def hold(self, segment: Segment) -> None:
+        """Run ``segment``'s step after the rows, after the steps held before it."""
+        self.steps.append(segment)
+        if segment.touches is None:
+            self.unsaid = True
+            return
+        for name, keys in segment.touches.items():
+            if name in self.touched and self.touched[name] is None:
+                continue
+            if keys is None:
+                self.touched[name] = None
+                continue
+            held = self.touched.get(name)
+            if held is None:
+                held = self.touched[name] = _Touched()
+            held.add(keys)
 
 
 _HISTORY_TWINS = frozenset(model.history_name for model in TABLES.values() if model.history)
@@ -167,17 +210,12 @@ def _applied_after_rows(held: Segment) -> dict[str, set[tuple[Any, ...]]]:
 
 def _late_keys(written: Written, later: Segment) -> set[tuple[Any, ...]]:
     """``later``'s token balance keys that a held step touches (applied after the steps if ``later`` joins)."""
-    if not later.token_balances or not written.steps:
+    if not later.token_balances or "token_account" not in written.touched:
         return set()
-    keys = set(later.token_balances)
-    late: set[tuple[Any, ...]] = set()
-    for segment in written.steps:
-        touched = (segment.touches or {}).get("token_account", frozenset())
-        if touched is None:
-            return keys
-        if touched:  # an empty one holds none of the keys
-            late.update(key for key in keys if _overlap(touched, {key}))
-    return late
+    touched = written.touched["token_account"]
+    if touched is None:
+        return set(later.token_balances)
+    return {key for key in later.token_balances if touched.overlaps((key,))}
 
 
 def _may_join(written: Written, later: Segment) -> bool:
@@ -192,15 +230,14 @@ def _may_join(written: Written, later: Segment) -> bool:
             own = None if later.touches is None else later.touches.get("token_account", frozenset())
             if own is None or _overlap(own, late):
                 return False
-        for segment in written.steps:
-            if segment.touches is None:
+        if written.unsaid:
+            return False
+        for name, touched in written.touched.items():
+            if not found.holds(name):
+                continue
+            keys = found.keys(name)
+            if touched is None or keys is None or touched.overlaps(keys):
                 return False
-            for name, touched in segment.touches.items():
-                if not found.holds(name):
-                    continue
-                keys = found.keys(name)
-                if touched is None or keys is None or _overlap(touched, keys):
-                    return False
     for name, held in written.after.items():
         if held and name in later.upserts and held & _upserted(later, name, _KEYS[name]):
             return False
@@ -245,7 +282,7 @@ def coalesce(segments: list[Segment]) -> list[Written]:
         for name, keys in _applied_after_rows(segment).items():
             part.after.setdefault(name, set()).update(keys)
         if segment.step is not None:
-            written[-1].steps.append(segment)
+            written[-1].hold(segment)
     return written
 
 
