@@ -275,7 +275,8 @@ class FileBlockSource:
 
     async def _expect(self, first: int, end: int) -> int:
         """Tell the store that blocks ``first`` to ``end`` (excluded) will be read next, under either name (a
-        local folder then reads them from the disk before the import blocks on them); ``end``."""
+        local folder then reads them from the disk before the import blocks on them). Returns the number of
+        the first block it was not told of."""
         root = await self.root()
         if root is not None and first < end:
             self.store.expect(

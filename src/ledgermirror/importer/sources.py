@@ -219,11 +219,14 @@ class LocalStore:
             listed = [name for name in listed if name > after]
         return listed[:limit]
 
-    async def read(self, key: str) -> bytes | None:
+    def _paths(self, key: str) -> list[Path]:
+        """Where a key's file may be: in the day folder its name starts with, else in the root."""
         day = key.rsplit("/", 1)[-1][:_DAY_LENGTH]
-        paths = [self.root / day / key] if _DAY_FOLDER.match(day) else []
+        return [self.root / day / key, self.root / key] if _DAY_FOLDER.match(day) else [self.root / key]
+
+    async def read(self, key: str) -> bytes | None:
         self.requests.gets += 1
-        for path in [*paths, self.root / key]:
+        for path in self._paths(key):
             try:
                 data = path.read_bytes()
             except FileNotFoundError:
@@ -233,13 +236,12 @@ class LocalStore:
         return None
 
     def expect(self, keys: Iterable[str]) -> None:
-        """Ask the kernel to read these files into its page cache now (``POSIX_FADV_WILLNEED``, which returns
-        at once), so that their :meth:`read` later finds them there instead of waiting for the disk: a read
-        from a folder blocks the import's thread, and a stream imported from history is not in the cache."""
+        """Ask the kernel to read these files into its page cache now (``POSIX_FADV_WILLNEED``: it queues the
+        reads and does not wait for them), so that their :meth:`read` later finds them there instead of waiting
+        for the disk: a read from a folder blocks the import's thread, and a stream imported from history is
+        not in the cache."""
         for key in keys:
-            day = key.rsplit("/", 1)[-1][:_DAY_LENGTH]
-            paths = [self.root / day / key] if _DAY_FOLDER.match(day) else []
-            for path in [*paths, self.root / key]:
+            for path in self._paths(key):
                 try:
                     descriptor = os.open(path, os.O_RDONLY)
                 except OSError:
