@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from ledgermirror.db import write
-from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, RECORDS, Batch
 from ledgermirror.importer.handlers.batch_writer import coalesce, hoisted_tables, plan_batch
 
 
@@ -171,6 +173,30 @@ def test_hoisted_rows_are_copied_in_consensus_order() -> None:
         batch.defer(_step, touches={"hook_storage": None})  # every segment's rows are hoisted into one COPY
     plan = plan_batch(batch)
     assert [(row[0], row[1][0]) for row in plan.appended["transaction_hash"]] == [(1, 7), (2, 2), (3, 9), (4, 2)]
+    # encoded while planning: one COPY for the batch, the records as the writer sends them
+    (chunk,) = plan.copies
+    assert chunk.table == "transaction_hash" and chunk.columns == RECORD_COLUMNS["transaction_hash"]
+    assert [(record[0], record[1][0]) for record in chunk.records] == [(1, 7), (2, 2), (3, 9), (4, 2)]
+
+
+def test_the_plan_encodes_every_hoisted_table_and_refuses_a_bad_row() -> None:
+    """Value tuples (a ``transaction`` row still a list) and dicts by column name are encoded for COPY while the
+    batch is planned, many rows in one COPY per table; a row the COPY cannot take is refused then, in the row
+    builder's thread, not by the writer."""
+    batch = Batch()
+    for stamp in range(1, 30_002):
+        batch.insert("prng", {"consensus_timestamp": stamp, "payer_account_id": 2, "range": 0})
+    transaction = list(
+        RECORDS["transaction"](consensus_timestamp=1, type=14, result=22, payer_account_id=2, valid_start_ns=1)
+    )
+    batch.records("transaction").append(transaction)
+    copies = {chunk.table: chunk for chunk in plan_batch(batch).copies}
+    assert sorted(copies) == ["prng", "transaction"]
+    assert len(copies["prng"].records) == 30_001 and copies["prng"].records[0][0] == 1
+    assert copies["transaction"].records == [tuple(transaction)]
+    batch.insert("prng", {"consensus_timestamp": 30_002, "range": 0})  # payer_account_id is required
+    with pytest.raises(write.WriteError, match="payer_account_id"):
+        plan_batch(batch)
 
 
 def test_every_held_step_counts_however_many_the_write_holds() -> None:

@@ -29,13 +29,14 @@ def _upsert_order(names: list[str]) -> list[str]:
     ]
 
 
-async def _append(conn: asyncpg.Connection, name: str, rows: list[Any]) -> dict[str, int]:
-    """A table's appended rows with binary COPY: dicts by column name, or the value tuples of a
-    ``RECORD_COLUMNS`` table."""
-    columns = RECORD_COLUMNS.get(name)
-    if columns is None:
-        return await write.copy_rows(conn, name, rows)
-    return await write.copy_records(conn, name, columns, rows)
+def _copies(appended: dict[str, list[Any]]) -> list[write.CopyChunk]:
+    """The hoisted rows encoded for binary COPY (dicts by column name, or the value tuples of a ``RECORD_COLUMNS``
+    table), one COPY per target table and set of columns for the whole batch."""
+    copies: list[write.CopyChunk] = []
+    for name, rows in appended.items():
+        columns = RECORD_COLUMNS.get(name)
+        copies.extend(write.encode(name, rows) if columns is None else write.encode_records(name, columns, rows))
+    return copies
 
 
 def _add(total: dict[str, int], more: dict[str, int] | None) -> None:
@@ -448,8 +449,7 @@ async def write_segment(
     balances = segment.entity_balances if entity_balances is None else entity_balances
     if pending is None:
         pending = {}
-    for name, rows in segment.inserts.items():
-        _add(counts, await _append(conn, name, rows))
+    _add(counts, await write.copy_chunks(conn, _copies(segment.inserts)))
     for name, items in (plan_merges(segment) if planned is None else planned).items():
         _add(counts, {name: await _merge(conn, name, items, pending)})
         rows = segment.upserts[name]
@@ -519,7 +519,10 @@ class BatchPlan:
     import plans a batch in the row builder's thread, so that the background writer only writes."""
 
     appended: dict[str, list[Any]]
-    """The hoisted append-only rows by table (:func:`hoisted_tables`), one COPY each."""
+    """The hoisted append-only rows by table (:func:`hoisted_tables`)."""
+    copies: list[write.CopyChunk]
+    """:attr:`appended` encoded for COPY (``db.write.encode``): the checks and conversions done while planning,
+    so that the writer, whose time between statements the server waits for, only sends them."""
     written: list[Written]
     """The coalesced writes, without the hoisted rows."""
     balances_now: list[dict[int, list[int]]]
@@ -545,6 +548,7 @@ def plan_batch(batch: Batch) -> BatchPlan:
     balances_now, carried = _entity_balances([part.rows for part in written])
     return BatchPlan(
         appended=appended,
+        copies=_copies(appended),
         written=written,
         balances_now=balances_now,
         carried=carried,
@@ -575,8 +579,7 @@ async def write_batch(conn: asyncpg.Connection, batch: Batch, plan: BatchPlan | 
     if plan is None:
         plan = plan_batch(batch)
     async with conn.transaction():
-        for name, rows in plan.appended.items():
-            _add(counts, await _append(conn, name, rows))
+        _add(counts, await write.copy_chunks(conn, plan.copies))
         async with write.bulk(conn, plan.upserted):
             pending: dict[int, list[int]] = {}
             for part, now in zip(plan.written, plan.balances_now, strict=True):
