@@ -15,33 +15,15 @@ import asyncpg
 
 from ledgermirror.db.write import execute_by_index, update_given_sql
 
-_ENTITY_BALANCE_ASSIGNMENTS = """balance = case
+_ENTITY_BALANCES = update_given_sql(
+    "entity",
+    """balance = case
     when t.type in ('ACCOUNT', 'CONTRACT') then coalesce(t.balance, 0) + s.amount
     when t.balance is not null then t.balance + s.amount
   end,
-  balance_timestamp = s.stamp"""
-_ENTITY_BALANCES = update_given_sql(
-    "entity",
-    _ENTITY_BALANCE_ASSIGNMENTS,
+  balance_timestamp = s.stamp""",
     "unnest($1::bigint[], $2::bigint[], $3::bigint[]) as s(id, amount, stamp)",
 )
-
-STAGED_ENTITY_BALANCES_FROM = 1_000
-"""From this many deltas on, :func:`add_entity_balances` copies them into a temporary table instead of binding
-them as arrays: asyncpg encodes an array element by element in Python (about 0.2 µs each, three arrays of a
-batch's ten to twenty thousand carried deltas), its binary COPY of the same values in C; the writer's time
-between statements is time the server waits (docs/performance.md, eleventh session)."""
-ENTITY_BALANCES_STAGE = "ledgermirror_stage_entity_balances"
-_STAGE_ENTITY_BALANCES = (
-    f"create temporary table if not exists {ENTITY_BALANCES_STAGE} (id bigint, amount bigint, stamp bigint)\n"
-    "on commit delete rows"
-)
-_STAGED_ENTITY_BALANCES = (
-    f"with ledgermirror_given as (delete from {ENTITY_BALANCES_STAGE} returning id, amount, stamp)\n"
-    + update_given_sql("entity", _ENTITY_BALANCE_ASSIGNMENTS, "ledgermirror_given s")
-)
-"""The staged deltas, taken out of the stage by the statement that applies them (a second call in the same
-transaction finds it empty)."""
 
 _TOKEN_BALANCES = update_given_sql(
     "token_account",
@@ -76,10 +58,6 @@ async def add_entity_balances(conn: asyncpg.Connection, deltas: Sequence[tuple[i
     have (files, topics, tokens and schedules never get one). Returns the rows changed."""
     if not deltas:
         return 0
-    if len(deltas) >= STAGED_ENTITY_BALANCES_FROM and conn.is_in_transaction():
-        await conn.execute(_STAGE_ENTITY_BALANCES)
-        await conn.copy_records_to_table(ENTITY_BALANCES_STAGE, records=deltas)
-        return _count(await execute_by_index(conn, _STAGED_ENTITY_BALANCES))
     ids, amounts, stamps = zip(*deltas, strict=True)
     return _count(await execute_by_index(conn, _ENTITY_BALANCES, list(ids), list(amounts), list(stamps)))
 
