@@ -520,6 +520,7 @@ def report(
             # LEDGERMIRROR_IMPORT_OVERLAP: transactions written by the background writer while the next was built,
             # its wall seconds, and the part of them the builder waited for (not hidden by building)
             "background_transactions": stats.overlapped,
+            "queued_transactions": stats.queued_writes,
             "background_snapshots": stats.background_snapshots,
             "background_write_seconds": round(stats.background_write_seconds, 3),
             "builder_wait_seconds": round(stats.write_wait_seconds, 3),
