@@ -95,7 +95,6 @@ def test_the_evm_stream_overlapped_ends_with_the_sequential_tables(
     # the run's first snapshot is taken in a transaction that writes as it goes, later ones in the background
     assert 0 < stats.background_snapshots < stats.tables["account_balance_file"]
     assert stats.overlapped > stats.commits // 2  # most transactions were written while the next was built
-    assert stats.queued_writes > 0  # some were handed over while the writer still wrote the one before
     # lookups of what the transaction being written creates waited for it, or were answered after it
     assert stats.waited_reads + stats.deferred_reads > 0
     assert stats.deferred_reads > 0

@@ -32,7 +32,6 @@ transaction and replaced as a whole when it commits.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import time
@@ -58,7 +57,7 @@ from ledgermirror.importer.handlers.batch_writer import BatchPlan, plan_batch, w
 from ledgermirror.importer.handlers.item import ItemError
 from ledgermirror.importer.handlers.lookups import DatabaseReads, LookupReads
 from ledgermirror.importer.options import ImportOptions
-from ledgermirror.importer.overlap import WRITES_AHEAD, BackgroundWriter, GuardedReads, InFlight
+from ledgermirror.importer.overlap import BackgroundWriter, GuardedReads, InFlight
 from ledgermirror.importer.progress import ImportStats, Progress
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.sidecar_file import SidecarFile
@@ -433,80 +432,63 @@ class Driver(Generic[S]):
         last = await import_state.last_record_file(self.conn)
         self._last_version = last.version if last is not None else None
         self._imported = 0
-        self._inflight = collections.deque()
+        self._inflight = None
         latest = self.state
         try:
             while not units.exhausted and not self.stop.is_set() and not self.reached_end:
                 built = await self._gather_next(units, latest)
                 latest = built.state
-                # Planned while the transactions before it are still being written, unless reads it put off
-                # will complete rows once they commit (the plan would hold those rows before they are final):
+                # Planned while the transaction before it is still being written, unless reads it put off will
+                # complete rows once that one commits (the plan would hold those rows before they are final):
                 # the writer then starts on it as soon as it is free.
                 put_off = built.reads is not None and bool(built.reads.completions)
                 ready = _ready(built) if not built.barrier and built.group.files and not put_off else None
-                writes_on = built.barrier or put_off or built.refused is not None or not built.group.files
-                await self._settle(keep=0 if writes_on else WRITES_AHEAD - 1)
+                await self._settle()
                 if built.reads is not None:
                     self.stats.deferred_reads += len(built.reads.completions)
-                    if built.reads.completions:
-                        await built.reads.complete()
-                    self.stats.waited_reads += built.reads.inflight.waits
-                    self.stats.write_wait_seconds += built.reads.inflight.wait_seconds
+                    await built.reads.complete()
                 if built.barrier:
                     await self._commit_rest(units, built)
                 elif built.group.files:
                     self._writer = self._writer or BackgroundWriter(self.conn)
-                    self.stats.queued_writes += bool(self._inflight)
-                    self._inflight.append(self._submit(self._writer, units, built, ready or _ready(built)))
+                    self._inflight = self._submit(self._writer, units, built, ready or _ready(built))
                 if built.refused is not None:
                     await self._settle()
                     raise built.refused
             await self._settle()
         except BaseException:
-            for written in self._inflight:  # their outcome is this error's consequence
-                written.guard.done.add_done_callback(_retrieved)
-            self._inflight.clear()
-            self.close()  # the transactions still in flight roll back with the writer's connection
+            self.close()  # a transaction still in flight rolls back with the writer's connection
             raise
         return self._imported
 
     _imported: int = 0
-    _inflight: collections.deque[_Written[S]]
+    _inflight: _Written[S] | None = None
 
     async def _gather_next(self, units: Units[S, U], latest: S) -> Built[S]:
-        """The next transaction gathered (:meth:`_gather`) after ``latest``, while the ones in flight are
-        written; a failure commits the ones in flight first (they were complete), then is raised."""
+        """The next transaction gathered (:meth:`_gather`) after ``latest``, while the one in flight is
+        written; a failure commits the one in flight first (it was complete), then is raised."""
         inflight = self._inflight
-        if not inflight:
+        if inflight is None:
             await self.snapshots.begin(self.conn)
         else:
-            inflight[-1].clock = self.snapshots.follow()
+            inflight.clock = self.snapshots.follow()
         built = Built(units.copy(latest), batch=batch_of(self.options))
         try:
-            guard = InFlight.joined([written.guard for written in inflight]) if inflight else None
-            await self._gather(units, built, guard)
+            await self._gather(units, built, inflight.guard if inflight is not None else None)
         except Exception:
             await self._settle()
             raise
         return built
 
-    async def _settle(self, keep: int = 0) -> None:
-        """Wait for the commits of the transactions in flight, oldest first, until ``keep`` are left; each is
-        then the committed state. A failed one is raised, and the ones after it (not written) are dropped."""
-        while len(self._inflight) > keep:
-            await self._settle_oldest()
-
-    async def _settle_oldest(self) -> None:
-        written = self._inflight.popleft()
+    async def _settle(self) -> None:
+        """Wait for the commit of the transaction in flight, if any; then it is the committed state."""
+        written = self._inflight
+        if written is None:
+            return
+        self._inflight = None
         waited = time.perf_counter()
-        try:
-            await written.guard.done
-        except BaseException:
-            for later in self._inflight:  # their writes were refused (overlap.WriterStopped)
-                later.guard.done.add_done_callback(_retrieved)
-            self._inflight.clear()
-            raise
-        self.stats.write_wait_seconds += time.perf_counter() - waited
+        await written.guard.done
+        self.stats.write_wait_seconds += time.perf_counter() - waited + written.guard.wait_seconds
         self.stats.background_write_seconds += written.seconds
         self.snapshots.committed(written.clock)
         self.state = written.built.state
@@ -515,6 +497,7 @@ class Driver(Generic[S]):
         self._imported += group.files
         self.stats.overlapped += 1
         self.stats.background_snapshots += written.built.snapshot_at is not None
+        self.stats.waited_reads += written.guard.waits
 
     def _barrier_before(self, units: Units[S, U], unit: U, state: S) -> bool:
         """Whether ``unit`` must be gathered in a transaction that writes as it goes."""
@@ -627,13 +610,6 @@ class Driver(Generic[S]):
         _log.debug("committed", extra={"files": group.files, "seconds": round(seconds, 4)})
 
 
-def _retrieved(done: asyncio.Future[Any]) -> None:
-    """Take a dropped write's outcome, so that its refusal (``overlap.WriterStopped``) is not reported as never
-    retrieved."""
-    if not done.cancelled():
-        done.exception()
-
-
 class _Ready(NamedTuple):
     """A gathered transaction's plan (``plan_batch``) and guard, made before it is handed to the writer (the
     writer changes the batch's rows)."""
@@ -643,7 +619,7 @@ class _Ready(NamedTuple):
 
 
 def _ready(built: Built[Any]) -> _Ready:
-    return _Ready(plan_batch(built.batch), InFlight.of(built.batch))
+    return _Ready(plan_batch(built.batch), InFlight(built.batch))
 
 
 @dataclass(slots=True)

@@ -53,33 +53,11 @@ with the tables), 0.05 ms made the first 2 M transactions with 32 MB of shared b
 (11,645 and 11,358 against 10,838 and 11,303 tx/s, alternated); where the row builder is, it changed nothing
 (docs/performance.md)."""
 
-WRITES_AHEAD = 2
-"""Built transactions handed to the writer at once: the one it writes and one waiting its turn. With one, each
-side waited for the other whenever a batch took the row builder longer to build than the one before it took
-the writer to write, and the other way round; with a second in hand, the writer starts the next as soon as it
-commits, and the row builder goes on to a third (docs/performance.md, eleventh session)."""
-
 
 class InFlight:
-    """A batch being written and committed (or several, written one after the other): what of ``entity`` it may
-    change, and its commit."""
+    """A batch being written and committed: what of ``entity`` it may change, and its commit."""
 
-    def __init__(self, keys: frozenset[bytes], holders: frozenset[int], addresses: frozenset[int]) -> None:
-        self.keys = keys
-        """Aliases and EVM addresses the batch gives entities."""
-        self.holders = holders
-        """Entities whose alias, EVM address or deleted flag the batch may change."""
-        self.addresses = addresses
-        """Entities whose EVM address the batch may change."""
-        self.done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        """The commit (set by :meth:`follow`)."""
-        self.waits = 0
-        """Reads that waited for the commit."""
-        self.wait_seconds = 0.0
-        """How long they waited."""
-
-    @classmethod
-    def of(cls, batch: Batch) -> InFlight:
+    def __init__(self, batch: Batch) -> None:
         """Read ``batch`` before it is handed to the writer (whose ``write_batch`` changes its rows)."""
         keys: set[bytes] = set()
         holders: set[int] = set()
@@ -94,19 +72,18 @@ class InFlight:
                             addresses.add(row["id"])
                         if column != "deleted" and row[column]:
                             keys.add(bytes(row[column]))
-        return cls(frozenset(keys), frozenset(holders), frozenset(addresses))
-
-    @classmethod
-    def joined(cls, guards: Sequence[InFlight]) -> InFlight:
-        """The batches of ``guards`` (handed to the writer in this order, so that the last one's commit is all of
-        theirs) as one: a read is safe when none of them can change its answer, else it waits for the last."""
-        joined = cls(
-            frozenset().union(*(guard.keys for guard in guards)),
-            frozenset().union(*(guard.holders for guard in guards)),
-            frozenset().union(*(guard.addresses for guard in guards)),
-        )
-        joined.done = guards[-1].done
-        return joined
+        self.keys = frozenset(keys)
+        """Aliases and EVM addresses the batch gives entities."""
+        self.holders = frozenset(holders)
+        """Entities whose alias, EVM address or deleted flag the batch may change."""
+        self.addresses = frozenset(addresses)
+        """Entities whose EVM address the batch may change."""
+        self.done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        """The commit (set by :meth:`follow`)."""
+        self.waits = 0
+        """Reads that waited for the commit."""
+        self.wait_seconds = 0.0
+        """How long they waited."""
 
     def follow(self, done: asyncio.Future[Any]) -> None:
         """The batch was handed to the writer: ``done`` is its commit."""
@@ -166,14 +143,9 @@ class GuardedReads:
         return await stored_aliases.evm_addresses(self.conn, entity_ids)
 
 
-class WriterStopped(RuntimeError):
-    """Work handed to the writer after an earlier work failed: not run (it was built on what failed)."""
-
-
 class BackgroundWriter:
     """A thread running an event loop with its own connection to ``conn``'s database; :meth:`submit` runs a
-    coroutine function on that connection there, one at a time in submission order. Once one fails, the works
-    submitted after it are not run (:class:`WriterStopped`): each was built on the ones before."""
+    coroutine function on that connection there, one at a time in submission order."""
 
     def __init__(self, conn: asyncpg.Connection) -> None:
         self._origin = conn
@@ -182,43 +154,19 @@ class BackgroundWriter:
         self._thread.start()
         self._conn: asyncpg.Connection | None = None
         self._switch = sys.getswitchinterval()
-        self._turn: asyncio.Future[None] | None = None
-        """The end of the work submitted last (in the writer's loop): the next one starts after it."""
-        self._failed: BaseException | None = None
-        self._pending = 0
-        """Works submitted and not finished (the switch interval stays lowered while there are any)."""
-        self._counting = threading.Lock()
-        """Guards :attr:`_pending` (counted up in the submitting thread, down in the writer's)."""
 
     def submit(self, work: Callable[[asyncpg.Connection], Awaitable[T]]) -> asyncio.Future[T]:
-        """Run ``work(connection)`` in the writer's thread after the works submitted before it; its result (or
-        error) in the returned future."""
-        with self._counting:
-            self._pending += 1
-            sys.setswitchinterval(SWITCH_INTERVAL)
+        """Run ``work(connection)`` in the writer's thread; its result (or error) in the returned future."""
+        sys.setswitchinterval(SWITCH_INTERVAL)
         return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._run(work), self._loop))
 
     async def _run(self, work: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
-        before, turn = self._turn, self._loop.create_future()
-        self._turn = turn  # taken in submission order: each coroutine starts on the loop in that order
+        if self._conn is None or self._conn.is_closed():
+            self._conn = await sibling(self._origin)
         try:
-            if before is not None:
-                await asyncio.shield(before)
-            if self._failed is not None:
-                raise WriterStopped("an earlier write failed") from self._failed
-            if self._conn is None or self._conn.is_closed():
-                self._conn = await sibling(self._origin)
-            try:
-                return await work(self._conn)
-            except BaseException as error:
-                self._failed = error
-                raise
+            return await work(self._conn)
         finally:
-            turn.set_result(None)
-            with self._counting:
-                self._pending -= 1
-                if not self._pending:
-                    sys.setswitchinterval(self._switch)
+            sys.setswitchinterval(self._switch)
 
     async def _shutdown(self) -> None:
         if self._conn is not None:

@@ -29,9 +29,6 @@ class ImportStats:
     last_consensus_end: int | None = None
     overlapped: int = 0
     """Transactions written by the background writer while the next was built (``LEDGERMIRROR_IMPORT_OVERLAP``)."""
-    queued_writes: int = 0
-    """Transactions handed to the background writer while it was still writing another (they waited their turn:
-    ``overlap.WRITES_AHEAD``)."""
     background_snapshots: int = 0
     """Balance snapshots the background writer took (``BalanceSnapshots.claim``)."""
     waited_reads: int = 0
