@@ -317,12 +317,15 @@ async def _run(conn: asyncpg.Connection, source: Source, options: ImportOptions,
 
 
 async def measure_import(
-    owner_url: str, pgdata: str, source: Source, options: ImportOptions, timeout: float
+    owner_url: str, pgdata: str, source: Source, options: ImportOptions, timeout: float, *, resume: bool = False
 ) -> Measured:
+    """The import of ``source`` into a fresh database or, with ``resume``, on from what the database holds."""
     conn = await asyncpg.connect(owner_url)
     try:
-        if await import_state.last_record_file(conn) is not None:
-            raise SystemExit("the database already holds record files: the benchmark needs a fresh one")
+        if await import_state.last_record_file(conn) is not None and not resume:
+            raise SystemExit(
+                "the database already holds record files: the benchmark needs a fresh one (or --resume)"
+            )
         shared_buffers = str(await conn.fetchval("show shared_buffers"))
         postgres = postmaster_pids(pgdata)
         if not postgres:
@@ -520,7 +523,6 @@ def report(
             # LEDGERMIRROR_IMPORT_OVERLAP: transactions written by the background writer while the next was built,
             # its wall seconds, and the part of them the builder waited for (not hidden by building)
             "background_transactions": stats.overlapped,
-            "queued_transactions": stats.queued_writes,
             "background_snapshots": stats.background_snapshots,
             "background_write_seconds": round(stats.background_write_seconds, 3),
             "builder_wait_seconds": round(stats.write_wait_seconds, 3),
@@ -632,7 +634,7 @@ def print_report(result: dict[str, Any]) -> None:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bench/import", description=__doc__.split("\n\n")[0])
     p.add_argument("--stream", type=Path, help="an existing simulated stream folder (default: simulate one)")
     p.add_argument("--seconds", type=int, default=300, help="simulated seconds (default 300)")
@@ -679,7 +681,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--window", type=int, default=DEFAULT_WINDOW, help="transactions per window of the rates by window"
     )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from what the database in --data-dir holds (a copy of one an earlier run left): measures a "
+        "late stretch of a long stream without importing its start again; implies --no-copy-limit",
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = _parser()
     args = p.parse_args(argv)
+    if args.resume and args.data_dir is None:
+        p.error("--resume needs --data-dir")
     with contextlib.ExitStack() as cleanup:
         work = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="bench-import-")))
         stream: Path = args.stream or work / "stream"
@@ -717,10 +732,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         print("importing ...", file=sys.stderr, flush=True)
         pgdata = str(data_dir.resolve() / "pgdata")
-        measured = asyncio.run(measure_import(prepared.owner_url, pgdata, source, options, args.timeout))
+        measured = asyncio.run(
+            measure_import(prepared.owner_url, pgdata, source, options, args.timeout, resume=args.resume)
+        )
         counts = asyncio.run(_counted(prepared.owner_url))
         copy = None
-        if not args.no_copy_limit:
+        if not args.no_copy_limit and not args.resume:
             print("COPY of the same rows into a twin database ...", file=sys.stderr, flush=True)
             copy = asyncio.run(copy_limit(prepared.owner_url, counts, pgdata))
         result = report(source, simulate_seconds, measured, counts, copy, window=args.window)
