@@ -149,7 +149,7 @@ def test_a_batch_is_planned_without_changing_its_segments() -> None:
     before = copy.deepcopy(batch.segments)
     plan = plan_batch(batch)
     assert batch.segments == before
-    assert [len(rows) for rows in plan.appended.values()] == [2]  # prng hoisted: one COPY for the batch
+    assert [(chunk.table, len(chunk.records)) for chunk in plan.copies] == [("prng", 2)]  # one COPY for the batch
     (part,) = plan.written
     assert "prng" not in part.rows.inserts and part.rows.entity_phases == [(0, {1001: [5, 1]})]
     assert plan.upserted == ["entity", "token_account"]
@@ -171,10 +171,8 @@ def test_hoisted_rows_are_copied_in_consensus_order() -> None:
             {"consensus_timestamp": stamp, "hash": digest, "payer_account_id": 1001, "hash_suffix": None},
         )
         batch.defer(_step, touches={"hook_storage": None})  # every segment's rows are hoisted into one COPY
-    plan = plan_batch(batch)
-    assert [(row[0], row[1][0]) for row in plan.appended["transaction_hash"]] == [(1, 7), (2, 2), (3, 9), (4, 2)]
     # encoded while planning: one COPY for the batch, the records as the writer sends them
-    (chunk,) = plan.copies
+    (chunk,) = plan_batch(batch).copies
     assert chunk.table == "transaction_hash" and chunk.columns == RECORD_COLUMNS["transaction_hash"]
     assert [(record[0], record[1][0]) for record in chunk.records] == [(1, 7), (2, 2), (3, 9), (4, 2)]
 

@@ -518,11 +518,10 @@ class BatchPlan:
     """What :func:`write_batch` writes, worked out without the database (:func:`plan_batch`): the overlapped
     import plans a batch in the row builder's thread, so that the background writer only writes."""
 
-    appended: dict[str, list[Any]]
-    """The hoisted append-only rows by table (:func:`hoisted_tables`)."""
     copies: list[write.CopyChunk]
-    """:attr:`appended` encoded for COPY (``db.write.encode``): the checks and conversions done while planning,
-    so that the writer, whose time between statements the server waits for, only sends them."""
+    """The hoisted append-only rows (:func:`hoisted_tables`) encoded for COPY (``db.write.encode``), one COPY per
+    table for the batch: the checks and conversions done while planning, so that the writer, whose time between
+    statements the server waits for, only sends them."""
     written: list[Written]
     """The coalesced writes, without the hoisted rows."""
     balances_now: list[dict[int, list[int]]]
@@ -547,7 +546,6 @@ def plan_batch(batch: Batch) -> BatchPlan:
         part.planned = plan_merges(part.rows)
     balances_now, carried = _entity_balances([part.rows for part in written])
     return BatchPlan(
-        appended=appended,
         copies=_copies(appended),
         written=written,
         balances_now=balances_now,
