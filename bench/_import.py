@@ -732,10 +732,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         print("importing ...", file=sys.stderr, flush=True)
         pgdata = str(data_dir.resolve() / "pgdata")
+        held = asyncio.run(_counted(prepared.owner_url)) if args.resume else {}
         measured = asyncio.run(
             measure_import(prepared.owner_url, pgdata, source, options, args.timeout, resume=args.resume)
         )
-        counts = asyncio.run(_counted(prepared.owner_url))
+        # the rows this run added (all of them in a fresh database)
+        counts = {
+            name: count - held.get(name, 0) for name, count in asyncio.run(_counted(prepared.owner_url)).items()
+        }
         copy = None
         if not args.no_copy_limit and not args.resume:
             print("COPY of the same rows into a twin database ...", file=sys.stderr, flush=True)

@@ -123,7 +123,7 @@ def test_an_existing_stream_and_a_database_that_is_not_fresh(tmp_path: Path) -> 
 
 def test_resume_measures_what_follows_the_database(tmp_path: Path) -> None:
     """``--resume`` goes on from a database a run left (a late stretch of a long stream measured without its
-    start): the report counts only this run's transactions, and the two runs hold the whole stream."""
+    start): the report counts only this run's transactions and rows, and the two runs hold the whole stream."""
     stream, db = tmp_path / "stream", tmp_path / "db"
     simulate(stream, seconds=12, tps=5, nodes=1, seed=4)
     total = json.loads((stream / "truth.json").read_text())["transactions"]["count"]
@@ -131,9 +131,13 @@ def test_resume_measures_what_follows_the_database(tmp_path: Path) -> None:
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     assert _import.main([*common, "--end-date", "2026-01-01T00:00:05Z", "--json", str(first)]) == 0
     assert _import.main([*common, "--resume", "--json", str(second)]) == 0
-    imported = [json.loads(path.read_text())["import"]["transactions"] for path in (first, second)]
+    reports = [json.loads(path.read_text()) for path in (first, second)]
+    imported = [report["import"]["transactions"] for report in reports]
     assert 0 < imported[0] < total and imported[0] + imported[1] == total
-    assert json.loads(second.read_text())["rows_by_table"]["transaction"] == total
+    assert [report["rows_by_table"]["transaction"] for report in reports] == imported
+    assert [report["rows_by_table"]["record_file"] for report in reports] == [
+        report["import"]["files"] for report in reports
+    ]
     with pytest.raises(SystemExit):
         _import.main(["--stream", str(stream), "--resume", "--no-copy-limit"])  # --resume needs --data-dir
 
