@@ -6,6 +6,14 @@ share, or clean away, each other's folders and database.
 
 from __future__ import annotations
 
+import os
+
+# gRPC's fork handlers (on by default in grpcio) run in every fork of this process, also in the fork that a
+# subprocess execs at once (pg_ctl starting an embedded server); with gRPC threads of an earlier test still
+# running, that child once died with SIGSEGV before its exec. Nothing here forks without exec (every process
+# is spawned), so the handlers are off for the suite and the processes it spawns.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
 import functools
 import shutil
 import tempfile
