@@ -1,5 +1,6 @@
 """The embedded server's settings: the throwaway mode the test cluster runs with, the checkpoint spacing and
-page cache of every (durable) server, and how the blocks are kept in ``postgresql.conf``."""
+page cache of every (durable) server, how the blocks are kept in ``postgresql.conf``, and the advice to put a
+large page cache on huge pages."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from ledgermirror.db.embedded import (
     THROWAWAY_SETTINGS,
     EmbeddedPostgres,
     default_shared_buffers_mb,
+    huge_pages_advice,
+    meminfo_value,
     memory_bytes,
     server_settings,
     write_server_settings,
@@ -141,3 +144,73 @@ def test_a_durable_server_starts_with_its_page_cache_and_takes_a_new_one_at_its_
         assert asyncio.run(shared_buffers(second.start())) == "192MB"
     finally:
         second.stop()
+
+
+# A postmaster's mappings as Linux lists them: the small System V segment PostgreSQL keeps beside its main shared
+# memory, then the main one (6 GB of shared_buffers), on normal pages or on huge ones.
+_MAPS = """\
+55d4c3a00000-55d4c3f3e000 r-xp 00000000 fd:01 1319                       /usr/lib/postgresql/bin/postgres
+7ff007754000-7ff007755000 rw-s 00000000 00:01 5406739                    /SYSV0016a016 (deleted)
+7ff007755000-7ff189ccf000 rw-s 00000000 00:01 72159                      /dev/zero (deleted)
+7ff189ccf000-7ff189cd0000 rw-p 00000000 00:00 0
+"""
+_HUGE_MAPS = _MAPS.replace("/dev/zero (deleted)", "/anon_hugepage (deleted)")
+_MEMINFO = """\
+MemTotal:       24590000 kB
+HugePages_Total:       0
+HugePages_Free:        0
+Hugepagesize:       2048 kB
+"""
+_GB = 2**30
+
+
+def test_meminfo_values_are_read_in_bytes_or_as_counts() -> None:
+    assert meminfo_value(_MEMINFO, "Hugepagesize") == 2 * 2**20
+    assert meminfo_value(_MEMINFO, "HugePages_Total") == 0
+    assert meminfo_value(_MEMINFO, "Hugetlb") is None
+
+
+def test_a_large_page_cache_on_normal_pages_gets_the_count_and_the_setting() -> None:
+    # 0x7ff189ccf000 - 0x7ff007755000 bytes are 3,090.7 pages of 2 MB: PostgreSQL 16 reported
+    # shared_memory_size_in_huge_pages = 3091 for this server (docs/performance.md, eleventh session).
+    advice = huge_pages_advice(_MAPS, _MEMINFO, worth_bytes=_GB)
+    assert advice is not None
+    assert "3,091 huge pages of 2,048 kB" in advice and "sysctl -w vm.nr_hugepages=3091" in advice
+    # pages other programs hold stay reserved for them; free ones enough already need only a restart
+    held = _MEMINFO.replace("HugePages_Total:       0", "HugePages_Total:     500").replace(
+        "HugePages_Free:        0", "HugePages_Free:      100"
+    )
+    assert "vm.nr_hugepages=3491" in str(huge_pages_advice(_MAPS, held, worth_bytes=_GB))
+    enough = held.replace("HugePages_Free:      100", "HugePages_Free:     3100")
+    assert "3,100 of the system's huge pages are free: restart" in str(
+        huge_pages_advice(_MAPS, enough, worth_bytes=_GB)
+    )
+
+
+def test_no_advice_on_huge_pages_for_a_small_cache_or_without_the_systems_figures() -> None:
+    assert huge_pages_advice(_HUGE_MAPS, _MEMINFO, worth_bytes=_GB) is None
+    assert huge_pages_advice(_MAPS, _MEMINFO, worth_bytes=7 * _GB) is None
+    assert huge_pages_advice(_MAPS, "MemTotal: 1 kB\n", worth_bytes=_GB) is None  # no huge pages on this system
+    assert huge_pages_advice("", _MEMINFO, worth_bytes=_GB) is None
+
+
+def test_the_advice_on_a_running_server_counts_what_postgresql_counts(tmp_path: Path) -> None:
+    server = EmbeddedPostgres(tmp_path, shared_buffers_mb=160)
+    try:
+        url = server.start()
+
+        async def needed() -> int:
+            conn = await asyncpg.connect(url)
+            try:
+                return int(await conn.fetchval("show shared_memory_size_in_huge_pages"))
+            finally:
+                await conn.close()
+
+        advice = server.huge_pages_advice(worth_bytes=0)
+        if advice is None:  # the system had huge pages free, and the server took them
+            assert "HugePages_Free" in Path("/proc/meminfo").read_text()
+        else:
+            assert f"on {asyncio.run(needed()):,} huge pages of " in advice
+        assert server.huge_pages_advice() is None  # 160 MB is not worth the operator's time
+    finally:
+        server.stop()
