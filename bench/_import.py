@@ -11,9 +11,9 @@
    ``once``, the stream's address book and initial balances, from the folder or the bucket. The source's
    requests (LIST pages, GETs, HEADs) and bytes read are counted by the importer's ``Store``
    (``StoreRequests``) and, for a bucket, by the S3 server itself (its Prometheus counter, the upload's
-   requests left out); both are reported per million transactions. Measured around it: wall time, this
-   process's CPU (``getrusage``) and PostgreSQL's (its process tree, exited backends included:
-   ``_procstat.py``), this process's peak RSS. The
+   requests left out); both are reported per million transactions. Measured around it: wall time, the CPU
+   of this process and its children (the importer's record unpacking process) and PostgreSQL's (its process
+   tree, exited backends included: ``_procstat.py``), this process's peak RSS. The
    pipeline's own clocks give download, signature and data-check seconds; ``rows_of_file_with_lookups`` is
    wrapped to split building rows from writing them (the pipeline's ``write_seconds`` covers both).
 4. Rows by table, counted in the database after the import.
@@ -170,8 +170,9 @@ def simulate(
 
 
 def _cpu_self() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    return own.ru_utime + own.ru_stime
+    """This process's CPU and its children's (the importer's record unpacking process; the children it reaped
+    are counted by the kernel for it): PostgreSQL's server is not among them."""
+    return usage([os.getpid()]).cpu_seconds
 
 
 def _peak_rss_bytes() -> int:

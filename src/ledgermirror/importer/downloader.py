@@ -16,6 +16,7 @@ from ledgermirror.importer.address_book import AddressBook
 from ledgermirror.importer.errors import StreamFileError
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.record_file_reader import read_record_file, unpack_record_file
+from ledgermirror.importer.record_unpacker import RecordUnpacker
 from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile, read_signature_file
 from ledgermirror.importer.sources import SIGNATURE_SUFFIX, NodeFolder, Store
@@ -153,8 +154,14 @@ class Download:
     sidecars: dict[int, bytes] = field(default_factory=dict)
 
 
-async def download(store: Store, candidate: Candidate, cost: VerificationCost | None = None) -> Download:
-    """Fetch the signature files, then one copy of the data file and its sidecars (parsed for their names)."""
+async def download(
+    store: Store,
+    candidate: Candidate,
+    cost: VerificationCost | None = None,
+    unpacker: RecordUnpacker | None = None,
+) -> Download:
+    """Fetch the signature files, then one copy of the data file and its sidecars (parsed for their names); the
+    data file is unpacked by ``unpacker`` (a process of its own), else on a thread."""
     cost = cost if cost is not None else VerificationCost()
     started = time.perf_counter()
     name = candidate.signature_name
@@ -174,9 +181,12 @@ async def download(store: Store, candidate: Candidate, cost: VerificationCost | 
         return fetched
     fetched.folder = folder
     try:
-        # Decompressing and hashing release the GIL: on a worker thread they overlap the row building of the
-        # files before this one (this download runs ahead of the import, see Prefetcher).
-        unpacked = await asyncio.to_thread(unpack_record_file, data_name, data)
+        # Unpacked by another process (or on a thread, where decompressing and hashing release the GIL), this
+        # overlaps the row building of the files before this one (this download runs ahead, see Prefetcher).
+        if unpacker is not None:
+            unpacked = await unpacker.unpack(data_name, data)
+        else:
+            unpacked = await asyncio.to_thread(unpack_record_file, data_name, data)
         cost.data += unpacked.seconds
         parsed = time.perf_counter()
         try:
@@ -291,8 +301,16 @@ class Prefetcher:
     (a local server on the same cores) takes longer per file without taking longer than the window covers, and
     keeps its window: more downloads at once would not help it."""
 
-    def __init__(self, store: Store, candidates: Sequence[Candidate], window: int, cost: VerificationCost) -> None:
+    def __init__(
+        self,
+        store: Store,
+        candidates: Sequence[Candidate],
+        window: int,
+        cost: VerificationCost,
+        unpacker: RecordUnpacker | None = None,
+    ) -> None:
         self._store = store
+        self._unpacker = unpacker
         self._waiting = list(reversed(candidates))
         self._window = max(window, 1)
         self._max_window = self._window * PREFETCH_GROWTH
@@ -313,7 +331,7 @@ class Prefetcher:
         while self._waiting and len(self._running) < self._window:
             candidate = self._waiting.pop()
             self._expected = max(self._expected - 1, 0)
-            task = asyncio.ensure_future(download(self._store, candidate, self._cost))
+            task = asyncio.ensure_future(download(self._store, candidate, self._cost, self._unpacker))
             self._running.append((candidate, task, time.perf_counter()))
         self._expect()
 

@@ -54,6 +54,7 @@ from ledgermirror.importer.handlers.balances import read_balance_snapshot
 from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row, renumber_before_v6
+from ledgermirror.importer.record_unpacker import RecordUnpacker
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
 from ledgermirror.importer.stream_names import stem_of
 from ledgermirror.importer.verify import ChainLink, VerifiedRecordFile
@@ -139,9 +140,11 @@ async def run_import(
         if last is not None:
             driver.stats.last_name, driver.stats.last_consensus_end = last.name, last.consensus_end
         with import_thresholds():
+            run = _Run(driver, store)
             try:
-                return await _Run(driver, store).run()
+                return await run.run()
             finally:
+                await run.unpacker.close()
                 driver.close()
 
 
@@ -175,6 +178,8 @@ class _Run:
         self.options = driver.options
         self.stop = driver.stop
         self.progress = driver.progress
+        self.unpacker = RecordUnpacker()
+        """The run's unpacking process (started at its first file), for every file the run prefetches."""
 
     async def run(self) -> ImportStats:
         position = self.driver.state
@@ -291,7 +296,9 @@ class _Run:
     async def _import(self, candidates: list[Candidate]) -> None:
         """Import ``candidates`` in transactions of several files (the driver's state follows each commit). A
         refused file is raised after the files before it are committed."""
-        remaining = Prefetcher(self.store, candidates, self.options.prefetch_files, self.driver.stats.cost)
+        remaining = Prefetcher(
+            self.store, candidates, self.options.prefetch_files, self.driver.stats.cost, self.unpacker
+        )
         try:
             await self.driver.run_units(RecordFiles(self.store, remaining, self.driver))
         finally:

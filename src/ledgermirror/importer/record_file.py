@@ -24,6 +24,7 @@ import gzip
 import hashlib
 import struct
 import zlib
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -31,7 +32,7 @@ from typing import Any, NamedTuple
 from ledgermirror.importer import protobuf_wire
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.running_hash import HASH_LENGTH
+from ledgermirror.importer.running_hash import HASH_LENGTH, running_hash
 from ledgermirror.importer.stream_names import instant_of
 from ledgermirror.ledger.int64 import to_signed64
 
@@ -92,6 +93,10 @@ class RecordFile:
     """Bytes as stored (compressed for v6)."""
     consensus_start: int
     consensus_end: int
+    folded: tuple[bytes, bytes] | None = None
+    """v6: the running hash folded over the items from a start hash, computed while the file was unpacked
+    (``record_unpacker``): ``(start, end)``. Verification takes its ``end`` only when ``start`` is the file's own
+    ``previous_hash``, and folds the items itself otherwise (and for every other version)."""
 
     @property
     def count(self) -> int:
@@ -143,15 +148,33 @@ class RecordStreamContents:
     sidecars: tuple[SidecarMetadata, ...]
 
 
-def read_record_stream_contents(
-    name: str, content: bytes, offset: int = 0, *, end_hash_required: bool = True
-) -> RecordStreamContents:
-    """A ``RecordStreamFile`` from ``content[offset:]`` (a v6 file's bytes after its version, or the contents of
-    a wrapped record block's ``record_file`` item)."""
-    modules = protos()
-    header: dict[int, bytes] = {}
-    pairs: list[tuple[bytes, bytes]] = []
-    sidecars: list[SidecarMetadata] = []
+@dataclass(frozen=True, slots=True)
+class RecordStreamLayout:
+    """Where the fields of one serialized ``RecordStreamFile`` are (offsets into its bytes), read at the wire
+    level only, so that it can be made away from the import's thread (``record_unpacker``)."""
+
+    header: dict[int, tuple[int, int]]
+    """Fields 1 (HAPI version), 2 (start running hash) and 4 (end running hash): their value's span."""
+    items: array[int]
+    """Four offsets per ``RecordStreamItem``: its record's span, then its transaction's (0, 0 when absent)."""
+    sidecars: tuple[tuple[int, int], ...]
+    block_number: int
+
+    def pairs(self, content: bytes) -> list[tuple[bytes, bytes]]:
+        """``(record bytes, transaction bytes)`` of each item."""
+        spans = self.items
+        return [
+            (content[spans[at] : spans[at + 1]], content[spans[at + 2] : spans[at + 3]])
+            for at in range(0, len(spans), 4)
+        ]
+
+
+def record_stream_layout(name: str, content: bytes, offset: int = 0) -> RecordStreamLayout:
+    """The layout of a ``RecordStreamFile`` in ``content[offset:]``; raises :class:`StreamParseError` for bytes
+    that are not one at the wire level."""
+    header: dict[int, tuple[int, int]] = {}
+    items: array[int] = array("q")
+    sidecars: list[tuple[int, int]] = []
     block_number = 0
     for number, wire_type, start, end in protobuf_wire.scan_fields(content, offset, len(content), name):
         if number == 5 and wire_type == protobuf_wire.VARINT:
@@ -159,11 +182,51 @@ def read_record_stream_contents(
         elif wire_type != protobuf_wire.LENGTH_DELIMITED:
             continue
         elif number == _RECORD_STREAM_ITEMS:
-            pairs.append(_v6_item_parts(name, content, start, end))
+            items.extend(_v6_item_spans(name, content, start, end))
         elif number == 6:
-            sidecars.append(_sidecar_metadata(name, modules, content[start:end]))
+            sidecars.append((start, end))
         elif number in (1, 2, 4):
-            header[number] = content[start:end]
+            header[number] = (start, end)
+    return RecordStreamLayout(header, items, tuple(sidecars), block_number)
+
+
+def start_hash_of(content: bytes, layout: RecordStreamLayout) -> bytes | None:
+    """The start running hash's bytes as the wire has them (field 3 of the ``HashObject`` in header field 2),
+    without the checks :func:`read_record_stream_contents` makes on them; None when there are none."""
+    span = layout.header.get(2)
+    if span is None:
+        return None
+    found = None
+    for number, wire_type, start, end in protobuf_wire.scan_fields(content, span[0], span[1], "start hash"):
+        if number == 3 and wire_type == protobuf_wire.LENGTH_DELIMITED:
+            found = content[start:end]
+    return found
+
+
+def fold_items(content: bytes, layout: RecordStreamLayout) -> tuple[bytes, bytes] | None:
+    """The running hash folded over the layout's items from the file's start hash: ``(start, end)``, or None
+    when the start hash is not one (the file's own checks then say why)."""
+    start = start_hash_of(content, layout)
+    if start is None or len(start) != HASH_LENGTH:
+        return None
+    return start, running_hash(start, layout.pairs(content))
+
+
+def read_record_stream_contents(
+    name: str,
+    content: bytes,
+    offset: int = 0,
+    *,
+    end_hash_required: bool = True,
+    layout: RecordStreamLayout | None = None,
+) -> RecordStreamContents:
+    """A ``RecordStreamFile`` from ``content[offset:]`` (a v6 file's bytes after its version, or the contents of
+    a wrapped record block's ``record_file`` item); ``layout``: its :func:`record_stream_layout`, made already."""
+    if layout is None:
+        layout = record_stream_layout(name, content, offset)
+    modules = protos()
+    header = {number: content[start:end] for number, (start, end) in layout.header.items()}
+    sidecars = [_sidecar_metadata(name, modules, content[start:end]) for start, end in layout.sidecars]
     try:
         semantic = modules.basic_types.SemanticVersion.FromString(header.get(1, b""))
         start_hash = modules.hash_object.HashObject.FromString(header.get(2, b""))
@@ -176,16 +239,25 @@ def read_record_stream_contents(
         hapi_version=SemanticVersion(semantic.major, semantic.minor, semantic.patch),
         start_running_hash=start_running,
         end_running_hash=end_running,
-        pairs=tuple(pairs),
-        block_number=block_number,
+        pairs=tuple(layout.pairs(content)),
+        block_number=layout.block_number,
         sidecars=tuple(sidecars),
     )
 
 
-def read_v6(name: str, content: bytes, size: int, content_hash: bytes | None = None) -> RecordFile:
+def read_v6(
+    name: str,
+    content: bytes,
+    size: int,
+    content_hash: bytes | None = None,
+    *,
+    layout: RecordStreamLayout | None = None,
+    folded: tuple[bytes, bytes] | None = None,
+) -> RecordFile:
     """A v6 file: int32 6, then one ``RecordStreamFile`` (content is decompressed; ``content_hash``: its
-    SHA-384, the file hash, when computed already)."""
-    contents = read_record_stream_contents(name, content, 4)
+    SHA-384, the file hash, ``layout`` its :func:`record_stream_layout` and ``folded`` its :func:`fold_items`,
+    when made already)."""
+    contents = read_record_stream_contents(name, content, 4, layout=layout)
     items = parse_items(name, contents.pairs)
     hapi = contents.hapi_version
     start_running = contents.start_running_hash
@@ -211,6 +283,7 @@ def read_v6(name: str, content: bytes, size: int, content_hash: bytes | None = N
         size=size,
         consensus_start=first,
         consensus_end=last,
+        folded=folded,
     )
 
 
@@ -221,15 +294,26 @@ def read_stream_item(name: str, data: bytes) -> RecordItem:
 
 def _v6_item_parts(name: str, content: bytes, start: int, end: int) -> tuple[bytes, bytes]:
     """The exact (record, transaction) bytes of one ``RecordStreamItem`` in ``content[start:end]``."""
-    parts: dict[int, bytes] = {}
+    record_start, record_end, transaction_start, transaction_end = _v6_item_spans(name, content, start, end)
+    return content[record_start:record_end], content[transaction_start:transaction_end]
+
+
+def _v6_item_spans(name: str, content: bytes, start: int, end: int) -> tuple[int, int, int, int]:
+    """Where the record's and the transaction's bytes of one ``RecordStreamItem`` in ``content[start:end]`` are
+    (the transaction's ``0, 0`` when it has none)."""
+    record: tuple[int, int] | None = None
+    transaction: tuple[int, int] | None = None
     for number, wire_type, value_start, value_end in protobuf_wire.scan_fields(content, start, end, name):
         if number in (1, 2) and wire_type == protobuf_wire.LENGTH_DELIMITED:
-            if number in parts:
+            if (record if number == 2 else transaction) is not None:
                 raise StreamParseError(name, f"record stream item repeats field {number}")
-            parts[number] = content[value_start:value_end]
-    if 2 not in parts:
+            if number == 2:
+                record = (value_start, value_end)
+            else:
+                transaction = (value_start, value_end)
+    if record is None:
         raise StreamParseError(name, "record stream item without a record")
-    return parts[2], parts.get(1, b"")
+    return (*record, *(transaction or (0, 0)))
 
 
 def _sidecar_metadata(name: str, modules: Any, data: bytes) -> SidecarMetadata:

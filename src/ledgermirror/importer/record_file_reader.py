@@ -10,7 +10,14 @@ from dataclasses import dataclass
 
 from ledgermirror.importer import record_file_legacy
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.record_file import RecordFile, decompress, read_v6
+from ledgermirror.importer.record_file import (
+    RecordFile,
+    RecordStreamLayout,
+    decompress,
+    fold_items,
+    read_v6,
+    record_stream_layout,
+)
 
 _V6_HEADER = struct.pack(">i", 6)
 
@@ -25,6 +32,10 @@ class Unpacked:
     """A v6 file's file hash, the SHA-384 of ``content``; None for the other versions (hashed otherwise)."""
     seconds: float
     """The time the unpacking took."""
+    layout: RecordStreamLayout | None = None
+    """A v6 file's layout (:func:`unpack_v6_file`), or None: read while parsing."""
+    folded: tuple[bytes, bytes] | None = None
+    """A v6 file's running hash folded over its items (:func:`unpack_v6_file`), or None: folded when verified."""
 
 
 def unpack_record_file(name: str, data: bytes) -> Unpacked:
@@ -37,6 +48,24 @@ def unpack_record_file(name: str, data: bytes) -> Unpacked:
     return Unpacked(content, digest, time.perf_counter() - started)
 
 
+def unpack_v6_file(name: str, data: bytes) -> Unpacked:
+    """:func:`unpack_record_file`, and for a v6 file its layout and its running hash folded over its items too:
+    everything of reading and verifying a v6 file that needs neither the protobuf classes nor the address book,
+    for ``record_unpacker``'s process. A file these wire-level reads refuse comes back as from
+    :func:`unpack_record_file`; parsing it again then refuses it with the whole file's checks."""
+    unpacked = unpack_record_file(name, data)
+    if unpacked.content_hash is None:
+        return unpacked
+    started = time.perf_counter()
+    try:
+        layout = record_stream_layout(name, unpacked.content, 4)
+        folded = fold_items(unpacked.content, layout)
+    except StreamParseError:
+        return unpacked
+    seconds = unpacked.seconds + time.perf_counter() - started
+    return Unpacked(unpacked.content, unpacked.content_hash, seconds, layout, folded)
+
+
 def read_record_file(name: str, data: bytes, unpacked: Unpacked | None = None) -> RecordFile:
     """Parse a record file of any supported version (1, 2, 5, 6) from its stored bytes (``unpacked``: their
     :func:`unpack_record_file`, made already)."""
@@ -47,7 +76,14 @@ def read_record_file(name: str, data: bytes, unpacked: Unpacked | None = None) -
         raise StreamParseError(name, "shorter than its version header")
     (version,) = struct.unpack_from(">i", content)
     if version == 6:
-        return read_v6(name, content, size=len(data), content_hash=unpacked.content_hash)
+        return read_v6(
+            name,
+            content,
+            size=len(data),
+            content_hash=unpacked.content_hash,
+            layout=unpacked.layout,
+            folded=unpacked.folded,
+        )
     if version == 5:
         return record_file_legacy.read_v5(name, content, size=len(data))
     if version in (1, 2):

@@ -1,0 +1,157 @@
+"""Record files unpacked in a process of their own: decompressed, hashed, laid out and their running hash folded.
+
+Of the work of reading a v6 record file, the part that needs neither the protobuf classes nor the address book
+(``record_file_reader.unpack_v6_file``: gunzip, the file hash, the offsets of every item's bytes, and the
+running hash folded over the items, two SHA-384 an item) runs here, on the machine's other core, instead of
+holding the interpreter lock that the import's row builder and writer share. The import's process then only
+parses the header and the items and checks what was computed (``verify.verify_record_chain`` compares the
+folded hash with the file's own, from the file's own start hash; ``RecordFile.folded``). Nothing is trusted
+for being computed here: every check of docs/importer.md still decides in the import's process.
+
+The process is ``python -m ledgermirror.importer.record_unpacker``, fed through its standard input: each
+request and answer is a length-prefixed pickle (the import's own child, never anything from outside). A file
+the wire-level reads refuse comes back unpacked only; a process that stops answering is left, and the files
+are unpacked on a thread as before (``RecordUnpacker.unpack`` never fails for the process's sake).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import pickle
+import struct
+import sys
+from typing import BinaryIO
+
+from ledgermirror.importer.errors import StreamFileError
+from ledgermirror.importer.record_file_reader import Unpacked, unpack_record_file, unpack_v6_file
+
+_log = logging.getLogger(__name__)
+
+_FRAME = struct.Struct(">Q")
+_READ_LIMIT = 1 << 24
+"""The answer stream's buffer: a whole decompressed file fits (mainnet's largest are a few MB)."""
+CLOSE_SECONDS = 5.0
+"""How long closing waits for the process to exit before it is killed."""
+
+
+class _Gone(Exception):
+    """The process stopped answering: the request is unpacked on a thread instead."""
+
+
+class RecordUnpacker:
+    """The import's unpacking process, started at the first file and stopped by :meth:`close`. Answers come in
+    the order of the requests (one process, one request at a time), so each waits on the next future in line."""
+
+    def __init__(self) -> None:
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._waiting: collections.deque[asyncio.Future[Unpacked | None]] = collections.deque()
+        self._gone = False
+        self._starting = asyncio.Lock()
+        """The first files are downloaded together: one of them starts the process, the others wait for it."""
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None and not self._gone else None
+
+    async def unpack(self, name: str, data: bytes) -> Unpacked:
+        """The file unpacked by the process, or on a thread when the process is gone or did not lay it out."""
+        try:
+            answer = await self._ask(name, data)
+        except _Gone:
+            answer = None
+        if answer is not None:
+            return answer
+        return await asyncio.to_thread(unpack_record_file, name, data)
+
+    async def _ask(self, name: str, data: bytes) -> Unpacked | None:
+        if self._process is None:
+            async with self._starting:
+                if self._process is None and not self._gone:
+                    await self._start()
+        if self._gone:
+            raise _Gone
+        process = self._process
+        assert process is not None and process.stdin is not None
+        future: asyncio.Future[Unpacked | None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        payload = pickle.dumps((name, data), protocol=pickle.HIGHEST_PROTOCOL)
+        process.stdin.write(_FRAME.pack(len(payload)) + payload)
+        return await future
+
+    async def _start(self) -> None:
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                __name__,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                limit=_READ_LIMIT,
+            )
+        except OSError as error:
+            self._left(f"cannot start it: {error}")
+            raise _Gone from error
+        self._reader = asyncio.create_task(self._read_answers(), name="record-unpacker-answers")
+
+    async def _read_answers(self) -> None:
+        process = self._process
+        assert process is not None and process.stdout is not None
+        try:
+            while True:
+                (size,) = _FRAME.unpack(await process.stdout.readexactly(_FRAME.size))
+                answer = pickle.loads(await process.stdout.readexactly(size))
+                if not self._waiting:
+                    raise RuntimeError("an answer nobody asked for")
+                future = self._waiting.popleft()
+                if not future.done():
+                    future.set_result(answer)
+        except Exception as error:  # whatever ends the answers, the files go to a thread
+            self._left(f"it stopped answering ({type(error).__name__}: {error})")
+
+    def _left(self, why: str) -> None:
+        if not self._gone:
+            _log.warning("record files are unpacked on a thread from now on: the unpacking process %s", why)
+        self._gone = True
+        while self._waiting:
+            future = self._waiting.popleft()
+            if not future.done():
+                future.set_exception(_Gone())
+
+    async def close(self) -> None:
+        """Stop the process (its input closed: it exits after the request in hand) and forget the requests."""
+        process, self._process = self._process, None
+        self._gone = True
+        if process is None:
+            return
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), CLOSE_SECONDS)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+        if self._reader is not None:
+            await self._reader
+        self._left("was stopped")
+
+
+def serve(requests: BinaryIO, answers: BinaryIO) -> None:
+    """The process's loop: a file's name and bytes in, its :func:`unpack_v6_file` out (None when it could not
+    be decompressed: the import's process then refuses it with the whole file's checks), until the input ends."""
+    while head := requests.read(_FRAME.size):
+        (size,) = _FRAME.unpack(head)
+        name, data = pickle.loads(requests.read(size))
+        try:
+            answer: Unpacked | None = unpack_v6_file(name, data)
+        except StreamFileError:
+            answer = None
+        payload = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        answers.write(_FRAME.pack(len(payload)) + payload)
+        answers.flush()
+
+
+if __name__ == "__main__":
+    serve(sys.stdin.buffer, sys.stdout.buffer)
