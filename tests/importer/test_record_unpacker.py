@@ -167,6 +167,24 @@ def test_a_killed_process_leaves_the_files_to_a_thread(caplog: pytest.LogCapture
     assert "unpacked on a thread from now on" in caplog.text
 
 
+def test_an_interrupt_of_the_process_group_leaves_the_process_to_the_import() -> None:
+    async def run() -> tuple[int | None, int | None, Unpacked]:
+        unpacker = RecordUnpacker()
+        try:
+            await unpacker.unpack(NAME, write.v6(items(1), START, 1).stored)
+            before = unpacker.pid
+            assert before is not None
+            os.kill(before, signal.SIGINT)  # as Ctrl-C sends it to the whole group
+            await asyncio.sleep(0.2)
+            answer = await unpacker.unpack(NAME, write.v6(items(2), START, 2).stored)
+            return before, unpacker.pid, answer
+        finally:
+            await unpacker.close()
+
+    before, after, answer = asyncio.run(run())
+    assert before == after and answer.layout is not None
+
+
 def test_close_stops_the_process() -> None:
     async def run() -> int:
         unpacker = RecordUnpacker()

@@ -20,6 +20,7 @@ import asyncio
 import collections
 import logging
 import pickle
+import signal
 import struct
 import sys
 from typing import BinaryIO
@@ -154,4 +155,6 @@ def serve(requests: BinaryIO, answers: BinaryIO) -> None:
 
 
 if __name__ == "__main__":
+    # Ctrl-C reaches the whole process group: the import stops and closes the process's input, which ends it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     serve(sys.stdin.buffer, sys.stdout.buffer)
