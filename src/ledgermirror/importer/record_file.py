@@ -190,23 +190,23 @@ def record_stream_layout(name: str, content: bytes, offset: int = 0) -> RecordSt
     return RecordStreamLayout(header, items, tuple(sidecars), block_number)
 
 
-def start_hash_of(content: bytes, layout: RecordStreamLayout) -> bytes | None:
+def start_hash_of(name: str, content: bytes, layout: RecordStreamLayout) -> bytes | None:
     """The start running hash's bytes as the wire has them (field 3 of the ``HashObject`` in header field 2),
     without the checks :func:`read_record_stream_contents` makes on them; None when there are none."""
     span = layout.header.get(2)
     if span is None:
         return None
     found = None
-    for number, wire_type, start, end in protobuf_wire.scan_fields(content, span[0], span[1], "start hash"):
+    for number, wire_type, start, end in protobuf_wire.scan_fields(content, span[0], span[1], name):
         if number == 3 and wire_type == protobuf_wire.LENGTH_DELIMITED:
             found = content[start:end]
     return found
 
 
-def fold_items(content: bytes, layout: RecordStreamLayout) -> tuple[bytes, bytes] | None:
+def fold_items(name: str, content: bytes, layout: RecordStreamLayout) -> tuple[bytes, bytes] | None:
     """The running hash folded over the layout's items from the file's start hash: ``(start, end)``, or None
     when the start hash is not one (the file's own checks then say why)."""
-    start = start_hash_of(content, layout)
+    start = start_hash_of(name, content, layout)
     if start is None or len(start) != HASH_LENGTH:
         return None
     return start, running_hash(start, layout.pairs(content))

@@ -59,7 +59,7 @@ def unpack_v6_file(name: str, data: bytes) -> Unpacked:
     started = time.perf_counter()
     try:
         layout = record_stream_layout(name, unpacked.content, 4)
-        folded = fold_items(unpacked.content, layout)
+        folded = fold_items(name, unpacked.content, layout)
     except StreamParseError:
         return unpacked
     seconds = unpacked.seconds + time.perf_counter() - started
