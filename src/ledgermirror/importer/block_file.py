@@ -13,6 +13,7 @@ that belong to no transaction.
 from __future__ import annotations
 
 import functools
+import hashlib
 import struct
 from dataclasses import dataclass
 from typing import Any
@@ -20,12 +21,13 @@ from typing import Any
 from ledgermirror.importer import block_hash as kinds
 from ledgermirror.importer import protobuf_wire
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.record_file import SemanticVersion
+from ledgermirror.importer.record_file import RecordStreamLayout, SemanticVersion, fold_items, record_stream_layout
 from ledgermirror.ledger.protobuf import hapi, hapi_module
 
 SHA2_384 = 0
 _HASH_LENGTH = 48
-_RECORD_FILE_VERSION = 6
+_V6_HEADER = struct.pack(">i", 6)
+"""The v6 record file a ``record_file`` item carries is this followed by its contents."""
 _TRANSACTION_KINDS = frozenset(
     (
         kinds.SIGNED_TRANSACTION,
@@ -78,7 +80,7 @@ class WrappedRecordFile:
     @property
     def record_file_bytes(self) -> bytes:
         """The decompressed v6 record file this item carries."""
-        return struct.pack(">i", _RECORD_FILE_VERSION) + self.contents
+        return _V6_HEADER + self.contents
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,8 @@ class BlockFile:
     transactions: tuple[BlockTransaction, ...]
     round_start: int | None
     round_end: int | None
+    subtree_roots: tuple[bytes, ...] | None = None
+    """The items' ``block_hash.subtree_roots``, computed ahead (:class:`BlockDigest`), or None."""
 
     @property
     def kind(self) -> str:
@@ -116,7 +120,43 @@ class BlockFile:
             self.previous_root_hash,
             self.all_blocks_root_hash,
             self.start_state_root_hash,
+            roots=self.subtree_roots,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class BlockDigest:
+    """What verifying a block computes from its bytes alone, computed ahead by :func:`digest_block` (in the
+    unpacking process, ``stream_unpacker``). It decides nothing: the import's process parses the block and runs
+    every check with these in place of hashing the same bytes again."""
+
+    subtree_roots: tuple[bytes, ...]
+    """``block_hash.subtree_roots`` of the block's items."""
+    record_file_hash: bytes | None = None
+    """A wrapped record block: the SHA-384 of the v6 record file its item carries
+    (:attr:`WrappedRecordFile.record_file_bytes`), else None."""
+    record_layout: RecordStreamLayout | None = None
+    """That file's ``record_file.record_stream_layout``."""
+    record_folded: tuple[bytes, bytes] | None = None
+    """That file's running hash folded over its items from its start hash (``record_file.fold_items``)."""
+
+
+def digest_block(name: str, data: bytes) -> BlockDigest:
+    """The :class:`BlockDigest` of a serialized ``Block`` (uncompressed), read at the wire level. A wrapped record
+    file the wire reads refuse gets no record part: the import's own reading then refuses the block."""
+    items = split_items(name, data)
+    roots = kinds.subtree_roots(items)
+    wrapped = [item_bytes for kind, item_bytes in items if kind == kinds.RECORD_FILE]
+    if len(wrapped) != 1:
+        return BlockDigest(roots)
+    try:
+        contents, _, _ = wrapped_parts(name, wrapped[0])
+        content = _V6_HEADER + contents
+        layout = record_stream_layout(name, content, len(_V6_HEADER))
+        folded = fold_items(name, content, layout)
+    except StreamParseError:
+        return BlockDigest(roots)
+    return BlockDigest(roots, hashlib.sha384(content).digest(), layout, folded)
 
 
 def nanos_of(stamp: Any) -> int:
@@ -148,8 +188,8 @@ def _field_bytes(name: str, data: bytes, wanted: int) -> bytes:
     return found
 
 
-def _wrapped(name: str, item_bytes: bytes, message: Any) -> WrappedRecordFile:
-    """The record file item with the exact bytes of its contents, sidecars and amendments."""
+def wrapped_parts(name: str, item_bytes: bytes) -> tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]]:
+    """The exact bytes of a ``record_file`` item's contents, sidecars and amendments."""
     inner = _field_bytes(name, item_bytes, kinds.RECORD_FILE)
     parts: dict[int, list[bytes]] = {2: [], 3: [], 4: []}
     for number, wire_type, start, end in protobuf_wire.scan_fields(inner, 0, len(inner), name):
@@ -157,16 +197,20 @@ def _wrapped(name: str, item_bytes: bytes, message: Any) -> WrappedRecordFile:
             parts[number].append(inner[start:end])
     if len(parts[2]) != 1:
         raise StreamParseError(name, "wrapped record block without exactly one record file")
-    return WrappedRecordFile(
-        creation_time=nanos_of(message.creation_time),
-        contents=parts[2][0],
-        sidecars=tuple(parts[3]),
-        amendments=tuple(parts[4]),
-    )
+    return parts[2][0], tuple(parts[3]), tuple(parts[4])
 
 
-def read_block(name: str, data: bytes, size: int | None = None) -> BlockFile:
-    """Parse one serialized ``Block`` (uncompressed); ``size`` is the file's size as delivered."""
+def _wrapped(name: str, item_bytes: bytes, message: Any) -> WrappedRecordFile:
+    """The record file item with the exact bytes of its contents, sidecars and amendments."""
+    contents, sidecars, amendments = wrapped_parts(name, item_bytes)
+    return WrappedRecordFile(nanos_of(message.creation_time), contents, sidecars, amendments)
+
+
+def read_block(
+    name: str, data: bytes, size: int | None = None, subtree_roots: tuple[bytes, ...] | None = None
+) -> BlockFile:
+    """Parse one serialized ``Block`` (uncompressed); ``size`` is the file's size as delivered, ``subtree_roots``
+    its items' (:attr:`BlockDigest.subtree_roots`) when computed ahead."""
     raw_items = split_items(name, data)
     try:
         block = _block_class().FromString(data)
@@ -212,6 +256,7 @@ def read_block(name: str, data: bytes, size: int | None = None) -> BlockFile:
         transactions=tuple(reader.transactions),
         round_start=reader.rounds[0] if reader.rounds else None,
         round_end=reader.rounds[-1] if reader.rounds else None,
+        subtree_roots=subtree_roots,
     )
 
 

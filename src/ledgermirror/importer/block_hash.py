@@ -87,21 +87,33 @@ class StreamingTree:
         return result
 
 
+def subtree_roots(items: Iterable[tuple[int, bytes]]) -> tuple[bytes, ...]:
+    """The roots of the five sub-trees the block's ``items`` (``(kind, exact BlockItem bytes)`` in stream order)
+    feed: the part of the root hash that reads every item, computed ahead where the import can
+    (``stream_unpacker``)."""
+    trees = [StreamingTree() for _ in range(5)]
+    for kind, data in items:
+        tree = SUBTREE_OF_ITEM.get(kind)
+        if tree is not None:
+            trees[tree].add(data)
+    return tuple(tree.root() for tree in trees)
+
+
 def block_root_hash(
     timestamp: bytes,
     items: Iterable[tuple[int, bytes]],
     previous_root: bytes,
     all_blocks_root: bytes,
     start_state_root: bytes,
+    *,
+    roots: tuple[bytes, ...] | None = None,
 ) -> bytes:
     """The root hash of a block: ``timestamp`` is the serialized ``block_timestamp`` of its header, ``items``
-    its ``(kind, exact BlockItem bytes)`` in stream order, the three hashes its footer's."""
-    trees = [StreamingTree() for _ in range(5)]
-    for kind, data in items:
-        tree = SUBTREE_OF_ITEM.get(kind)
-        if tree is not None:
-            trees[tree].add(data)
-    values = [previous_root, all_blocks_root, start_state_root, *(tree.root() for tree in trees)]
+    its ``(kind, exact BlockItem bytes)`` in stream order, the three hashes its footer's; ``roots``: the items'
+    :func:`subtree_roots`, when computed already."""
+    if roots is None:
+        roots = subtree_roots(items)
+    values = [previous_root, all_blocks_root, start_state_root, *roots]
     while len(values) > 1:
         values = [internal(values[i], values[i + 1]) for i in range(0, len(values), 2)]
     return internal(leaf(timestamp), single(values[0]))

@@ -20,7 +20,7 @@ from ledgermirror.blocknode.client import (
     is_block_node_source,
     parse_endpoints,
 )
-from ledgermirror.importer.block_source import SourceBlock, block_name
+from ledgermirror.importer.block_source import BlockUnpacker, SourceBlock, block_name
 from ledgermirror.importer.sources import SourceError
 
 
@@ -36,7 +36,9 @@ class BlockNodeSource:
     _last: tuple[int, str] | None = field(default=None, init=False)
     """The number and node of the last block handed out."""
 
-    async def blocks(self, start: int | None) -> AsyncIterator[SourceBlock]:
+    async def blocks(self, start: int | None, unpacker: BlockUnpacker | None = None) -> AsyncIterator[SourceBlock]:
+        """The node's blocks as they stream in; ``unpacker`` is not used (they come uncompressed, one at a time:
+        the import's own reading hashes them)."""
         if self._last is not None and start is not None and start <= self._last[0]:
             self.client.penalize(self._last[1], f"block {start} was refused by the importer")
         try:

@@ -41,6 +41,7 @@ from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import record_file_row
 from ledgermirror.importer.sources import SourceError, is_bucket
+from ledgermirror.importer.stream_unpacker import StreamUnpacker
 from ledgermirror.importer.verify import ChainLink
 
 _log = logging.getLogger("ledgermirror.importer")
@@ -104,11 +105,13 @@ async def run_block_import(
         driver = Driver(conn, options, stop or asyncio.Event(), progress or LogProgress(), state)
         if link is not None and link.record is not None:
             driver.stats.last_name, driver.stats.last_consensus_end = link.record.name, link.record.consensus_end
+        unpacker = StreamUnpacker()
         with import_thresholds():
             try:
-                return await _BlockRun(driver, source).run(link)
+                return await _BlockRun(driver, source, unpacker).run(link)
             finally:
                 driver.close()
+                await unpacker.close()
 
 
 async def initial_state(conn: asyncpg.Connection, options: ImportOptions, link: BlockLink | None) -> BlockState:
@@ -205,9 +208,11 @@ class Blocks:
 class _BlockRun:
     """Following the block source: blocks from the one after the last imported, imported by the driver."""
 
-    def __init__(self, driver: Driver[BlockState], source: BlockSource) -> None:
+    def __init__(self, driver: Driver[BlockState], source: BlockSource, unpacker: StreamUnpacker) -> None:
         self.driver = driver
         self.source = source
+        self.unpacker = unpacker
+        """Unpacks the blocks read ahead (decompressed and hashed in a process of its own)."""
         self.options = driver.options
         self.start_number: int | None = None
         """Where an empty database starts (None: the source's first block)."""
@@ -263,7 +268,7 @@ class _BlockRun:
 
     async def _import(self) -> int:
         """Blocks from the source in transactions of several; returns how many were committed."""
-        blocks = self.source.blocks(self._next_number())
+        blocks = self.source.blocks(self._next_number(), self.unpacker)
         try:
             return await self.driver.run_units(Blocks(blocks, self.driver))
         finally:

@@ -27,7 +27,7 @@ from typing import Protocol
 
 import zstandard
 
-from ledgermirror.importer.block_file import read_block
+from ledgermirror.importer.block_file import BlockDigest, digest_block, read_block
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.sources import Store
 
@@ -58,6 +58,16 @@ class SourceBlock:
     """A serialized ``Block``, uncompressed."""
     size: int
     """Bytes as delivered (the compressed file's size)."""
+    digest: BlockDigest | None = None
+    """What verifying it computes from its bytes alone, when computed ahead (``block_file.digest_block``)."""
+
+
+class BlockUnpacker(Protocol):
+    """Unpacks a block file as delivered elsewhere than on the import's thread (``stream_unpacker``)."""
+
+    async def unpack_block(self, name: str, data: bytes) -> tuple[bytes, BlockDigest | None]:
+        """:func:`unpack_block_file`'s answer; raises as :func:`decompress` does."""
+        ...
 
 
 class BlockSource(Protocol):
@@ -65,10 +75,11 @@ class BlockSource(Protocol):
 
     description: str
 
-    def blocks(self, start: int | None) -> AsyncIterator[SourceBlock]:
+    def blocks(self, start: int | None, unpacker: BlockUnpacker | None = None) -> AsyncIterator[SourceBlock]:
         """Blocks in increasing number from ``start`` (``None``: the first the source has). The iterator may end
         when nothing more is available now (the pipeline waits and asks again from the next number) or run
-        forever; after a refused block the pipeline asks again from the same number."""
+        forever; after a refused block the pipeline asks again from the same number. ``unpacker``, when given,
+        may unpack the blocks read ahead (a source that has nothing to unpack ignores it)."""
         ...
 
     async def close(self) -> None: ...
@@ -115,6 +126,14 @@ def decompress(name: str, data: bytes) -> bytes:
         return _decompress_unsized(name, data)
     except zstandard.ZstdError as error:
         raise StreamParseError(name, f"zstd: {error}") from error
+
+
+def unpack_block_file(name: str, data: bytes) -> tuple[bytes, BlockDigest]:
+    """A block file as delivered, decompressed, and the :class:`~.block_file.BlockDigest` of its content: the
+    work of reading and verifying a block that needs neither the protobuf classes nor the address book, for the
+    unpacking process. Raises :class:`StreamParseError` as :func:`decompress` and the wire reads do."""
+    content = decompress(name, data)
+    return content, digest_block(name, content)
 
 
 def _decompress_unsized(name: str, data: bytes) -> bytes:
@@ -222,8 +241,9 @@ class FileBlockSource:
                 low = middle + 1
         return found
 
-    async def read(self, number: int) -> SourceBlock | None:
-        """Block ``number`` (``.blk.zstd``, else ``.blk``), or ``None`` when the source does not hold it yet."""
+    async def read(self, number: int, unpacker: BlockUnpacker | None = None) -> SourceBlock | None:
+        """Block ``number`` (``.blk.zstd``, else ``.blk``), or ``None`` when the source does not hold it yet;
+        unpacked by ``unpacker`` when given, with its digest."""
         root = await self.root()
         if root is None:
             return None
@@ -231,20 +251,24 @@ class FileBlockSource:
             data = await self.store.read(_join(root, block_key(number, compressed)))
             if data is not None:
                 name = block_name(number, compressed)
-                return SourceBlock(number, name, decompress(name, data), len(data))
+                if unpacker is None:
+                    return SourceBlock(number, name, decompress(name, data), len(data))
+                content, digest = await unpacker.unpack_block(name, data)
+                return SourceBlock(number, name, content, len(data), digest)
         return None
 
-    async def _timed_read(self, number: int) -> tuple[SourceBlock | None, float]:
+    async def _timed_read(self, number: int, unpacker: BlockUnpacker | None) -> tuple[SourceBlock | None, float]:
         started = time.perf_counter()
-        block = await self.read(number)
+        block = await self.read(number, unpacker)
         return block, time.perf_counter() - started
 
-    async def blocks(self, start: int | None) -> AsyncIterator[SourceBlock]:
+    async def blocks(self, start: int | None, unpacker: BlockUnpacker | None = None) -> AsyncIterator[SourceBlock]:
         """Blocks from ``start`` read by name, up to ``prefetch`` ahead (the window starts at one and doubles
         while blocks keep coming, so a poll at the head of the stream costs one read). When a read the import
         waited for took longer than the window covers (above the limit times the import's own time per block:
         a distant bucket), the limit doubles, up to ``PREFETCH_GROWTH`` times ``prefetch``; a source slow for
-        want of CPU (a server on the same cores) keeps its limit, as more reads at once would not help it."""
+        want of CPU (a server on the same cores) keeps its limit, as more reads at once would not help it.
+        ``unpacker``, when given, unpacks each block as it is read (:meth:`read`)."""
         number = start if start is not None else await self.first_number()
         if number is None:
             return
@@ -255,7 +279,7 @@ class FileBlockSource:
         try:
             while True:
                 while len(window) < width:
-                    window.append(asyncio.ensure_future(self._timed_read(number + len(window))))
+                    window.append(asyncio.ensure_future(self._timed_read(number + len(window), unpacker)))
                 expected = await self._expect(max(expected, number + len(window)), number + len(window) + width)
                 head = window.popleft()
                 waited = not head.done()

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ledgermirror.importer.address_book import AddressBook
-from ledgermirror.importer.block_file import BlockFile, read_block
+from ledgermirror.importer.block_file import BlockDigest, BlockFile, read_block
 from ledgermirror.importer.block_items import record_file_of_block
 from ledgermirror.importer.block_source import SourceBlock
 from ledgermirror.importer.errors import (
@@ -100,7 +100,8 @@ def verify_block(
     ratio: Fraction = CONSENSUS_RATIO,
 ) -> VerifiedBlock:
     """Every check of the module docstring on one block as delivered by a source."""
-    block = read_block(source.name, source.data, source.size)
+    digest = source.digest
+    block = read_block(source.name, source.data, source.size, digest.subtree_roots if digest is not None else None)
     if block.number != source.number:
         raise BlockNumberMismatch(
             block.name, f"Block number mismatch, from filename = {source.number}, from content = {block.number}"
@@ -119,7 +120,7 @@ def verify_block(
         raise BlockProofRejected(block.name, f"the proof is for block {block.proof.block}")
     record_link = previous.record if previous is not None else None
     if block.wrapped is not None:
-        return _verify_wrapped(block, root, proof, book, record_link, stakes, ratio)
+        return _verify_wrapped(block, root, proof, book, record_link, stakes, ratio, digest)
     if proof == "signed_record_file_proof":
         raise BlockProofRejected(block.name, "a signed record file proof on a block without a record file")
     record, sidecar = record_file_of_block(block, root)
@@ -142,12 +143,13 @@ def _verify_wrapped(  # noqa: PLR0917
     previous: ChainLink | None,
     stakes: Mapping[int, int] | None,
     ratio: Fraction,
+    digest: BlockDigest | None,
 ) -> VerifiedBlock:
     wrapped = block.wrapped
     assert wrapped is not None
     verified = proof == "signed_record_file_proof"
     version = block.proof.signed_record_file_proof.version if verified else _CURRENT_RECORD_VERSION
-    record = read_wrapped_record_file(wrapped, version, block.size)
+    record = read_wrapped_record_file(wrapped, version, block.size, digest)
     name = record.name
     if record.block_number != block.number:
         raise BlockNumberMismatch(

@@ -16,11 +16,11 @@ from ledgermirror.importer.address_book import AddressBook
 from ledgermirror.importer.errors import StreamFileError
 from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.record_file_reader import read_record_file, unpack_record_file
-from ledgermirror.importer.record_unpacker import RecordUnpacker
 from ledgermirror.importer.sidecar_file import SidecarFile, read_sidecar_file
 from ledgermirror.importer.signature_file import SignatureFile, read_signature_file
 from ledgermirror.importer.sources import SIGNATURE_SUFFIX, NodeFolder, Store
 from ledgermirror.importer.stream_names import data_name_of_signature, instant_of, sidecar_name
+from ledgermirror.importer.stream_unpacker import StreamUnpacker
 from ledgermirror.importer.verify import (
     CONSENSUS_RATIO,
     ChainLink,
@@ -158,7 +158,7 @@ async def download(
     store: Store,
     candidate: Candidate,
     cost: VerificationCost | None = None,
-    unpacker: RecordUnpacker | None = None,
+    unpacker: StreamUnpacker | None = None,
 ) -> Download:
     """Fetch the signature files, then one copy of the data file and its sidecars (parsed for their names); the
     data file is unpacked by ``unpacker`` (a process of its own), else on a thread."""
@@ -307,7 +307,7 @@ class Prefetcher:
         candidates: Sequence[Candidate],
         window: int,
         cost: VerificationCost,
-        unpacker: RecordUnpacker | None = None,
+        unpacker: StreamUnpacker | None = None,
     ) -> None:
         self._store = store
         self._unpacker = unpacker

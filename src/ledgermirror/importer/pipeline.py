@@ -54,9 +54,9 @@ from ledgermirror.importer.handlers.balances import read_balance_snapshot
 from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.progress import ImportStats, LogProgress, Progress
 from ledgermirror.importer.record_file_row import next_index, record_file_row, renumber_before_v6
-from ledgermirror.importer.record_unpacker import RecordUnpacker
 from ledgermirror.importer.sources import NodeFolder, SourceError, Store, discover_nodes, is_bucket
 from ledgermirror.importer.stream_names import stem_of
+from ledgermirror.importer.stream_unpacker import StreamUnpacker
 from ledgermirror.importer.verify import ChainLink, VerifiedRecordFile
 
 _log = logging.getLogger("ledgermirror.importer")
@@ -178,7 +178,7 @@ class _Run:
         self.options = driver.options
         self.stop = driver.stop
         self.progress = driver.progress
-        self.unpacker = RecordUnpacker()
+        self.unpacker = StreamUnpacker()
         """The run's unpacking process (started at its first file), for every file the run prefetches."""
 
     async def run(self) -> ImportStats:

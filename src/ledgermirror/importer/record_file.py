@@ -95,7 +95,7 @@ class RecordFile:
     consensus_end: int
     folded: tuple[bytes, bytes] | None = None
     """v6: the running hash folded over the items from a start hash, computed while the file was unpacked
-    (``record_unpacker``): ``(start, end)``. Verification takes its ``end`` only when ``start`` is the file's own
+    (``stream_unpacker``): ``(start, end)``. Verification takes its ``end`` only when ``start`` is the file's own
     ``previous_hash``, and folds the items itself otherwise (and for every other version)."""
 
     @property
@@ -151,7 +151,7 @@ class RecordStreamContents:
 @dataclass(frozen=True, slots=True)
 class RecordStreamLayout:
     """Where the fields of one serialized ``RecordStreamFile`` are (offsets into its bytes), read at the wire
-    level only, so that it can be made away from the import's thread (``record_unpacker``)."""
+    level only, so that it can be made away from the import's thread (``stream_unpacker``)."""
 
     header: dict[int, tuple[int, int]]
     """Fields 1 (HAPI version), 2 (start running hash) and 4 (end running hash): their value's span."""

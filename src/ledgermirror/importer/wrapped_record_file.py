@@ -27,7 +27,7 @@ import dataclasses
 import struct
 from collections.abc import Sequence
 
-from ledgermirror.importer.block_file import WrappedRecordFile
+from ledgermirror.importer.block_file import BlockDigest, WrappedRecordFile
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.record_file import (
     RecordFile,
@@ -52,14 +52,29 @@ def wrapped_file_name(creation_time: int, version: int = 6) -> str:
     return stem_of(creation_time) + (".rcd.gz" if version >= 6 else ".rcd")
 
 
-def read_wrapped_record_file(wrapped: WrappedRecordFile, version: int, size: int) -> RecordFile:
+def read_wrapped_record_file(
+    wrapped: WrappedRecordFile, version: int, size: int, digest: BlockDigest | None = None
+) -> RecordFile:
     """The record file of version ``version`` (the proof's) that ``wrapped`` carries; ``size`` is the block
-    file's. Raises :class:`StreamParseError` for another version or malformed contents."""
+    file's, ``digest`` the block's when computed ahead (a v6 file's hash, layout and folded running hash are
+    taken from it). Raises :class:`StreamParseError` for another version or malformed contents."""
     name = wrapped_file_name(wrapped.creation_time, version)
     if version not in WRAPPED_VERSIONS:
         raise StreamParseError(name, f"Unsupported record file version {version}")
     if version == 6:
-        return dataclasses.replace(read_v6(name, wrapped.record_file_bytes, size=size), metadata_hash=None)
+        content = wrapped.record_file_bytes
+        if digest is not None and digest.record_layout is not None:
+            record = read_v6(
+                name,
+                content,
+                size,
+                digest.record_file_hash,
+                layout=digest.record_layout,
+                folded=digest.record_folded,
+            )
+        else:
+            record = read_v6(name, content, size=size)
+        return dataclasses.replace(record, metadata_hash=None)
     contents = read_record_stream_contents(name, wrapped.contents, end_hash_required=version == 5)
     pairs = merged_items(name, contents.pairs, wrapped.amendments)
     if version == 2:

@@ -1,17 +1,26 @@
-"""Record files unpacked in a process of their own: decompressed, hashed, laid out and their running hash folded.
+"""Stream files unpacked in a process of their own: record files and block files decompressed and hashed ahead.
 
-Of the work of reading a v6 record file, the part that needs neither the protobuf classes nor the address book
-(``record_file_reader.unpack_v6_file``: gunzip, the file hash, the offsets of every item's bytes, and the
-running hash folded over the items, two SHA-384 an item) runs here, on the machine's other core, instead of
-holding the interpreter lock that the import's row builder and writer share. The import's process then only
-parses the header and the items and checks what was computed (``verify.verify_record_chain`` compares the
-folded hash with the file's own, from the file's own start hash; ``RecordFile.folded``). Nothing is trusted
-for being computed here: every check of docs/importer.md still decides in the import's process.
+Of the work of reading and verifying a file, the part that needs neither the protobuf classes nor the address
+book runs here, on the machine's other core, instead of holding the interpreter lock that the import's row
+builder and writer share:
 
-The process is ``python -m ledgermirror.importer.record_unpacker``, fed through its standard input: each
+* a record file (``record_file_reader.unpack_v6_file``): gunzip, the file hash, the offsets of every item's
+  bytes, and the running hash folded over the items (two SHA-384 an item). The import's process then only
+  parses the header and the items, and ``verify.verify_record_chain`` compares the folded hash with the
+  file's own when it was folded from the file's own start hash (``RecordFile.folded``);
+* a block file (``block_source.unpack_block_file``): zstd, the roots of the five sub-trees of its root hash
+  (one SHA-384 an item, and more up the trees), and for a wrapped record block the v6 record file's hash,
+  layout and folded running hash (``block_file.BlockDigest``). The import's process parses the block and
+  combines the sub-tree roots with the header's timestamp and the footer's hashes it read itself.
+
+Nothing is trusted for being computed here: these are the same functions on the same bytes, and every check of
+docs/importer.md still decides in the import's process.
+
+The process is ``python -m ledgermirror.importer.stream_unpacker``, fed through its standard input: each
 request and answer is a length-prefixed pickle (the import's own child, never anything from outside). A file
-the wire-level reads refuse comes back unpacked only; a process that stops answering is left, and the files
-are unpacked on a thread as before (``RecordUnpacker.unpack`` never fails for the process's sake).
+the wire-level reads refuse comes back unpacked only (a record file) or not at all (a block file: it is
+unpacked on a thread and refused there); a process that stops answering is left, and the files are unpacked on
+a thread as before (``StreamUnpacker.unpack`` and ``unpack_block`` never fail for the process's sake).
 """
 
 from __future__ import annotations
@@ -23,8 +32,10 @@ import pickle
 import signal
 import struct
 import sys
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
+from ledgermirror.importer.block_file import BlockDigest
+from ledgermirror.importer.block_source import decompress, unpack_block_file
 from ledgermirror.importer.errors import StreamFileError
 from ledgermirror.importer.record_file_reader import Unpacked, unpack_record_file, unpack_v6_file
 
@@ -41,14 +52,25 @@ class _Gone(Exception):
     """The process stopped answering: the request is unpacked on a thread instead."""
 
 
-class RecordUnpacker:
+RECORD = "record"
+BLOCK = "block"
+"""What a request asks for: a record file unpacked (:func:`unpack_v6_file`) or a block file
+(:func:`unpack_block_file`)."""
+
+
+def _unpacked_block(name: str, data: bytes) -> tuple[bytes, BlockDigest | None]:
+    """A block file unpacked without its digest, on a thread (raises as :func:`decompress` does)."""
+    return decompress(name, data), None
+
+
+class StreamUnpacker:
     """The import's unpacking process, started at the first file and stopped by :meth:`close`. Answers come in
     the order of the requests (one process, one request at a time), so each waits on the next future in line."""
 
     def __init__(self) -> None:
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._waiting: collections.deque[asyncio.Future[Unpacked | None]] = collections.deque()
+        self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
         self._gone = False
         self._starting = asyncio.Lock()
         """The first files are downloaded together: one of them starts the process, the others wait for it."""
@@ -58,16 +80,30 @@ class RecordUnpacker:
         return self._process.pid if self._process is not None and not self._gone else None
 
     async def unpack(self, name: str, data: bytes) -> Unpacked:
-        """The file unpacked by the process, or on a thread when the process is gone or did not lay it out."""
+        """A record file unpacked by the process, or on a thread when the process is gone or did not lay it
+        out."""
         try:
-            answer = await self._ask(name, data)
+            answer: Unpacked | None = await self._ask(RECORD, name, data)
         except _Gone:
             answer = None
         if answer is not None:
             return answer
         return await asyncio.to_thread(unpack_record_file, name, data)
 
-    async def _ask(self, name: str, data: bytes) -> Unpacked | None:
+    async def unpack_block(self, name: str, data: bytes) -> tuple[bytes, BlockDigest | None]:
+        """A block file decompressed and digested by the process (``block_source.BlockUnpacker``), or
+        decompressed on a thread, without a digest, when the process is gone or could not read it (which then
+        raises the file's error)."""
+        try:
+            answer: tuple[bytes | None, BlockDigest] | None = await self._ask(BLOCK, name, data)
+        except _Gone:
+            answer = None
+        if answer is None:
+            return await asyncio.to_thread(_unpacked_block, name, data)
+        content, digest = answer
+        return (data if content is None else content), digest
+
+    async def _ask(self, kind: str, name: str, data: bytes) -> Any:
         if self._process is None:
             async with self._starting:
                 if self._process is None and not self._gone:
@@ -76,9 +112,9 @@ class RecordUnpacker:
             raise _Gone
         process = self._process
         assert process is not None and process.stdin is not None
-        future: asyncio.Future[Unpacked | None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting.append(future)
-        payload = pickle.dumps((name, data), protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((kind, name, data), protocol=pickle.HIGHEST_PROTOCOL)
         process.stdin.write(_FRAME.pack(len(payload)) + payload)
         return await future
 
@@ -139,17 +175,25 @@ class RecordUnpacker:
         self._left("was stopped")
 
 
+def answer(kind: str, name: str, data: bytes) -> Any:
+    """One request's answer: a record file's :func:`unpack_v6_file`; a block file's :func:`unpack_block_file`
+    (its content None when it was not compressed: the import holds those bytes already); None when the file
+    could not be read (the import's process then refuses it with the whole file's checks)."""
+    try:
+        if kind == RECORD:
+            return unpack_v6_file(name, data)
+        content, digest = unpack_block_file(name, data)
+    except StreamFileError:
+        return None
+    return (None if content is data else content), digest
+
+
 def serve(requests: BinaryIO, answers: BinaryIO) -> None:
-    """The process's loop: a file's name and bytes in, its :func:`unpack_v6_file` out (None when it could not
-    be decompressed: the import's process then refuses it with the whole file's checks), until the input ends."""
+    """The process's loop: a request (what it asks for, a file's name and bytes) in, its :func:`answer` out,
+    until the input ends."""
     while head := requests.read(_FRAME.size):
         (size,) = _FRAME.unpack(head)
-        name, data = pickle.loads(requests.read(size))
-        try:
-            answer: Unpacked | None = unpack_v6_file(name, data)
-        except StreamFileError:
-            answer = None
-        payload = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps(answer(*pickle.loads(requests.read(size))), protocol=pickle.HIGHEST_PROTOCOL)
         answers.write(_FRAME.pack(len(payload)) + payload)
         answers.flush()
 
