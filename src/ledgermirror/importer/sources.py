@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from obstore.store import ClientConfig
 
 from ledgermirror.importer.address_book import AccountId, AddressBook
+from ledgermirror.importer.folder_listing import FolderListings
 
 SIGNATURE_SUFFIX = ".rcd_sig"
 SIDECAR_FOLDER = "sidecar"
@@ -178,6 +179,8 @@ class LocalStore:
         self.root = root
         self.description = str(root)
         self.requests = requests if requests is not None else StoreRequests()
+        self._root = str(root)
+        self._listings = FolderListings()
 
     def __str__(self) -> str:
         return self.description
@@ -200,36 +203,36 @@ class LocalStore:
         return sorted(found.difference(days) if not prefix else found)
 
     async def names_after(self, folder: str, after: str | None, suffix: str, limit: int) -> list[str]:
+        """The first ``limit`` file names after ``after`` in ``folder`` of the first two day folders from
+        ``after``'s day on and of the root (a folder scanned once for several pages while it does not change:
+        :mod:`.folder_listing`)."""
         days = self._days()
         if after is not None:
             days = [day for day in days if day >= after[:_DAY_LENGTH]]
-        names: set[str] = set()
         self.requests.lists += 1
-        for base in [self.root / day for day in days[:_DAYS_LISTED]] + [self.root]:
-            try:
-                names.update(
-                    entry.name
-                    for entry in os.scandir(base / folder)
-                    if entry.name.endswith(suffix) and entry.is_file()
-                )
-            except FileNotFoundError:
-                continue
-        listed = sorted(names)
-        if after is not None:
-            listed = [name for name in listed if name > after]
-        return listed[:limit]
+        bases = [f"{self._root}/{day}" for day in days[:_DAYS_LISTED]] + [self._root]
+        found = [self._listings.names_after(f"{base}/{folder}", after, suffix, limit) for base in bases]
+        if len(found) == 1:
+            return found[0]
+        return sorted(set().union(*found))[:limit]
 
-    def _paths(self, key: str) -> list[Path]:
-        """Where a key's file may be: in the day folder its name starts with, else in the root."""
+    def _paths(self, key: str) -> list[str]:
+        """Where a key's file may be: in the day folder its name starts with, when there is one, else in the
+        root."""
         day = key.rsplit("/", 1)[-1][:_DAY_LENGTH]
-        return [self.root / day / key, self.root / key] if _DAY_FOLDER.match(day) else [self.root / key]
+        if _DAY_FOLDER.match(day):
+            day_folder = f"{self._root}/{day}"
+            if os.path.isdir(day_folder):
+                return [f"{day_folder}/{key}", f"{self._root}/{key}"]
+        return [f"{self._root}/{key}"]
 
     async def read(self, key: str) -> bytes | None:
         self.requests.gets += 1
         for path in self._paths(key):
             try:
-                data = path.read_bytes()
-            except FileNotFoundError:
+                with open(path, "rb", buffering=0) as file:
+                    data = file.read()
+            except (FileNotFoundError, NotADirectoryError):
                 continue
             self.requests.bytes_read += len(data)
             return data
