@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import struct
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -116,16 +117,6 @@ def test_bytes_the_wire_reads_refuse_come_back_unpacked_only_and_are_refused_as_
         read_record_file(name, broken, answer)
     with pytest.raises(StreamParseError) as here:
         read_record_file(name, broken)
-    assert str(there.value) == str(here.value)
-
-
-def test_bytes_that_do_not_decompress_are_refused_as_on_a_thread() -> None:
-    name = "2023-11-14T22_13_26Z.rcd.gz"
-    broken = b"\x1f\x8b" + b"not gzip at all" * 10
-    with pytest.raises(StreamParseError) as here:
-        unpack_record_file(name, broken)
-    with pytest.raises(StreamParseError) as there:
-        unpacked((name, broken))
     assert str(there.value) == str(here.value)
 
 
@@ -329,13 +320,34 @@ def test_a_plain_block_comes_back_as_the_bytes_given_with_its_digest() -> None:
     )
 
 
-def test_a_block_that_does_not_decompress_is_refused_as_without_the_process() -> None:
-    name = block_name(9)
-    broken = b"\x28\xb5\x2f\xfd" + b"not zstd at all" * 10
+@pytest.mark.parametrize(
+    ("name", "broken", "on_a_thread", "through_the_process"),
+    [
+        (
+            "2023-11-14T22_13_26Z.rcd.gz",
+            b"\x1f\x8b" + b"not gzip at all" * 10,
+            unpack_record_file,
+            lambda name, data: unpacked((name, data)),
+        ),
+        (
+            block_name(9),
+            b"\x28\xb5\x2f\xfd" + b"not zstd at all" * 10,
+            decompress,
+            lambda name, data: unpacked_blocks((name, data)),
+        ),
+    ],
+    ids=["record file", "block file"],
+)
+def test_bytes_that_do_not_decompress_are_refused_as_on_a_thread(
+    name: str,
+    broken: bytes,
+    on_a_thread: Callable[[str, bytes], object],
+    through_the_process: Callable[[str, bytes], object],
+) -> None:
     with pytest.raises(StreamParseError) as here:
-        decompress(name, broken)
+        on_a_thread(name, broken)
     with pytest.raises(StreamParseError) as there:
-        unpacked_blocks((name, broken))
+        through_the_process(name, broken)
     assert str(there.value) == str(here.value)
 
 
