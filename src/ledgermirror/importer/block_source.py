@@ -71,7 +71,7 @@ class BlockUnpacker(Protocol):
 
 
 class BlockSource(Protocol):
-    """Blocks in order from a number; see BLOCKS-INTERFACE.md for the contract."""
+    """Blocks in order from a number (docs/importer.md, "Block streams")."""
 
     description: str
 

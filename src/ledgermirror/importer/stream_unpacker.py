@@ -131,7 +131,7 @@ class StreamUnpacker:
         except OSError as error:
             self._left(f"cannot start it: {error}")
             raise _Gone from error
-        self._reader = asyncio.create_task(self._read_answers(), name="record-unpacker-answers")
+        self._reader = asyncio.create_task(self._read_answers(), name="stream-unpacker-answers")
 
     async def _read_answers(self) -> None:
         process = self._process
