@@ -385,3 +385,38 @@ def test_a_killed_process_leaves_the_blocks_to_a_thread(caplog: pytest.LogCaptur
     assert first[0] == after[0] == decompress(block_name(8), stored)
     assert first[1] is not None and after[1] is None
     assert "unpacked on a thread from now on" in caplog.text
+
+
+def _children_unpacking() -> list[int]:
+    """This process's children that run the unpacking process."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == os.getpid() and b"ledgermirror.importer.stream_unpacker" in command:
+            found.append(int(entry.name))
+    return found
+
+
+def test_closing_while_the_first_file_starts_the_process_leaves_no_process_behind() -> None:
+    """The import can end (a refused file) while another file's download is starting the process: closing waits
+    for the start and stops that process."""
+    written = write.v6(items(2, "racing"), START, 1)
+
+    async def run() -> tuple[Unpacked, list[int]]:
+        unpacker = StreamUnpacker()
+        asking = asyncio.ensure_future(unpacker.unpack(NAME, written.stored))
+        await asyncio.sleep(0)  # the request has begun to start the process
+        await unpacker.close()
+        answer = await asking
+        return answer, _children_unpacking()
+
+    answer, left = asyncio.run(run())
+    assert answer.content == written.content
+    assert left == []

@@ -158,9 +158,12 @@ class StreamUnpacker:
                 future.set_exception(_Gone())
 
     async def close(self) -> None:
-        """Stop the process (its input closed: it exits after the request in hand) and forget the requests."""
-        process, self._process = self._process, None
-        self._gone = True
+        """Stop the process (its input closed: it exits after the request in hand) and forget the requests. A
+        start under way (a first file asked for while the import ends) finishes first, so its process is stopped
+        too and none is left behind."""
+        async with self._starting:
+            process, self._process = self._process, None
+            self._gone = True
         if process is None:
             return
         if process.stdin is not None:
