@@ -12,7 +12,7 @@
    requests (LIST pages, GETs, HEADs) and bytes read are counted by the importer's ``Store``
    (``StoreRequests``) and, for a bucket, by the S3 server itself (its Prometheus counter, the upload's
    requests left out); both are reported per million transactions. Measured around it: wall time, the CPU
-   of this process and its children (the importer's record unpacking process) and PostgreSQL's (its process
+   of this process and its children (the importer's unpacking process) and PostgreSQL's (its process
    tree, exited backends included: ``_procstat.py``), this process's peak RSS. The
    pipeline's own clocks give download, signature and data-check seconds; ``rows_of_file_with_lookups`` is
    wrapped to split building rows from writing them (the pipeline's ``write_seconds`` covers both).
@@ -170,7 +170,7 @@ def simulate(
 
 
 def _cpu_self() -> float:
-    """This process's CPU and its children's (the importer's record unpacking process; the children it reaped
+    """This process's CPU and its children's (the importer's unpacking process; the children it reaped
     are counted by the kernel for it): PostgreSQL's server is not among them."""
     return usage([os.getpid()]).cpu_seconds
 

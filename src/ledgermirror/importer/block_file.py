@@ -14,20 +14,17 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import struct
 from dataclasses import dataclass
 from typing import Any
 
 from ledgermirror.importer import block_hash as kinds
 from ledgermirror.importer import protobuf_wire
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.record_file import RecordStreamLayout, SemanticVersion, fold_items, record_stream_layout
+from ledgermirror.importer.record_file import V6_HEADER, RecordStreamLayout, SemanticVersion, lay_out_v6
 from ledgermirror.ledger.protobuf import hapi, hapi_module
 
 SHA2_384 = 0
 _HASH_LENGTH = 48
-_V6_HEADER = struct.pack(">i", 6)
-"""The v6 record file a ``record_file`` item carries is this followed by its contents."""
 _TRANSACTION_KINDS = frozenset(
     (
         kinds.SIGNED_TRANSACTION,
@@ -80,7 +77,7 @@ class WrappedRecordFile:
     @property
     def record_file_bytes(self) -> bytes:
         """The decompressed v6 record file this item carries."""
-        return _V6_HEADER + self.contents
+        return V6_HEADER + self.contents
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,12 +148,13 @@ def digest_block(name: str, data: bytes) -> BlockDigest:
         return BlockDigest(roots)
     try:
         contents, _, _ = wrapped_parts(name, wrapped[0])
-        content = _V6_HEADER + contents
-        layout = record_stream_layout(name, content, len(_V6_HEADER))
-        folded = fold_items(name, content, layout)
     except StreamParseError:
         return BlockDigest(roots)
-    return BlockDigest(roots, hashlib.sha384(content).digest(), layout, folded)
+    content = V6_HEADER + contents
+    laid_out = lay_out_v6(name, content)
+    if laid_out is None:
+        return BlockDigest(roots)
+    return BlockDigest(roots, hashlib.sha384(content).digest(), *laid_out)
 
 
 def nanos_of(stamp: Any) -> int:

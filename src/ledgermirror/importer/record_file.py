@@ -40,6 +40,8 @@ SHA_384 = 1
 """``HashAlgorithm.SHA_384`` in a v6 ``HashObject``."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
+V6_HEADER = struct.pack(">i", 6)
+"""A v6 file's first bytes (its version); its ``RecordStreamFile`` follows."""
 _RECORD_STREAM_ITEMS = 3
 
 
@@ -210,6 +212,16 @@ def fold_items(name: str, content: bytes, layout: RecordStreamLayout) -> tuple[b
     if start is None or len(start) != HASH_LENGTH:
         return None
     return start, running_hash(start, layout.pairs(content))
+
+
+def lay_out_v6(name: str, content: bytes) -> tuple[RecordStreamLayout, tuple[bytes, bytes] | None] | None:
+    """A v6 file's (decompressed ``content``) :func:`record_stream_layout` and :func:`fold_items`, or None when
+    the wire-level reads refuse it (parsing it then refuses it with the whole file's checks)."""
+    try:
+        layout = record_stream_layout(name, content, len(V6_HEADER))
+        return layout, fold_items(name, content, layout)
+    except StreamParseError:
+        return None
 
 
 def read_record_stream_contents(

@@ -11,15 +11,13 @@ from dataclasses import dataclass
 from ledgermirror.importer import record_file_legacy
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.record_file import (
+    V6_HEADER,
     RecordFile,
     RecordStreamLayout,
     decompress,
-    fold_items,
+    lay_out_v6,
     read_v6,
-    record_stream_layout,
 )
-
-_V6_HEADER = struct.pack(">i", 6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +42,7 @@ def unpack_record_file(name: str, data: bytes) -> Unpacked:
     it builds the rows of earlier files (``downloader.download``)."""
     started = time.perf_counter()
     content = decompress(name, data)
-    digest = hashlib.sha384(content).digest() if content.startswith(_V6_HEADER) else None
+    digest = hashlib.sha384(content).digest() if content.startswith(V6_HEADER) else None
     return Unpacked(content, digest, time.perf_counter() - started)
 
 
@@ -57,11 +55,10 @@ def unpack_v6_file(name: str, data: bytes) -> Unpacked:
     if unpacked.content_hash is None:
         return unpacked
     started = time.perf_counter()
-    try:
-        layout = record_stream_layout(name, unpacked.content, 4)
-        folded = fold_items(name, unpacked.content, layout)
-    except StreamParseError:
+    laid_out = lay_out_v6(name, unpacked.content)
+    if laid_out is None:
         return unpacked
+    layout, folded = laid_out
     seconds = unpacked.seconds + time.perf_counter() - started
     return Unpacked(unpacked.content, unpacked.content_hash, seconds, layout, folded)
 
