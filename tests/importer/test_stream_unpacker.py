@@ -12,8 +12,9 @@ import logging
 import os
 import signal
 import struct
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from tests.importer import stream_writer as write
@@ -34,6 +35,7 @@ from ledgermirror.importer.sources import open_store
 from ledgermirror.importer.stream_unpacker import StreamUnpacker
 from ledgermirror.importer.verify import verify_record_chain
 
+T = TypeVar("T")
 T0 = 1_700_000_000_000_000_000
 NAME = "2023-11-14T22_13_20Z.rcd.gz"
 START = hashlib.sha384(b"genesis").digest()
@@ -43,15 +45,23 @@ def items(count: int, memo: str = "") -> list[write.Item]:
     return [write.item(T0 + n, f"{memo} {n}") for n in range(count)]
 
 
-def unpacked(*files: tuple[str, bytes]) -> list[Unpacked]:
-    async def run() -> list[Unpacked]:
+def asked_together(
+    ask: Callable[[StreamUnpacker, str, bytes], Awaitable[T]], files: Sequence[tuple[str, bytes]]
+) -> list[T]:
+    """``ask(unpacker, name, data)`` for every file at once, of one process."""
+
+    async def run() -> list[T]:
         unpacker = StreamUnpacker()
         try:
-            return list(await asyncio.gather(*(unpacker.unpack(name, data) for name, data in files)))
+            return list(await asyncio.gather(*(ask(unpacker, name, data) for name, data in files)))
         finally:
             await unpacker.close()
 
     return asyncio.run(run())
+
+
+def unpacked(*files: tuple[str, bytes]) -> list[Unpacked]:
+    return asked_together(StreamUnpacker.unpack, files)
 
 
 def test_the_process_unpacks_a_file_as_the_import_would_itself() -> None:
@@ -205,14 +215,7 @@ def test_close_stops_the_process() -> None:
 
 
 def unpacked_blocks(*files: tuple[str, bytes]) -> list[tuple[bytes, BlockDigest | None]]:
-    async def run() -> list[tuple[bytes, BlockDigest | None]]:
-        unpacker = StreamUnpacker()
-        try:
-            return list(await asyncio.gather(*(unpacker.unpack_block(name, data) for name, data in files)))
-        finally:
-            await unpacker.close()
-
-    return asyncio.run(run())
+    return asked_together(StreamUnpacker.unpack_block, files)
 
 
 @pytest.mark.skipif(not BLOCKS.is_dir(), reason="reference block stream fixtures not present")
