@@ -597,11 +597,14 @@ def _coalesced(model: Table, earlier: Row, later: Row) -> dict[str, Any]:
 
 def _rounds(model: Table, rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """Rows split into rounds with at most one row per key, keeping each key's order."""
-    versions: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    versions: dict[Any, list[dict[str, Any]]] = {}
+    key_of = operator.itemgetter(*model.key)  # the key's value (a tuple when it has more than one column)
     for row in rows:
-        key = tuple(row[name] for name in model.key)
-        held = versions.setdefault(key, [])
-        if held and _lower(held[-1]) == _lower(row):
+        key = key_of(row)
+        held = versions.get(key)
+        if held is None:
+            versions[key] = [row]
+        elif _lower(held[-1]) == _lower(row):
             held[-1] = _coalesced(model, held[-1], row)
         else:
             held.append(row)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from tests.importer.handlers.items import (
     PAYER,
     T0,
@@ -12,9 +13,11 @@ from tests.importer.handlers.items import (
     module,
     record_file,
     record_item,
+    timestamp_pb2,
     transaction_pb2,
 )
 
+from ledgermirror.importer.handlers import common, ids
 from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch
 from ledgermirror.importer.handlers.file_rows import rows_of_file
 from ledgermirror.importer.handlers.item import item_of
@@ -90,3 +93,45 @@ def test_item_of_legacy_body_bytes_and_unknown_type() -> None:
         0,
     )  # fmt: skip
     assert (unknown_item.body_name, unknown_item.type) == ("", 999)
+
+
+def test_item_of_reads_the_signature_map_of_each_form() -> None:
+    """The signature map comes from the message that holds it: ``SignedTransaction`` (above), the legacy
+    ``Transaction`` with ``bodyBytes`` or the deprecated ``body``; none when that message has no ``sigMap``."""
+    message = body("util_prng", module("util_prng_pb2").UtilPrngTransactionBody())
+    record = record_item(message, at=T0).record
+    signatures = basic.SignatureMap(sigPair=[{"pubKeyPrefix": b"\x02", "ed25519": b"s"}])
+    forms = {
+        "bodyBytes": transaction_pb2.Transaction(bodyBytes=message.SerializeToString(), sigMap=signatures),
+        "body": transaction_pb2.Transaction(body=message, sigMap=signatures),
+        "unsigned": transaction_pb2.Transaction(bodyBytes=message.SerializeToString()),
+    }
+    read = {
+        name: item_of(RecordItem(T0, record.SerializeToString(), form.SerializeToString(), record), 0)
+        for name, form in forms.items()
+    }
+    for name in ("bodyBytes", "body"):
+        assert read[name].body == message
+        assert [pair.pubKeyPrefix for pair in read[name].signature_map.sigPair] == [b"\x02"]
+    assert read["unsigned"].signature_map is None
+    assert read["body"].transaction_id == message.transactionID
+
+
+def test_timestamps_are_clamped_to_int64() -> None:
+    """``ids.nanos``: a ``Timestamp`` out of the int64 range of nanoseconds is clamped to its ends."""
+    limit = 2**63 - 1
+    assert ids.nanos(timestamp_pb2.Timestamp(seconds=limit // 10**9, nanos=limit % 10**9)) == limit
+    assert ids.nanos(timestamp_pb2.Timestamp(seconds=limit // 10**9, nanos=999_999_999)) == limit
+    assert ids.nanos(timestamp_pb2.Timestamp(seconds=-(2**62), nanos=0)) == -(2**63)
+    assert ids.nanos(timestamp_pb2.Timestamp(seconds=-5, nanos=1)) == -4_999_999_999
+
+
+def test_the_row_literals_follow_the_model() -> None:
+    """``common`` writes its most frequent rows by position: it checks the positions against the model's
+    columns on import, and a different order is an error."""
+    assert (
+        common._in_order("transaction_hash", *RECORD_COLUMNS["transaction_hash"])
+        == RECORD_COLUMNS["transaction_hash"]
+    )
+    with pytest.raises(RuntimeError, match="transaction_hash's columns are now"):
+        common._in_order("transaction_hash", "hash", "consensus_timestamp", "payer_account_id", "hash_suffix")

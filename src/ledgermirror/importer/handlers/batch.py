@@ -212,6 +212,16 @@ class Batch:
             held[0] += amount
             held[1] = consensus_timestamp
 
+    def entity_balances(self) -> dict[int, list[int]]:
+        """The current segment's entity balance deltas (entity id -> [delta, last consensus timestamp]), for a
+        caller that adds many in a row as :meth:`add_balance` does (``common.crypto_transfers``)."""
+        return self._segment.entity_balances
+
+    def token_balances(self) -> dict[tuple[int, int], list[int]]:
+        """The current segment's token balance deltas ((account id, token id) -> [delta, last consensus
+        timestamp]), for a caller that adds many in a row as :meth:`add_token_balance` does."""
+        return self._segment.token_balances
+
     def add_token_balance(self, account_id: int, token_id: int, amount: int, consensus_timestamp: int) -> None:
         """``token_account.balance += amount`` for an existing association (``associated`` becomes true)."""
         add_delta(self._segment.token_balances, (account_id, token_id), amount, consensus_timestamp)

@@ -258,8 +258,14 @@ def _join(rows: Segment, later: Segment, late: dict[tuple[int, int], list[int]] 
     rows.entity_phases.extend((offset + at, due) for at, due in later.entity_phases)
     for name, upserted in later.upserts.items():
         rows.upserts.setdefault(name, []).extend(upserted)
-    for entity, (delta, stamp) in later.entity_balances.items():
-        add_delta(rows.entity_balances, entity, delta, stamp)
+    balances = rows.entity_balances
+    for entity, later_held in later.entity_balances.items():  # add_delta inline: a key for every account paid
+        held = balances.get(entity)
+        if held is None:
+            balances[entity] = [later_held[0], later_held[1]]
+        else:
+            held[0] += later_held[0]
+            held[1] = later_held[1]
     for pair, (delta, stamp) in later.token_balances.items():
         add_delta(late if late is not None and pair in late else rows.token_balances, pair, delta, stamp)
     for debit, amount in later.allowance_debits.items():
@@ -498,8 +504,14 @@ def _entity_balances(segments: list[Segment]) -> tuple[list[dict[int, list[int]]
     carried: dict[int, list[int]] = {}
     for segment, later in zip(segments, _entities_upserted_after(segments), strict=True):
         now: dict[int, list[int]] = {}
-        for key, (delta, stamp) in segment.entity_balances.items():
-            add_delta(now if key in later else carried, key, delta, stamp)
+        for key, (delta, stamp) in segment.entity_balances.items():  # add_delta inline, as in _join
+            deltas = now if key in later else carried
+            held = deltas.get(key)
+            if held is None:
+                deltas[key] = [delta, stamp]
+            else:
+                held[0] += delta
+                held[1] = stamp
         now_by_segment.append(now)
     return now_by_segment, [(key, delta, stamp) for key, (delta, stamp) in sorted(carried.items())]
 

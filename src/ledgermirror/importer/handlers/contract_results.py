@@ -169,7 +169,7 @@ def _common(item: Item, ethereum: dict[str, Any] | None) -> dict[str, Any]:
         "payer_account_id": item.payer_account_id,
         "transaction_hash": transaction_hash,
         "transaction_index": item.index,
-        "transaction_nonce": item.body.transactionID.nonce,
+        "transaction_nonce": item.transaction_id.nonce,
         "transaction_result": item.result,
     }
 

@@ -82,7 +82,9 @@ def nullable(entity_id: int) -> int | None:
 def nanos(timestamp: Any) -> int:
     """A ``Timestamp`` in ns since the epoch, clamped to the int64 range."""
     value: int = timestamp.seconds * 1_000_000_000 + timestamp.nanos
-    return max(min(value, INT64_MAX), INT64_MIN)
+    if INT64_MIN <= value <= INT64_MAX:  # the common case, without the calls to min and max
+        return value
+    return INT64_MAX if value > INT64_MAX else INT64_MIN
 
 
 def epoch_day(consensus_timestamp: int) -> int:

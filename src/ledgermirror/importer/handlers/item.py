@@ -56,14 +56,23 @@ class Item:
     parent_consensus_timestamp: int | None
     type: int = 0
     """``transaction.type``: the oneof field number (an unknown oneof: its single unknown field's number)."""
-    signature_map: Any = None
-    """``SignatureMap`` of the transaction, None when it has none."""
+    transaction_id: Any = None
+    """The body's ``TransactionID`` (read once: each read of a sub-message makes a new object)."""
+    signed: Any = None
+    """The message that holds the transaction's ``sigMap`` (``SignedTransaction``, else ``Transaction``), None
+    when there is none (:attr:`signature_map`)."""
     hapi_version: tuple[int, int, int] | None = None
     """The record file's HAPI version (None for files before v5)."""
     record_bytes: bytes = b""
     """The ``TransactionRecord`` as stored (node transactions keep it in ``transaction_record_bytes``)."""
     sidecar_records: tuple[Any, ...] = ()
     """The ``TransactionSidecarRecord`` messages of the file's sidecars with this item's consensus timestamp."""
+
+    @property
+    def signature_map(self) -> Any:
+        """``SignatureMap`` of the transaction, None when it has none (read when asked: only schedules do)."""
+        signed = self.signed
+        return signed.sigMap if signed is not None and signed.HasField("sigMap") else None
 
     @property
     def successful_or_fail_invalid(self) -> bool:
@@ -87,7 +96,7 @@ def item_of(
     record = record_item.record
     try:
         transaction = record_item.transaction()
-        body, signature_map = _body_and_signatures(transaction)
+        body, signed = _body_and_signed(transaction)
     except modules.decode_error as error:
         raise ItemError(f"item {index}: Error parsing transactionBody from transaction: {error}") from error
     body_name = body.WhichOneof("data") or ""
@@ -95,36 +104,41 @@ def item_of(
     parent = None
     if record.HasField("parent_consensus_timestamp"):
         parent = ids.nanos(record.parent_consensus_timestamp)
-    return Item(
-        consensus_timestamp=min(record_item.consensus_timestamp, INT64_MAX),
-        index=index,
-        record=record,
-        transaction=transaction,
-        body=body,
-        body_name=body_name,
-        transaction_bytes=record_item.transaction_bytes,
-        payer_account_id=ids.account_id(body.transactionID.accountID),
-        result=result,
-        successful=parent_successful and result in SUCCESS_CODES,
-        parent_consensus_timestamp=parent,
-        type=_type_of(body, body_name),
-        signature_map=signature_map,
-        hapi_version=hapi_version,
-        record_bytes=record_item.record_bytes,
+    transaction_id = body.transactionID
+    stamp = record_item.consensus_timestamp
+    return Item(  # by position, in the fields' order: 0.34 µs against 0.88 by keyword, for every transaction
+        stamp if stamp < INT64_MAX else INT64_MAX,  # consensus_timestamp
+        index,
+        record,
+        transaction,
+        body,
+        body_name,
+        record_item.transaction_bytes,
+        ids.account_id(transaction_id.accountID),  # payer_account_id
+        result,
+        parent_successful and result in SUCCESS_CODES,  # successful
+        parent,  # parent_consensus_timestamp
+        _type_of(body, body_name),  # type
+        transaction_id,
+        signed,
+        hapi_version,
+        record_item.record_bytes,
     )
 
 
-def _body_and_signatures(transaction: Any) -> tuple[Any, Any]:
+def _body_and_signed(transaction: Any) -> tuple[Any, Any]:
+    """The transaction's body, and the message that holds its ``sigMap`` (:attr:`Item.signed`)."""
     modules = protos()
     body_class = modules.transaction.TransactionBody
-    if transaction.signedTransactionBytes:
-        signed = modules.transaction_contents.SignedTransaction.FromString(transaction.signedTransactionBytes)
-        return body_class.FromString(signed.bodyBytes), signed.sigMap if signed.HasField("sigMap") else None
-    if transaction.bodyBytes:
-        signature_map = transaction.sigMap if transaction.HasField("sigMap") else None
-        return body_class.FromString(transaction.bodyBytes), signature_map
+    signed_bytes = transaction.signedTransactionBytes
+    if signed_bytes:
+        signed = modules.transaction_contents.SignedTransaction.FromString(signed_bytes)
+        return body_class.FromString(signed.bodyBytes), signed
+    body_bytes = transaction.bodyBytes
+    if body_bytes:
+        return body_class.FromString(body_bytes), transaction
     if transaction.HasField("body"):
-        return transaction.body, transaction.sigMap if transaction.HasField("sigMap") else None
+        return transaction.body, transaction
     raise modules.decode_error("no signedTransactionBytes, bodyBytes or body")
 
 
