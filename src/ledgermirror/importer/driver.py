@@ -55,7 +55,7 @@ from ledgermirror.importer.handlers.balances import BalanceSnapshot, seed_balanc
 from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.batch_writer import BatchPlan, plan_batch, write_batch
 from ledgermirror.importer.handlers.item import ItemError
-from ledgermirror.importer.handlers.lookups import DatabaseReads, LookupReads
+from ledgermirror.importer.handlers.lookups import DatabaseReads, LookupReads, complete_held_addresses
 from ledgermirror.importer.options import ImportOptions
 from ledgermirror.importer.overlap import BackgroundWriter, GuardedReads, InFlight
 from ledgermirror.importer.progress import ImportStats, Progress
@@ -142,6 +142,7 @@ def batch_of(options: ImportOptions) -> Batch:
     return Batch(
         entity_transactions=options.entity_transactions,
         synthetic_log_addresses=options.synthetic_log_evm_lookup,
+        hold_addresses=True,
     )
 
 
@@ -181,6 +182,7 @@ async def write_files(
     if not record_rows:
         return 0
     started = time.perf_counter()
+    await complete_held_addresses(conn, batch)  # on this connection, as the rows were gathered (none when planned)
     rows = 0
     if position.pending_book is not None:
         book, entries, endpoints = book_handlers.book_rows(
@@ -475,6 +477,7 @@ class Driver(Generic[S]):
         built = Built(units.copy(latest), batch=batch_of(self.options))
         try:
             await self._gather(units, built, inflight.guard if inflight is not None else None)
+            await complete_held_addresses(built.reads or self.conn, built.batch)  # one read for its files
         except Exception:
             await self._settle()
             raise

@@ -7,9 +7,11 @@ importer's own path (``rows_of_file_with_lookups``, then ``write_batch``)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
+import pytest
 from google.protobuf import wrappers_pb2
 from tests.importer.handlers.items import (
     PAYER,
@@ -27,8 +29,12 @@ from tests.importer.handlers.items import (
 from tests.support import Ledger
 
 from ledgermirror.importer.handlers.batch import Batch
-from ledgermirror.importer.handlers.batch_writer import write_batch
-from ledgermirror.importer.handlers.lookups import rows_of_file_with_lookups
+from ledgermirror.importer.handlers.batch_writer import plan_batch, write_batch
+from ledgermirror.importer.handlers.lookups import (
+    DatabaseReads,
+    complete_held_addresses,
+    rows_of_file_with_lookups,
+)
 from ledgermirror.importer.record_file import RecordItem
 from ledgermirror.ledger.evm import keccak256
 from ledgermirror.simulator.evm import RlpItem, rlp
@@ -437,4 +443,64 @@ def test_lookup_off_keeps_marker_and_long_zero_topics(ledger: Ledger) -> None:
     run_file(ledger.url, items, lookup=False)
     assert [(r["topic1"], r["topic2"], r["bloom"]) for r in logs(ledger.url)] == [
         (num_bytes(A), num_bytes(B), b"\x01")
+    ]
+
+
+class CountedReads(DatabaseReads):
+    """The database's reads, counted."""
+
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        super().__init__(conn)
+        self.address_reads = 0
+
+    async def evm_addresses(self, entity_ids: Sequence[int]) -> dict[int, bytes]:
+        self.address_reads += 1
+        return await super().evm_addresses(entity_ids)
+
+
+def test_files_held_to_the_end_of_the_gathering_read_their_addresses_once(ledger: Ledger) -> None:
+    """The importer holds each file's completion to the end of its gathering (``Batch.hold_addresses``) and
+    reads the addresses of all its files at once; each file's logs are still completed as at its own end
+    (``SyntheticLogListener.onEnd``, per record file): a contract that a later file of the batch creates with an
+    EVM address does not give it to an earlier file's log, and does to its own file's log. The batch is not
+    planned while a file waits."""
+    evm_entity(ledger, A, EVM_A)
+    create = module("contract_create_pb2").ContractCreateTransactionBody(initcode=b"\x60", gas=5)
+    created = record_item(
+        body("contractCreateInstance", create),
+        at=T0 + 10,
+        receipt={"contractID": basic.ContractID(contractNum=CONTRACT)},
+        contractCreateResult=module("contract_types_pb2").ContractFunctionResult(
+            contractID=basic.ContractID(contractNum=CONTRACT),
+            evm_address=wrappers_pb2.BytesValue(value=EVM_CONTRACT),
+        ),
+    )
+    files = [
+        [crypto_transfer(T0, fungible((A, -5), (CONTRACT, 5)))],
+        [created, crypto_transfer(T0 + 11, fungible((A, -3), (CONTRACT, 3)))],
+        [crypto_transfer(T0 + 20, fungible((A, -1), (B, 1)))],
+    ]
+
+    async def main() -> int:
+        conn = await asyncpg.connect(ledger.url)
+        try:
+            reads = CountedReads(conn)
+            batch = Batch(hold_addresses=True)
+            for items in files:
+                await rows_of_file_with_lookups(reads, record_file(items), batch)
+            assert (len(batch.held_addresses), reads.address_reads) == (3, 0)
+            with pytest.raises(RuntimeError, match="wait for their addresses"):
+                plan_batch(batch)
+            await complete_held_addresses(reads, batch)
+            await write_batch(conn, batch)
+            return reads.address_reads
+        finally:
+            await conn.close()
+
+    assert asyncio.run(main()) == 1
+    rows = logs(ledger.url)
+    assert [(r["topic1"], r["topic2"]) for r in rows] == [
+        (EVM_A, num_bytes(CONTRACT)),
+        (EVM_A, EVM_CONTRACT),
+        (EVM_A, num_bytes(B)),
     ]

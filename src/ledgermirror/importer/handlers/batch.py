@@ -35,13 +35,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import asyncpg
 
 from ledgermirror.db.schema import RANGE_COLUMN, record_maker
 from ledgermirror.db.schema import table as table_model
 from ledgermirror.importer.handlers.aliases import Aliases
+
+if TYPE_CHECKING:
+    from ledgermirror.importer.handlers.lookups import HeldAddresses
 
 Step = Callable[[asyncpg.Connection], Awaitable[dict[str, int] | None]]
 
@@ -111,12 +114,25 @@ def closes_balance(row: Mapping[str, Any]) -> bool:
 class Batch:
     """Rows of one or more record files, in order (see the module text)."""
 
-    def __init__(self, *, entity_transactions: bool = False, synthetic_log_addresses: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        entity_transactions: bool = False,
+        synthetic_log_addresses: bool = True,
+        hold_addresses: bool = False,
+    ) -> None:
         self.entity_transactions = entity_transactions
         """Write ``entity_transaction`` rows (the reference's ``persist.entityTransactions``, off by default)."""
         self.synthetic_log_addresses = synthetic_log_addresses
         """Complete synthetic ``Transfer`` logs with EVM addresses at the end of each file (the reference's
         ``persist.syntheticContractLogEvmAddressLookup``, on by default; ``lookups.rows_of_file_with_lookups``)."""
+        self.hold_addresses = hold_addresses
+        """Hold each file's synthetic log address completion (:attr:`held_addresses`) for the end of the
+        gathering, which reads the addresses of every held file at once (``lookups.complete_held_addresses``):
+        one read a batch instead of one a file."""
+        self.held_addresses: list[HeldAddresses] = []
+        """The files whose synthetic ``Transfer`` logs still wait for their EVM addresses: the batch is not
+        written (``batch_writer.plan_batch``) until they are completed."""
         self.segments: list[Segment] = [Segment()]
         self.address_book_changed = False
         """A successful file transaction on 0.0.101 or 0.0.102 is in the batch (the signers may change)."""

@@ -548,7 +548,9 @@ class BatchPlan:
 
 def plan_batch(batch: Batch) -> BatchPlan:
     """The batch's hoisted rows and coalesced writes (:func:`write_batch`); the batch's own segments are left
-    as they are."""
+    as they are. A batch whose synthetic logs still wait for their addresses is refused."""
+    if batch.held_addresses:
+        raise RuntimeError("the batch's synthetic logs wait for their addresses (lookups.complete_held_addresses)")
     hoisted = hoisted_tables(batch.segments)
     appended = _hoisted_rows(batch.segments, hoisted)
     written = coalesce(batch.segments)

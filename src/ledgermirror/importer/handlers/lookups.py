@@ -20,6 +20,7 @@ are built.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import asyncpg
@@ -142,27 +143,50 @@ async def rows_of_file_with_lookups(
             batch.aliases.learn(key, entity_id)
     file = rows_of_items(record_file, items, batch, sidecars)
     if batch.synthetic_log_addresses and file.synthetic_transfers:
-        entity_ids = sorted(address_lookups(file))
-        if not reads.deferred(entity_ids, _completion(reads, file, batch, entity_ids)):
-            complete_addresses(file, batch, await reads.evm_addresses(entity_ids))
+        batch.held_addresses.append(_held(file, batch))
+        if not batch.hold_addresses:
+            await complete_held_addresses(reads, batch)
 
 
-def _completion(
-    reads: LookupReads, file: FileState, batch: Batch, entity_ids: list[int]
-) -> Callable[[], Awaitable[None]]:
-    """The file's ``complete_addresses`` run later (once the write in flight committed) with the answers it
-    would get now: the database's addresses then, else the address the batch gives the entity now (taken now:
-    later files may give it one), else none (``b""``, which ``complete_addresses`` takes as none)."""
+@dataclass(slots=True)
+class HeldAddresses:
+    """A file's synthetic ``Transfer`` logs waiting for their parties' EVM addresses (``Batch.held_addresses``)."""
+
+    file: FileState
+    entity_ids: set[int]
+    """The ids whose addresses the logs need (``synthetic_logs.address_lookups``)."""
+    given: dict[int, bytes]
+    """The address the batch gave each of them at the end of the file (b"": none): later files may give one."""
+
+
+def _held(file: FileState, batch: Batch) -> HeldAddresses:
+    entity_ids = address_lookups(file)
     given: dict[int, bytes] = {}
     for entity_id in entity_ids:
         held = batch.latest("entity", entity_id)
         found = held.get("evm_address") if held is not None else None
         given[entity_id] = bytes(found) if found else b""
+    return HeldAddresses(file, entity_ids, given)
+
+
+async def complete_held_addresses(reads: LookupReads | asyncpg.Connection, batch: Batch) -> None:
+    """Complete the synthetic logs of the batch's held files (``synthetic_logs.complete_addresses``) with one
+    read of the addresses they all need: each file gets the database's address, else the one the batch gave
+    the entity at the end of that file, as if it had read them then (the database does not change while a
+    gathering reads it, but for the write in flight, whose entities ``reads`` puts off until it committed)."""
+    if isinstance(reads, asyncpg.Connection):
+        reads = DatabaseReads(reads)
+    held, batch.held_addresses = batch.held_addresses, []
+    if not held:
+        return
+    entity_ids = sorted(set().union(*(file.entity_ids for file in held)))
 
     async def complete() -> None:
         stored = await reads.evm_addresses(entity_ids)
-        complete_addresses(
-            file, batch, {entity_id: stored.get(entity_id) or given[entity_id] for entity_id in entity_ids}
-        )
+        for file in held:
+            given = file.given
+            answers = {entity_id: stored.get(entity_id) or given[entity_id] for entity_id in file.entity_ids}
+            complete_addresses(file.file, batch, answers)
 
-    return complete
+    if not reads.deferred(entity_ids, complete):
+        await complete()
