@@ -7,7 +7,8 @@ column name, checked against ``db/schema/`` when written:
 * ``batch.insert(table, row)``: append-only rows (``transaction``, transfers, ``file_data``...), written with
   binary COPY (``db.write.copy_rows``). The tables of :data:`RECORD_TABLES` (those with a row or more in most
   transactions) hold value tuples in the model's column order instead, made by :data:`RECORDS` from the columns
-  by keyword (``batch.records(table)`` is the list to append them to; ``db.write.copy_records`` writes them): no
+  by keyword, or written by position where they are made for every transaction (``common``, its order checked
+  on import) (``batch.records(table)`` is the list to append them to; ``db.write.copy_records`` writes them): no
   dict per row, and no pass that turns dicts into tuples before the COPY; a dict given to ``insert`` for one of
   them is made into its tuple;
 * ``batch.upsert(table, row)``: a (partial) state of a keyed, usually versioned row (``entity``, ``node``,
