@@ -133,7 +133,8 @@ async def rows_of_file_with_lookups(
     """``rows_of_file``, with the aliases and EVM addresses its items name read from ``entity`` first (those
     the batch already knows from its own creates are not read); at the end of the file its synthetic
     ``Transfer`` logs get their parties' EVM addresses (``synthetic_logs.complete_addresses``) unless the batch
-    is told not to (``Batch.synthetic_log_addresses``)."""
+    is told not to (``Batch.synthetic_log_addresses``), or are held for :func:`complete_held_addresses` when the
+    batch holds them (``Batch.hold_addresses``: the import's batches)."""
     if isinstance(reads, asyncpg.Connection):
         reads = DatabaseReads(reads)
     items = items_of_file(record_file, sidecars)
