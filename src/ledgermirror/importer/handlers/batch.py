@@ -94,8 +94,7 @@ def add_delta(deltas: dict[K, list[int]], key: K, delta: int, stamp: int) -> Non
     """Sum a running delta into ``deltas`` (key -> [delta, last consensus timestamp]), deltas given in order; a
     new key gets a list of its own (a list given elsewhere is never changed). Where it would run for every
     transfer it is written inline instead (a call costs about what the sum does): ``Batch.add_balance``,
-    ``common.crypto_transfers`` and ``common.token_transfers``, ``batch_writer._join`` and
-    ``batch_writer._entity_balances``."""
+    ``common.crypto_transfers`` and ``common.token_transfers``, and ``batch_writer._join``."""
     held = deltas.get(key)
     if held is None:
         deltas[key] = [delta, stamp]

@@ -504,14 +504,8 @@ def _entity_balances(segments: list[Segment]) -> tuple[list[dict[int, list[int]]
     carried: dict[int, list[int]] = {}
     for segment, later in zip(segments, _entities_upserted_after(segments), strict=True):
         now: dict[int, list[int]] = {}
-        for key, (delta, stamp) in segment.entity_balances.items():  # add_delta inline, as in _join
-            deltas = now if key in later else carried
-            held = deltas.get(key)
-            if held is None:
-                deltas[key] = [delta, stamp]
-            else:
-                held[0] += delta
-                held[1] = stamp
+        for key, (delta, stamp) in segment.entity_balances.items():
+            add_delta(now if key in later else carried, key, delta, stamp)
         now_by_segment.append(now)
     return now_by_segment, [(key, delta, stamp) for key, (delta, stamp) in sorted(carried.items())]
 
