@@ -93,8 +93,8 @@ class Segment:
 def add_delta(deltas: dict[K, list[int]], key: K, delta: int, stamp: int) -> None:
     """Sum a running delta into ``deltas`` (key -> [delta, last consensus timestamp]), deltas given in order; a
     new key gets a list of its own (a list given elsewhere is never changed). Where it would run for every
-    transfer it is written inline instead (a call costs about what the sum does): ``Batch.add_balance``,
-    ``common.crypto_transfers`` and ``common.token_transfers``, and ``batch_writer._join``."""
+    transfer it is written inline instead (a call costs about what the sum does): ``common.crypto_transfers``
+    and ``common.token_transfers``, and ``batch_writer._join``."""
     held = deltas.get(key)
     if held is None:
         deltas[key] = [delta, stamp]
@@ -223,12 +223,7 @@ class Batch:
 
     def add_balance(self, entity_id: int, amount: int, consensus_timestamp: int) -> None:
         """``entity.balance += amount``, ``balance_timestamp = consensus_timestamp`` (existing accounts only)."""
-        held = self._segment.entity_balances.get(entity_id)
-        if held is None:
-            self._segment.entity_balances[entity_id] = [amount, consensus_timestamp]
-        else:
-            held[0] += amount
-            held[1] = consensus_timestamp
+        add_delta(self._segment.entity_balances, entity_id, amount, consensus_timestamp)
 
     def entity_balances(self) -> dict[int, list[int]]:
         """The current segment's entity balance deltas (entity id -> [delta, last consensus timestamp]), for a

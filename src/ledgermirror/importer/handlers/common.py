@@ -173,7 +173,7 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
                 "DELETE" if errata and (account, amount) in errata else None,
             )
         )
-        held = balances.get(account)  # Batch.add_balance inline: it runs for every transfer
+        held = balances.get(account)  # batch.add_delta inline: it runs for every transfer
         if held is None:
             balances[account] = [amount, stamp]
         else:
@@ -238,9 +238,9 @@ def _body_token_transfers(item: Item) -> dict[int, Any]:
 
 
 def _token_approval(body_list: Any, account: int, amount: int) -> bool:
-    """§1.6: the body's flag of the same (account, amount), else any approved entry of the account."""
-    if body_list is None or amount >= 0:
-        return False
+    """§1.6, for a debit (``amount`` < 0) of a token the body lists (``body_list``): the body's flag of the same
+    (account, amount), else any approved entry of the account (a credit, or a token the body does not list, is
+    never an approval: :func:`token_transfers` checks that before the call)."""
     same_account = [entry for entry in body_list.transfers if ids.account_id(entry.accountID) == account]
     for entry in same_account:
         if entry.amount == amount:
@@ -279,7 +279,7 @@ def token_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
                     amount < 0 and body_list is not None and _token_approval(body_list, account, amount),
                 )
             )
-            held = balances.get((account, token))  # Batch.add_token_balance inline
+            held = balances.get((account, token))  # batch.add_delta inline (Batch.add_token_balance)
             if held is None:
                 balances[account, token] = [amount, stamp]
             else:

@@ -124,6 +124,11 @@ class DatabaseReads:
         return False
 
 
+def _reads_of(reads: LookupReads | asyncpg.Connection) -> LookupReads:
+    """``reads``, or a connection's reads as it stands."""
+    return DatabaseReads(reads) if isinstance(reads, asyncpg.Connection) else reads
+
+
 async def rows_of_file_with_lookups(
     reads: LookupReads | asyncpg.Connection,
     record_file: RecordFile,
@@ -135,8 +140,7 @@ async def rows_of_file_with_lookups(
     ``Transfer`` logs get their parties' EVM addresses (``synthetic_logs.complete_addresses``) unless the batch
     is told not to (``Batch.synthetic_log_addresses``), or are held for :func:`complete_held_addresses` when the
     batch holds them (``Batch.hold_addresses``: the import's batches)."""
-    if isinstance(reads, asyncpg.Connection):
-        reads = DatabaseReads(reads)
+    reads = _reads_of(reads)
     items = items_of_file(record_file, sidecars)
     missing = [key for key in wanted(items) if key not in batch.aliases.known]
     if missing:
@@ -175,11 +179,10 @@ async def complete_held_addresses(reads: LookupReads | asyncpg.Connection, batch
     read of the addresses they all need: each file gets the database's address, else the one the batch gave
     the entity at the end of that file, as if it had read them then (the database does not change while a
     gathering reads it, but for the write in flight, whose entities ``reads`` puts off until it committed)."""
-    if isinstance(reads, asyncpg.Connection):
-        reads = DatabaseReads(reads)
     held, batch.held_addresses = batch.held_addresses, []
     if not held:
         return
+    reads = _reads_of(reads)
     entity_ids = sorted(set().union(*(file.entity_ids for file in held)))
 
     async def complete() -> None:
