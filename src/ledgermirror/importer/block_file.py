@@ -49,16 +49,16 @@ class BlockTransaction:
     """The exact ``SignedTransaction`` bytes of the ``signed_transaction`` item."""
     result: Any
     """``TransactionResult``."""
+    result_bytes: bytes
+    """The exact ``TransactionResult`` bytes of the ``transaction_result`` item (the synthetic record is made of
+    them: ``block_items``)."""
     outputs: tuple[Any, ...]
     """``TransactionOutput`` messages."""
     trace_data: tuple[Any, ...]
     state_changes: tuple[Any, ...]
     """``StateChanges`` messages with this transaction's consensus time."""
-
-    @property
-    def consensus_timestamp(self) -> int:
-        stamp = self.result.consensus_timestamp
-        return int(stamp.seconds) * 1_000_000_000 + int(stamp.nanos)
+    consensus_timestamp: int
+    """The result's, in nanoseconds since the epoch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,17 +178,9 @@ def split_items(name: str, data: bytes) -> list[tuple[int, bytes]]:
     return items
 
 
-def _field_bytes(name: str, data: bytes, wanted: int) -> bytes:
-    found = b""
-    for number, wire_type, start, end in protobuf_wire.scan_fields(data, 0, len(data), name):
-        if number == wanted and wire_type == protobuf_wire.LENGTH_DELIMITED:
-            found = data[start:end]
-    return found
-
-
 def wrapped_parts(name: str, item_bytes: bytes) -> tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]]:
     """The exact bytes of a ``record_file`` item's contents, sidecars and amendments."""
-    inner = _field_bytes(name, item_bytes, kinds.RECORD_FILE)
+    inner = protobuf_wire.sole_field(item_bytes, kinds.RECORD_FILE, name)
     parts: dict[int, list[bytes]] = {2: [], 3: [], 4: []}
     for number, wire_type, start, end in protobuf_wire.scan_fields(inner, 0, len(inner), name):
         if number in parts and wire_type == protobuf_wire.LENGTH_DELIMITED:
@@ -236,13 +228,13 @@ def read_block(
     ):
         if len(value) not in (0, _HASH_LENGTH):
             raise StreamParseError(name, f"{what} hash has {len(value)} bytes")
-    header_bytes = _field_bytes(name, raw_items[0][1], kinds.BLOCK_HEADER)
+    header_bytes = protobuf_wire.sole_field(raw_items[0][1], kinds.BLOCK_HEADER, name)
     return BlockFile(
         name=name,
         size=size if size is not None else len(data),
         number=int(header.number),
         timestamp=nanos_of(header.block_timestamp),
-        timestamp_bytes=_field_bytes(name, header_bytes, 4),
+        timestamp_bytes=protobuf_wire.sole_field(header_bytes, 4, name),
         hapi_version=_semantic(header.hapi_proto_version),
         software_version=_semantic(header.software_version),
         items=tuple(raw_items),
@@ -306,11 +298,19 @@ class _Reader:
             self._close()
             if self.wrapped is not None:
                 raise StreamParseError(self.name, "a transaction in a wrapped record block")
-            self._signed = _field_bytes(self.name, item_bytes, kinds.SIGNED_TRANSACTION)
+            self._signed = protobuf_wire.sole_field(item_bytes, kinds.SIGNED_TRANSACTION, self.name)
         elif kind == kinds.TRANSACTION_RESULT:
             if self._signed is None or self._open is not None:
                 raise StreamParseError(self.name, "a transaction result without its signed transaction")
-            self._open = {"result": message.transaction_result, "outputs": [], "traces": [], "changes": []}
+            result = message.transaction_result
+            self._open = {
+                "result": result,
+                "stamp": nanos_of(result.consensus_timestamp),
+                "result_bytes": protobuf_wire.sole_field(item_bytes, kinds.TRANSACTION_RESULT, self.name),
+                "outputs": [],
+                "traces": [],
+                "changes": [],
+            }
         elif kind == kinds.TRANSACTION_OUTPUT and self._open is not None:
             self._open["outputs"].append(message.transaction_output)
         elif kind == kinds.TRACE_DATA and self._open is not None:
@@ -319,16 +319,20 @@ class _Reader:
             self._state_changes(message.state_changes)
 
     def _state_changes(self, changes: Any) -> None:
-        if self._open is not None and nanos_of(changes.consensus_timestamp) == nanos_of(
-            self._open["result"].consensus_timestamp
-        ):
+        stamp = nanos_of(changes.consensus_timestamp)
+        if self._open is not None and stamp == self._open["stamp"]:
             self._open["changes"].append(changes)
             return
-        stamp = nanos_of(changes.consensus_timestamp)
         if self.transactions and stamp == self.transactions[-1].consensus_timestamp:
             last = self.transactions[-1]
             self.transactions[-1] = BlockTransaction(
-                last.signed_transaction, last.result, last.outputs, last.trace_data, (*last.state_changes, changes)
+                last.signed_transaction,
+                last.result,
+                last.result_bytes,
+                last.outputs,
+                last.trace_data,
+                (*last.state_changes, changes),
+                last.consensus_timestamp,
             )
         # otherwise: state changes of no transaction (end of round, system work): skipped
 
@@ -339,9 +343,11 @@ class _Reader:
                 BlockTransaction(
                     self._signed,
                     opened["result"],
+                    opened["result_bytes"],
                     tuple(opened["outputs"]),
                     tuple(opened["traces"]),
                     tuple(opened["changes"]),
+                    opened["stamp"],
                 )
             )
         self._signed = None  # a signed transaction without a result is skipped

@@ -7,7 +7,7 @@ bytes instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from ledgermirror.importer.errors import StreamParseError
 
@@ -15,6 +15,7 @@ VARINT = 0
 FIXED64 = 1
 LENGTH_DELIMITED = 2
 FIXED32 = 5
+_MAX_VARINT_BYTES = 10
 
 
 def read_varint(data: bytes, pos: int, end: int, file_name: str) -> tuple[int, int]:
@@ -64,3 +65,99 @@ def scan_fields(data: bytes, start: int, end: int, file_name: str) -> Iterator[t
             raise StreamParseError(file_name, f"malformed protobuf field {number}")
         yield number, wire_type, pos, after
         pos = after
+
+
+def encode_varint(value: int) -> bytes:
+    """``value`` (not negative) as a varint."""
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def key_of(number: int, wire_type: int) -> bytes:
+    """The encoded key (tag) of field ``number`` with ``wire_type``."""
+    return encode_varint(number << 3 | wire_type)
+
+
+def length_delimited(key: bytes, payload: bytes) -> bytes:
+    """A length-delimited field: ``key`` (:func:`key_of`), the payload's length, the payload."""
+    size = len(payload)
+    if size < 0x80:
+        return b"".join((key, bytes((size,)), payload))
+    if size < 0x4000:
+        return b"".join((key, bytes((size & 0x7F | 0x80, size >> 7)), payload))
+    return b"".join((key, encode_varint(size), payload))
+
+
+def retagged(data: bytes, keys: Mapping[int, bytes], file_name: str) -> tuple[list[bytes], dict[int, bytes]]:
+    """Move fields of the message ``data`` to other field numbers without parsing them.
+
+    Returns, in order, for each field whose decoded key (``number << 3 | wire type``) is in ``keys``: the new
+    key ``keys[key]`` and the field's encoded value (a length-delimited value with its length), as two parts
+    to join; and, for every other key, the encoded value of its last occurrence. Parsing the joined parts gives
+    the fields the parsed ``data`` holds, under the new numbers (a message field that occurs twice is merged
+    then, as it is in ``data``). The wire type stays the key's, so a field of the wrong wire type for its
+    number, which protobuf keeps as unknown, is among the others here too.
+    """
+    parts: list[bytes] = []
+    others: dict[int, bytes] = {}
+    pos = 0
+    end = len(data)
+    while pos < end:  # scan_fields, inlined: this runs for every transaction of a native block
+        key = data[pos]
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = read_varint(data, pos, end, file_name)
+        wire_type = key & 7
+        start = pos
+        if wire_type == LENGTH_DELIMITED:
+            length = data[pos] if pos < end else 0x80
+            if length < 0x80:
+                pos += 1
+            else:
+                length, pos = read_varint(data, pos, end, file_name)
+            after = pos + length
+        elif wire_type == VARINT:
+            after = pos
+            while after < end and data[after] >= 0x80:
+                after += 1
+            after += 1  # past its last byte
+            if after - pos > _MAX_VARINT_BYTES:
+                raise StreamParseError(file_name, "truncated or overlong varint")
+        elif wire_type == FIXED64:
+            after = pos + 8
+        elif wire_type == FIXED32:
+            after = pos + 4
+        else:
+            raise StreamParseError(file_name, f"unsupported protobuf wire type {wire_type} (field {key >> 3})")
+        if key < 8 or after > end:  # field number 0, or a value past the end
+            raise StreamParseError(file_name, f"malformed protobuf field {key >> 3}")
+        new_key = keys.get(key)
+        if new_key is not None:
+            parts.append(new_key)
+            parts.append(data[start:after])
+        else:
+            others[key] = data[start:after]
+        pos = after
+    return parts, others
+
+
+def sole_field(data: bytes, number: int, file_name: str) -> bytes:
+    """The value of the last length-delimited field ``number`` of ``data`` (b"" when there is none); quick
+    when that field is all of ``data``, as in a ``BlockItem``."""
+    if data and data[0] == (number << 3 | LENGTH_DELIMITED) and number < 16:
+        length = data[1] if len(data) > 1 else 0x80
+        start = 2
+        if length >= 0x80:
+            length, start = read_varint(data, 1, len(data), file_name)
+        if start + length == len(data):
+            return data[start:]
+    found = b""
+    for field_number, wire_type, start, end in scan_fields(data, 0, len(data), file_name):
+        if field_number == number and wire_type == LENGTH_DELIMITED:
+            found = data[start:end]
+    return found

@@ -62,6 +62,9 @@ class RecordItem:
     transaction_bytes: bytes
     record: Any
     """The parsed ``TransactionRecord``."""
+    parsed: tuple[Any, Any] | None = None
+    """The ``TransactionBody`` and the ``SignedTransaction`` when the reader has parsed them already (a native
+    block's: ``block_items``); None: the item parses ``transaction_bytes`` (``handlers.item.item_of``)."""
 
     def transaction(self) -> Any:
         """The parsed ``Transaction`` (parsed on each call; the importer keeps what it needs)."""

@@ -39,8 +39,6 @@ class Item:
     """Position in the file, counting every item."""
     record: Any
     """``TransactionRecord``."""
-    transaction: Any
-    """``Transaction``."""
     body: Any
     """``TransactionBody`` (from ``signedTransactionBytes``, else ``bodyBytes``, else the deprecated ``body``)."""
     body_name: str
@@ -94,11 +92,14 @@ def item_of(
     """Parse one record item's transaction (``RecordItem.java``'s rules)."""
     modules = protos()
     record = record_item.record
-    try:
-        transaction = record_item.transaction()
-        body, signed = _body_and_signed(transaction)
-    except modules.decode_error as error:
-        raise ItemError(f"item {index}: Error parsing transactionBody from transaction: {error}") from error
+    parsed = record_item.parsed
+    if parsed is not None:
+        body, signed = parsed
+    else:
+        try:
+            body, signed = _body_and_signed(record_item.transaction())
+        except modules.decode_error as error:
+            raise ItemError(f"item {index}: Error parsing transactionBody from transaction: {error}") from error
     body_name = body.WhichOneof("data") or ""
     result = record.receipt.status
     parent = None
@@ -110,7 +111,6 @@ def item_of(
         stamp if stamp < INT64_MAX else INT64_MAX,  # consensus_timestamp
         index,
         record,
-        transaction,
         body,
         body_name,
         record_item.transaction_bytes,
