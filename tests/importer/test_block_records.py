@@ -15,7 +15,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 
 from ledgermirror.importer import protobuf_wire
 from ledgermirror.importer._proto import protos
-from ledgermirror.importer.block_file import BlockTransaction
+from ledgermirror.importer.block_file import BlockTransaction, split_items
 from ledgermirror.importer.block_items import record_item_of, synthetic_record
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.handlers.item import ItemError, item_of
@@ -228,3 +228,20 @@ def test_sole_field_takes_the_last_length_delimited_field_of_its_number() -> Non
 def test_varints_read_back(value: int) -> None:
     encoded = protobuf_wire.encode_varint(value)
     assert protobuf_wire.read_varint(encoded, 0, len(encoded), "f") == (value, len(encoded))
+
+
+def test_an_items_kind_is_its_last_field_as_protobuf_parsing_takes_it() -> None:
+    def item(*fields: tuple[int, bytes]) -> bytes:
+        inner = b"".join(
+            protobuf_wire.length_delimited(protobuf_wire.key_of(number, protobuf_wire.LENGTH_DELIMITED), value)
+            for number, value in fields
+        )
+        return protobuf_wire.length_delimited(protobuf_wire.key_of(1, protobuf_wire.LENGTH_DELIMITED), inner)
+
+    long_value = b"\x00" * 300  # a length of two bytes
+    data = item((4, b"signed")) + item((5, long_value)) + item((4, b"a"), (5, b"b")) + item() + item((23, b"x"))
+    assert [kind for kind, _ in split_items("f", data)] == [4, 5, 5, 0, 23]
+    varint_only = protobuf_wire.length_delimited(
+        protobuf_wire.key_of(1, protobuf_wire.LENGTH_DELIMITED), b"\x20\x01"
+    )
+    assert split_items("f", varint_only) == [(4, b"\x20\x01")]

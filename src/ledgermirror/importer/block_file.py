@@ -41,9 +41,10 @@ def _block_class() -> Any:
     return hapi_module("block.stream.block_pb2").Block
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BlockTransaction:
-    """One transaction of a native block with the items that belong to it."""
+    """One transaction of a native block with the items that belong to it (not frozen: one is made for every
+    transaction, and a frozen dataclass's ``__init__`` costs a call per field; only the reader makes them)."""
 
     signed_transaction: bytes
     """The exact ``SignedTransaction`` bytes of the ``signed_transaction`` item."""
@@ -171,11 +172,27 @@ def split_items(name: str, data: bytes) -> list[tuple[int, bytes]]:
     for number, wire_type, start, end in protobuf_wire.scan_fields(data, 0, len(data), name):
         if number != 1 or wire_type != protobuf_wire.LENGTH_DELIMITED:
             raise StreamParseError(name, f"unexpected Block field {number}")
-        kind = 0
-        for item_number, _, _, _ in protobuf_wire.scan_fields(data, start, end, name):
-            kind = item_number  # a oneof: the last one set wins, as protobuf parsing does
-        items.append((kind, data[start:end]))
+        items.append((_item_kind(name, data, start, end), data[start:end]))
     return items
+
+
+def _item_kind(name: str, data: bytes, start: int, end: int) -> int:
+    """The number of the ``BlockItem`` field set in ``data[start:end]``: a oneof, so the last one set wins, as
+    protobuf parsing does (0 when none is). Quick when one length-delimited field is all of it, as it is."""
+    key = data[start] if start < end else 0
+    if key < 0x80 and key & 7 == protobuf_wire.LENGTH_DELIMITED and start + 1 < end:
+        length = data[start + 1]
+        if length < 0x80:
+            after = start + 2 + length
+        else:
+            length, value_start = protobuf_wire.read_varint(data, start + 1, end, name)
+            after = value_start + length
+        if after == end:
+            return key >> 3
+    kind = 0
+    for item_number, _, _, _ in protobuf_wire.scan_fields(data, start, end, name):
+        kind = item_number
+    return kind
 
 
 def wrapped_parts(name: str, item_bytes: bytes) -> tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]]:
