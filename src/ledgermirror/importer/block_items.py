@@ -187,7 +187,8 @@ def _wire() -> _RecordWire:
     for result_name, record_name in _RESULT_IN_RECORD.items():
         source, target = result_fields[result_name], record_fields[record_name]
         wire_type = _wire_type(source)
-        if wire_type != _wire_type(target):
+        # moved bytes mean the same only in a field of the same type
+        if (wire_type, _type_name(source)) != (_wire_type(target), _type_name(target)):
             raise RuntimeError(f"TransactionResult.{result_name} and TransactionRecord.{record_name} differ")
         keys[source.number << 3 | wire_type] = protobuf_wire.key_of(target.number, wire_type)
     receipt = record_fields["receipt"]
@@ -205,6 +206,10 @@ def _wire() -> _RecordWire:
         + protobuf_wire.encode_varint(hashlib.sha384().digest_size),
         signed_key=protobuf_wire.key_of(signed.number, protobuf_wire.LENGTH_DELIMITED),
     )
+
+
+def _type_name(field: Any) -> str:
+    return field.message_type.full_name if field.message_type is not None else str(field.type)
 
 
 def _wire_type(field: Any) -> int:
