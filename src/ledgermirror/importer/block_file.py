@@ -179,16 +179,9 @@ def split_items(name: str, data: bytes) -> list[tuple[int, bytes]]:
 def _item_kind(name: str, data: bytes, start: int, end: int) -> int:
     """The number of the ``BlockItem`` field set in ``data[start:end]``: a oneof, so the last one set wins, as
     protobuf parsing does (0 when none is). Quick when one length-delimited field is all of it, as it is."""
-    key = data[start] if start < end else 0
-    if key < 0x80 and key & 7 == protobuf_wire.LENGTH_DELIMITED and start + 1 < end:
-        length = data[start + 1]
-        if length < 0x80:
-            after = start + 2 + length
-        else:
-            length, value_start = protobuf_wire.read_varint(data, start + 1, end, name)
-            after = value_start + length
-        if after == end:
-            return key >> 3
+    whole = protobuf_wire.whole_field(data, start, end, name)
+    if whole is not None:
+        return whole[0] >> 3
     kind = 0
     for item_number, _, _, _ in protobuf_wire.scan_fields(data, start, end, name):
         kind = item_number

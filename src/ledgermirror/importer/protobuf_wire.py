@@ -146,16 +146,27 @@ def retagged(data: bytes, keys: Mapping[int, bytes], file_name: str) -> tuple[li
     return parts, others
 
 
+def whole_field(data: bytes, start: int, end: int, file_name: str) -> tuple[int, int] | None:
+    """``(key, value start)`` when ``data[start:end]`` is one length-delimited field with a one-byte key (field
+    numbers up to 15), as a ``BlockItem`` is; None otherwise (the callers then scan)."""
+    if end - start < 2:
+        return None
+    key = data[start]
+    if key >= 0x80 or key & 7 != LENGTH_DELIMITED:
+        return None
+    length = data[start + 1]
+    value_start = start + 2
+    if length >= 0x80:
+        length, value_start = read_varint(data, start + 1, end, file_name)
+    return (key, value_start) if value_start + length == end else None
+
+
 def sole_field(data: bytes, number: int, file_name: str) -> bytes:
     """The value of the last length-delimited field ``number`` of ``data`` (b"" when there is none); quick
-    when that field is all of ``data``, as in a ``BlockItem``."""
-    if data and data[0] == (number << 3 | LENGTH_DELIMITED) and number < 16:
-        length = data[1] if len(data) > 1 else 0x80
-        start = 2
-        if length >= 0x80:
-            length, start = read_varint(data, 1, len(data), file_name)
-        if start + length == len(data):
-            return data[start:]
+    when that field is all of ``data`` (:func:`whole_field`)."""
+    whole = whole_field(data, 0, len(data), file_name)
+    if whole is not None and whole[0] == number << 3 | LENGTH_DELIMITED:
+        return data[whole[1] :]
     found = b""
     for field_number, wire_type, start, end in scan_fields(data, 0, len(data), file_name):
         if field_number == number and wire_type == LENGTH_DELIMITED:
