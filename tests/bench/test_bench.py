@@ -283,30 +283,17 @@ def test_contract_call_bench_on_the_generated_data_set(
     assert "GET /api/v1/blocks?limit=1: " in out and "GET /api/v1/accounts/0.0." in out
 
 
+def _run_bucketget(*arguments: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "bench/bucketget", *arguments]
+    return subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout, cwd=root)
+
+
 def test_bucketget_measures_every_way_of_reading(tmp_path: Path) -> None:
     """``bench/bucketget`` against a real ``weed mini``: every way reads every object whole (checked by the bench
     itself), and each row reports the time and CPU it took; a bad argument is refused."""
     report = tmp_path / "gets.json"
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [
-            sys.executable,
-            "bench/bucketget",
-            "--objects",
-            "20",
-            "--size",
-            "3000",
-            "--rounds",
-            "1",
-            "--json",
-            str(report),
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=root,
-    )
+    done = _run_bucketget("--objects", "20", "--size", "3000", "--rounds", "1", "--json", str(report), timeout=180)
     if done.returncode != 0 and "ServerUnavailable" in done.stderr:
         pytest.skip(f"no S3 server: {done.stderr.strip().splitlines()[-1]}")
     assert done.returncode == 0, done.stderr
@@ -314,13 +301,6 @@ def test_bucketget_measures_every_way_of_reading(tmp_path: Path) -> None:
     assert [row["way"] for row in rows] == list(_bucketget.WAYS)
     assert all(row["wall_us_per_get"] > 0 and row["cpu_us_per_get"] > 0 and row["threads"] >= 1 for row in rows)
     assert "two-awaits" in done.stdout
-    refused = subprocess.run(
-        [sys.executable, "bench/bucketget", "--objects", "0"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=root,
-    )
+    refused = _run_bucketget("--objects", "0", timeout=60)
     assert refused.returncode == 2
     assert "at least 1" in refused.stderr

@@ -245,3 +245,16 @@ def test_an_items_kind_is_its_last_field_as_protobuf_parsing_takes_it() -> None:
         protobuf_wire.key_of(1, protobuf_wire.LENGTH_DELIMITED), b"\x20\x01"
     )
     assert split_items("f", varint_only) == [(4, b"\x20\x01")]
+
+
+def test_a_negative_varint_is_written_as_protobuf_writes_an_int64() -> None:
+    encoded = protobuf_wire.encode_varint(-1)
+    assert len(encoded) == 10
+    assert protobuf_wire.read_varint(encoded, 0, len(encoded), "f") == (2**64 - 1, 10)
+    record = protos().transaction_record.TransactionRecord()
+    record.receipt.SetInParent()
+    assert protobuf_wire.message_field(1, b"") == record.SerializeToString()
+    assert (
+        protobuf_wire.varint_field(6, 1_234_567)
+        == protos().transaction_record.TransactionRecord(transactionFee=1_234_567).SerializeToString()
+    )

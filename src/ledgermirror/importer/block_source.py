@@ -27,6 +27,7 @@ from typing import Protocol
 
 import zstandard
 
+from ledgermirror.importer import protobuf_wire
 from ledgermirror.importer.block_file import BlockDigest, digest_block, read_block
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.sources import Store
@@ -100,17 +101,8 @@ def block_bytes(items: Iterable[bytes]) -> bytes:
     """A serialized ``Block`` from the exact bytes of its ``BlockItem`` s (each as field 1)."""
     parts: list[bytes] = []
     for item in items:
-        parts.append(b"\x0a" + _varint(len(item)) + item)
+        parts.append(protobuf_wire.message_field(1, item))
     return b"".join(parts)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def decompress(name: str, data: bytes) -> bytes:

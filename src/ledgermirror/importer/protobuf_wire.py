@@ -16,6 +16,7 @@ FIXED64 = 1
 LENGTH_DELIMITED = 2
 FIXED32 = 5
 _MAX_VARINT_BYTES = 10
+_UINT64_MASK = (1 << 64) - 1
 
 
 def read_varint(data: bytes, pos: int, end: int, file_name: str) -> tuple[int, int]:
@@ -68,7 +69,9 @@ def scan_fields(data: bytes, start: int, end: int, file_name: str) -> Iterator[t
 
 
 def encode_varint(value: int) -> bytes:
-    """``value`` (not negative) as a varint."""
+    """``value`` as a varint; a negative one as its 64-bit two's complement (ten bytes), as protobuf writes an
+    ``int64``."""
+    value &= _UINT64_MASK
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
@@ -90,6 +93,16 @@ def length_delimited(key: bytes, payload: bytes) -> bytes:
     if size < 0x4000:
         return b"".join((key, bytes((size & 0x7F | 0x80, size >> 7)), payload))
     return b"".join((key, encode_varint(size), payload))
+
+
+def message_field(number: int, payload: bytes) -> bytes:
+    """Field ``number`` holding ``payload`` (bytes, a string or an encoded message)."""
+    return length_delimited(key_of(number, LENGTH_DELIMITED), payload)
+
+
+def varint_field(number: int, value: int) -> bytes:
+    """Field ``number`` holding the varint ``value``."""
+    return key_of(number, VARINT) + encode_varint(value)
 
 
 def retagged(data: bytes, keys: Mapping[int, bytes], file_name: str) -> tuple[list[bytes], dict[int, bytes]]:

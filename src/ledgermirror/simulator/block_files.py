@@ -29,17 +29,14 @@ from cryptography.hazmat.primitives.hashes import SHA384
 
 from ledgermirror.importer import block_hash
 from ledgermirror.importer.block_source import block_bytes, block_key
+from ledgermirror.importer.protobuf_wire import message_field
 from ledgermirror.simulator.emitter import StreamItem
 from ledgermirror.simulator.hapi import set_timestamp
-from ledgermirror.simulator.stream_files import RecordFileBytes, varint, wrapped_contents
+from ledgermirror.simulator.stream_files import RecordFileBytes, wrapped_contents
 
 BLOCK_FOLDER = "block"
 ZSTD_LEVEL = 3
 HASH_LENGTH = 48
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +78,10 @@ def wrapped_block(
     set_timestamp(header.block_timestamp, first_consensus_timestamp)
     stamp = modules.timestamp.Timestamp()
     set_timestamp(stamp, first_consensus_timestamp)
-    record_item = _field(1, stamp.SerializeToString()) + _field(2, wrapped_contents(data, items, hapi_version))
+    contents = wrapped_contents(data, items, hapi_version)
+    record_item = message_field(1, stamp.SerializeToString()) + message_field(2, contents)
     if data.sidecar is not None:
-        record_item += _field(3, gzip.decompress(data.sidecar.stored))
+        record_item += message_field(3, gzip.decompress(data.sidecar.stored))
     footer = modules.footer.BlockFooter(
         previous_block_root_hash=previous_root,
         root_hash_of_all_block_hashes_tree=_derived(seed, "all-blocks", number),
@@ -96,10 +94,10 @@ def wrapped_block(
             signatures_bytes=key.sign(data.file_hash, PKCS1v15(), SHA384()), node_id=node_id
         )
     block_items = [
-        (block_hash.BLOCK_HEADER, _field(block_hash.BLOCK_HEADER, header.SerializeToString())),
-        (block_hash.RECORD_FILE, _field(block_hash.RECORD_FILE, record_item)),
-        (block_hash.BLOCK_FOOTER, _field(block_hash.BLOCK_FOOTER, footer.SerializeToString())),
-        (block_hash.BLOCK_PROOF, _field(block_hash.BLOCK_PROOF, proof.SerializeToString())),
+        (block_hash.BLOCK_HEADER, message_field(block_hash.BLOCK_HEADER, header.SerializeToString())),
+        (block_hash.RECORD_FILE, message_field(block_hash.RECORD_FILE, record_item)),
+        (block_hash.BLOCK_FOOTER, message_field(block_hash.BLOCK_FOOTER, footer.SerializeToString())),
+        (block_hash.BLOCK_PROOF, message_field(block_hash.BLOCK_PROOF, proof.SerializeToString())),
     ]
     root = block_hash.block_root_hash(
         stamp.SerializeToString(),

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.asymmetric.padding import PKCS1v15
 from cryptography.hazmat.primitives.hashes import SHA384
 
+from ledgermirror.importer.protobuf_wire import encode_varint, message_field, varint_field
 from ledgermirror.importer.running_hash import running_hash
 from ledgermirror.importer.stream_names import stem_of
 from ledgermirror.simulator.emitter import StreamItem
@@ -38,26 +39,13 @@ SIDECAR_ID = 1
 GZIP_LEVEL = 6
 
 
-def varint(value: int) -> bytes:
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
-
-
-def _varint_field(number: int, value: int) -> bytes:
-    return varint(number << 3) + varint(value)
+def _item_field(record: bytes, transaction: bytes) -> bytes:
+    """A record stream item (field 3): its transaction, then its record."""
+    return message_field(3, message_field(1, transaction) + message_field(2, record))
 
 
 def _hash_object(digest: bytes) -> bytes:
-    return _varint_field(1, SHA_384) + _varint_field(2, len(digest)) + _field(3, digest)
+    return varint_field(1, SHA_384) + varint_field(2, len(digest)) + message_field(3, digest)
 
 
 def file_name(consensus_timestamp: int) -> str:
@@ -119,15 +107,15 @@ def record_file(
 ) -> RecordFileBytes:
     pairs = [(item.record_bytes, item.transaction_bytes) for item in items]
     end_hash = running_hash(start_running_hash, pairs)
-    version = b"".join(_varint_field(n, v) for n, v in zip((1, 2, 3), hapi_version, strict=True) if v)
-    parts = [_field(1, version), _field(2, _hash_object(start_running_hash))]
-    parts.extend(_field(3, _field(1, transaction) + _field(2, record)) for record, transaction in pairs)
-    parts.append(_field(4, _hash_object(end_hash)))
-    parts.append(_varint_field(5, block_number))
+    version = b"".join(varint_field(n, v) for n, v in zip((1, 2, 3), hapi_version, strict=True) if v)
+    parts = [message_field(1, version), message_field(2, _hash_object(start_running_hash))]
+    parts.extend(_item_field(record, transaction) for record, transaction in pairs)
+    parts.append(message_field(4, _hash_object(end_hash)))
+    parts.append(varint_field(5, block_number))
     if sidecar is not None:
-        listed = _field(1, _hash_object(sidecar.hash)) + _varint_field(2, SIDECAR_ID)
-        listed += _field(3, b"".join(varint(kind) for kind in sidecar.types))
-        parts.append(_field(6, listed))
+        listed = message_field(1, _hash_object(sidecar.hash)) + varint_field(2, SIDECAR_ID)
+        listed += message_field(3, b"".join(encode_varint(kind) for kind in sidecar.types))
+        parts.append(message_field(6, listed))
     content = struct.pack(">i", RECORD_FILE_VERSION) + b"".join(parts)
     metadata = hashlib.sha384(
         struct.pack(">iiii", RECORD_FILE_VERSION, *hapi_version)
@@ -218,12 +206,12 @@ def wrapped_contents(
     if data.version >= RECORD_FILE_VERSION:
         return gzip.decompress(data.stored)[4:]
     semantic = hapi_version if data.version == 5 else (0, V2_HAPI_VERSION, 0)
-    version = b"".join(_varint_field(n, v) for n, v in zip((1, 2, 3), semantic, strict=True) if v)
-    parts = [_field(1, version), _field(2, _hash_object(data.start_running_hash))]
-    parts.extend(_field(3, _field(1, item.transaction_bytes) + _field(2, item.record_bytes)) for item in items)
+    version = b"".join(varint_field(n, v) for n, v in zip((1, 2, 3), semantic, strict=True) if v)
+    parts = [message_field(1, version), message_field(2, _hash_object(data.start_running_hash))]
+    parts.extend(_item_field(item.record_bytes, item.transaction_bytes) for item in items)
     if data.version == 5:
-        parts.append(_field(4, _hash_object(data.end_running_hash)))
-    parts.append(_varint_field(5, data.block_number))
+        parts.append(message_field(4, _hash_object(data.end_running_hash)))
+    parts.append(varint_field(5, data.block_number))
     return b"".join(parts)
 
 
@@ -248,15 +236,15 @@ def signature_file(key: rsa.RSAPrivateKey, file_hash: bytes, metadata_hash: byte
     def signature_object(digest: bytes) -> bytes:
         signed = key.sign(digest, PKCS1v15(), SHA384())
         return (
-            _varint_field(1, SHA_384_WITH_RSA)
-            + _varint_field(2, len(signed))
-            + _varint_field(3, 101 - len(signed))
-            + _field(4, signed)
-            + _field(5, _hash_object(digest))
+            varint_field(1, SHA_384_WITH_RSA)
+            + varint_field(2, len(signed))
+            + varint_field(3, 101 - len(signed))
+            + message_field(4, signed)
+            + message_field(5, _hash_object(digest))
         )
 
     return (
         bytes((RECORD_FILE_VERSION,))
-        + _field(1, signature_object(file_hash))
-        + _field(2, signature_object(metadata_hash))
+        + message_field(1, signature_object(file_hash))
+        + message_field(2, signature_object(metadata_hash))
     )
