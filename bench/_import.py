@@ -12,8 +12,9 @@
    requests (LIST pages, GETs, HEADs) and bytes read are counted by the importer's ``Store``
    (``StoreRequests``) and, for a bucket, by the S3 server itself (its Prometheus counter, the upload's
    requests left out); both are reported per million transactions. Measured around it: wall time, the CPU
-   of this process and its children (the importer's unpacking process) and PostgreSQL's (its process
-   tree, exited backends included: ``_procstat.py``), this process's peak RSS. The
+   of this process and its children (the importer's unpacking process; not the S3 server's, reported on its
+   own) and PostgreSQL's (its process tree, exited backends included: ``_procstat.py``), this process's peak
+   RSS. The
    pipeline's own clocks give download, signature and data-check seconds; ``rows_of_file_with_lookups`` is
    wrapped to split building rows from writing them (the pipeline's ``write_seconds`` covers both).
 4. Rows by table, counted in the database after the import.
@@ -169,10 +170,13 @@ def simulate(
     return time.perf_counter() - started
 
 
-def _cpu_self() -> float:
+def _cpu_self(excluded: Sequence[int] = ()) -> float:
     """This process's CPU and its children's (the importer's unpacking process; the children it reaped
-    are counted by the kernel for it): PostgreSQL's server is not among them."""
-    return usage([os.getpid()]).cpu_seconds
+    are counted by the kernel for it), less the process trees of ``excluded``: the S3 server that ``--bucket``
+    starts is a child of this process, and its CPU is reported on its own (a real bucket's is not spent on the
+    importing machine). PostgreSQL's server is not among them."""
+    own = usage([os.getpid()]).cpu_seconds
+    return own - usage(list(excluded)).cpu_seconds if excluded else own
 
 
 def _peak_rss_bytes() -> int:
@@ -334,15 +338,15 @@ async def measure_import(
         stop = asyncio.Event()
         timer = asyncio.get_running_loop().call_later(timeout, stop.set)
         clocks = Clocks()
-        sampler = Sampler(lambda: usage(postgres).cpu_seconds)
         requests = StoreRequests()
         server = source.server
         server_before = await asyncio.to_thread(server.request_counts) if server is not None else None
         server_pids = [server.pid] if server is not None and server.pid is not None else []
+        sampler = Sampler(lambda: usage(postgres).cpu_seconds, lambda: _cpu_self(server_pids))
         server_cpu_before = usage(server_pids).cpu_seconds if server_pids else 0.0
         rss_before, load_before = _current_rss(), os.getloadavg()
         sampler.take(0)
-        pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(), time.perf_counter()
+        pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(server_pids), time.perf_counter()
         with timed_rows(clocks):
             progress = _Quiet(sampler)
             stats = await _run(conn, source, options, stop=stop, progress=progress, requests=requests)
@@ -350,7 +354,7 @@ async def measure_import(
         # The kernel's high-water mark can lag the current RSS (it is updated lazily), so the peak is at least
         # every RSS seen here.
         peak = max(_peak_rss_bytes(), _current_rss(), rss_before)
-        importer_cpu, load_after = _cpu_self() - cpu_before, os.getloadavg()
+        importer_cpu, load_after = _cpu_self(server_pids) - cpu_before, os.getloadavg()
         # The background writer's connection (LEDGERMIRROR_IMPORT_OVERLAP) ended with the import: give its
         # postmaster a moment to reap the backend, whose CPU then counts among its children's times.
         await asyncio.sleep(0.3)

@@ -10,7 +10,6 @@ other jobs' load, given per window.
 from __future__ import annotations
 
 import os
-import resource
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,21 +27,18 @@ class Sample:
     load: float
 
 
-def _cpu_self() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    return own.ru_utime + own.ru_stime
-
-
 class Sampler:
-    """Samples taken when the pipeline commits (``postgres_cpu`` reads the server's CPU seconds)."""
+    """Samples taken when the pipeline commits (``postgres_cpu`` reads the server's CPU seconds,
+    ``importer_cpu`` the importer's: the same figure as the whole run's, children included)."""
 
-    def __init__(self, postgres_cpu: Callable[[], float]) -> None:
+    def __init__(self, postgres_cpu: Callable[[], float], importer_cpu: Callable[[], float]) -> None:
         self.postgres_cpu = postgres_cpu
+        self.importer_cpu = importer_cpu
         self.samples: list[Sample] = []
 
     def take(self, items: int) -> None:
         self.samples.append(
-            Sample(time.perf_counter(), items, _cpu_self(), self.postgres_cpu(), os.getloadavg()[0])
+            Sample(time.perf_counter(), items, self.importer_cpu(), self.postgres_cpu(), os.getloadavg()[0])
         )
 
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from bench import _import, _s3server
@@ -104,6 +108,30 @@ def _check_windows(report: dict[str, Any]) -> None:
     assert targets["last_window_tps_met"] == (targets["last_window_tps"] >= 3000)
     last_cpu = by_window[-1]["importer_us_per_transaction"] + by_window[-1]["postgres_us_per_transaction"]
     assert targets["last_window_cpu_bound_tps"] == pytest.approx(1e6 / last_cpu, rel=0.01)
+
+
+def test_the_importers_cpu_leaves_out_the_s3_server() -> None:
+    """The S3 server ``--bucket`` starts is a child of the benchmark's process: its CPU is reported on its own
+    and not counted as the importer's (a real bucket's is spent elsewhere)."""
+    burn = "\n".join(
+        [
+            "import sys, time",
+            "end = time.process_time() + 0.3",
+            "while time.process_time() < end: pass",
+            "sys.stdin.read()",
+        ]
+    )
+    child = subprocess.Popen([sys.executable, "-c", burn], stdin=subprocess.PIPE)
+    try:
+        process = psutil.Process(child.pid)
+        deadline = time.monotonic() + 30
+        while sum(process.cpu_times()[:2]) < 0.28 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with_server, without = _import._cpu_self(), _import._cpu_self([child.pid])
+        assert with_server - without >= 0.25
+        assert without > 0
+    finally:
+        child.communicate(b"")
 
 
 def test_an_existing_stream_and_a_database_that_is_not_fresh(tmp_path: Path) -> None:
