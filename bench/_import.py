@@ -35,6 +35,7 @@ import dataclasses
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import asyncpg
+from bench._hostspeed import SpeedProbe
 from bench._procstat import postmaster_pids, usage
 from bench._s3server import S3Server, upload, weed_mini
 from bench._windows import DEFAULT_WINDOW, Sample, Sampler, print_windows, windows
@@ -310,6 +312,8 @@ class Measured:
     """The S3 server's CPU seconds during the import (a bucket only: it shares the machine's cores)."""
     shared_buffers: str = ""
     """The server's ``shared_buffers`` (PostgreSQL's own page cache) during the import."""
+    probes: list[tuple[float, float]] = field(default_factory=list)
+    """The host's speed during the import (``_hostspeed.SpeedProbe``): when each probe ended, microseconds."""
 
 
 async def _run(conn: asyncpg.Connection, source: Source, options: ImportOptions, **run: Any) -> ImportStats:
@@ -347,7 +351,7 @@ async def measure_import(
         rss_before, load_before = _current_rss(), os.getloadavg()
         sampler.take(0)
         pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(server_pids), time.perf_counter()
-        with timed_rows(clocks):
+        with timed_rows(clocks), SpeedProbe() as probe:
             progress = _Quiet(sampler)
             stats = await _run(conn, source, options, stop=stop, progress=progress, requests=requests)
         wall = time.perf_counter() - started
@@ -386,6 +390,7 @@ async def measure_import(
         server_requests,
         server_cpu,
         shared_buffers,
+        probe.samples,
     )
 
 
@@ -460,7 +465,7 @@ def report(
 ) -> dict[str, Any]:
     stats, wall = measured.stats, measured.wall
     items = max(stats.items, 1)
-    by_window = windows(measured.samples, window)
+    by_window = windows(measured.samples, window, measured.probes)
     last = by_window[-1] if by_window else None
     last_tps = last["transactions_per_second"] if last else tps_of(stats.items, wall)
     last_cpu_us = (
@@ -492,6 +497,7 @@ def report(
             "load_average_before": [round(load, 2) for load in measured.load_before],
             "load_average_after": [round(load, 2) for load in measured.load_after],
             "shared_buffers": measured.shared_buffers,
+            "host_probe_us": _probe_summary(measured.probes),
         },
         "import": {
             "completed": measured.completed,
@@ -568,6 +574,14 @@ def report(
     return result
 
 
+def _probe_summary(probes: list[tuple[float, float]]) -> dict[str, float] | None:
+    """The fastest, median and slowest probe of the host's speed over the import (``_hostspeed``)."""
+    taken = sorted(took for _, took in probes)
+    if not taken:
+        return None
+    return {"min": round(taken[0], 1), "median": round(statistics.median(taken), 1), "max": round(taken[-1], 1)}
+
+
 def print_report(result: dict[str, Any]) -> None:
     imported, cpu, stages, targets = result["import"], result["cpu"], result["stages_seconds"], result["targets"]
     print(f"stream: {result['stream']}")
@@ -579,6 +593,12 @@ def print_report(result: dict[str, Any]) -> None:
         f"load average (1, 5, 15 min) before the import {machine['load_average_before']}, after "
         f"{machine['load_average_after']}, on {machine['cpus']} CPUs; shared_buffers {machine['shared_buffers']}"
     )
+    probe = machine["host_probe_us"]
+    if probe is not None:
+        print(
+            f"the host's speed (a fixed piece of work, its CPU time; more is slower): {probe['min']} to "
+            f"{probe['max']} µs, median {probe['median']}"
+        )
     note = "" if imported["completed"] else " (stopped at --timeout: partial)"
     print(
         f"imported {imported['transactions']:,} transactions in {imported['files']} files, "

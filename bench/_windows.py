@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from bench._hostspeed import median_between
 
 DEFAULT_WINDOW = 100_000
 
@@ -42,9 +44,12 @@ class Sampler:
         )
 
 
-def windows(samples: list[Sample], size: int = DEFAULT_WINDOW) -> list[dict[str, Any]]:
+def windows(
+    samples: list[Sample], size: int = DEFAULT_WINDOW, probes: Sequence[tuple[float, float]] = ()
+) -> list[dict[str, Any]]:
     """Consecutive windows of at least ``size`` transactions between samples (the first starts at the first
-    sample, taken before the import)."""
+    sample, taken before the import), each with the median of the host's speed ``probes`` that ended in it
+    (``_hostspeed``; None when none did)."""
     result: list[dict[str, Any]] = []
     if len(samples) < 2:
         return result
@@ -66,6 +71,7 @@ def windows(samples: list[Sample], size: int = DEFAULT_WINDOW) -> list[dict[str,
                 "importer_us_per_transaction": round((sample.importer_cpu - start.importer_cpu) / items * 1e6, 1),
                 "postgres_us_per_transaction": round((sample.postgres_cpu - start.postgres_cpu) / items * 1e6, 1),
                 "load_average": [round(start.load, 2), round(sample.load, 2)],
+                "host_probe_us": median_between(probes, start.wall, sample.wall),
             }
         )
         start = sample
@@ -75,12 +81,17 @@ def windows(samples: list[Sample], size: int = DEFAULT_WINDOW) -> list[dict[str,
 def print_windows(rows: list[dict[str, Any]]) -> None:
     if not rows:
         return
-    print("  by window: transactions, tx/s, CPU µs per transaction (importer + PostgreSQL), load average")
+    print(
+        "  by window: transactions, tx/s, CPU µs per transaction (importer + PostgreSQL), load average, the host's"
+        " speed probe (µs, more is slower)"
+    )
     for row in rows:
         total = row["importer_us_per_transaction"] + row["postgres_us_per_transaction"]
+        probe = row["host_probe_us"]
         print(
             f"    {row['from_transaction']:>10,} .. {row['to_transaction']:>10,}  "
             f"{row['transactions_per_second']:>7,.0f} tx/s  "
             f"{row['importer_us_per_transaction']:>6.1f} + {row['postgres_us_per_transaction']:>6.1f} = "
             f"{total:>6.1f} µs  load {row['load_average'][0]:.1f} to {row['load_average'][1]:.1f}"
+            + (f"  probe {probe:,.0f} µs" if probe is not None else "")
         )

@@ -67,15 +67,20 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     cpu_per_row = (cpu["importer_seconds"] + cpu["postgres_seconds"]) / imported["rows_in_tables"] * 1e6
     assert copy["import_cpu_us_per_row"] == pytest.approx(cpu_per_row, rel=0.01)
 
-    machine = report["machine"]
-    assert machine["cpus"] >= 1 and len(machine["load_average_before"]) == len(machine["load_average_after"]) == 3
-    assert machine["shared_buffers"] == "128MB"  # a throwaway server (--no-fsync) keeps initdb's page cache
+    _check_machine(report["machine"])
 
     targets = report["targets"]
     assert targets["sustained_tps_met"] == (imported["transactions_per_second"] >= 10_000)
     assert targets["day_at_100_tps_hours"] > 0
 
     _check_windows(report)
+
+
+def _check_machine(machine: dict[str, Any]) -> None:
+    assert machine["cpus"] >= 1 and len(machine["load_average_before"]) == len(machine["load_average_after"]) == 3
+    assert machine["shared_buffers"] == "128MB"  # a throwaway server (--no-fsync) keeps initdb's page cache
+    probe = machine["host_probe_us"]  # one probe at least: the first is taken as the import starts
+    assert 0 < probe["min"] <= probe["median"] <= probe["max"]
 
 
 def _check_stages_and_requests(report: dict[str, Any]) -> None:
@@ -104,6 +109,8 @@ def _check_windows(report: dict[str, Any]) -> None:
     for before, after in itertools.pairwise(by_window):
         assert before["to_transaction"] == after["from_transaction"]
     assert all(row["importer_us_per_transaction"] > 0 and row["seconds"] > 0 for row in by_window)
+    probes = [row["host_probe_us"] for row in by_window if row["host_probe_us"] is not None]
+    assert all(probe > 0 for probe in probes)
     assert targets["last_window_tps"] == by_window[-1]["transactions_per_second"]
     assert targets["last_window_tps_met"] == (targets["last_window_tps"] >= 3000)
     last_cpu = by_window[-1]["importer_us_per_transaction"] + by_window[-1]["postgres_us_per_transaction"]
