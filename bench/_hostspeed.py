@@ -5,8 +5,8 @@ more than a third: docs/performance.md, "the host changed speed under these runs
 window may be the host's and not the import's. :class:`SpeedProbe` runs the same work every ``interval`` seconds
 on a thread of its own and records the CPU time it took (``time.thread_time``, so waiting for the other cores or
 for the interpreter lock does not count): hashing a megabyte (memory and caches) and a short loop of the
-interpreter. A window whose probe took longer ran on a slower host. The work takes about a millisecond, a
-two-thousandth of the interval.
+interpreter. A window whose probe took longer ran on a slower host. The work takes about 1.5 ms on a fast hour,
+under a thousandth of the interval.
 """
 
 from __future__ import annotations

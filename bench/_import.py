@@ -14,7 +14,7 @@
    requests left out); both are reported per million transactions. Measured around it: wall time, the CPU
    of this process and its children (the importer's unpacking process; not the S3 server's, reported on its
    own) and PostgreSQL's (its process tree, exited backends included: ``_procstat.py``), this process's peak
-   RSS. The
+   RSS, and the host's speed (``_hostspeed.py``: the same small work timed every 2 s, by window). The
    pipeline's own clocks give download, signature and data-check seconds; ``rows_of_file_with_lookups`` is
    wrapped to split building rows from writing them (the pipeline's ``write_seconds`` covers both).
 4. Rows by table, counted in the database after the import.
