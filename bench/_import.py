@@ -50,6 +50,9 @@ import asyncpg
 from bench._hostspeed import SpeedProbe
 from bench._procstat import postmaster_pids, usage
 from bench._s3server import S3Server, upload, weed_mini
+from bench._serverwork import ServerWork
+from bench._serverwork import during as work_during
+from bench._serverwork import read as read_server_work
 from bench._windows import DEFAULT_WINDOW, Sample, Sampler, print_windows, windows
 
 import ledgermirror
@@ -314,6 +317,8 @@ class Measured:
     """The server's ``shared_buffers`` (PostgreSQL's own page cache) during the import."""
     probes: list[tuple[float, float]] = field(default_factory=list)
     """The host's speed during the import (``_hostspeed.SpeedProbe``): when each probe ended, microseconds."""
+    server_work: dict[str, Any] = field(default_factory=dict)
+    """PostgreSQL's WAL, checkpoints and autovacuums during the import (``_serverwork.during``)."""
 
 
 async def _run(conn: asyncpg.Connection, source: Source, options: ImportOptions, **run: Any) -> ImportStats:
@@ -349,6 +354,7 @@ async def measure_import(
         sampler = Sampler(lambda: usage(postgres).cpu_seconds, lambda: _cpu_self(server_pids))
         server_cpu_before = usage(server_pids).cpu_seconds if server_pids else 0.0
         rss_before, load_before = _current_rss(), os.getloadavg()
+        work_before: ServerWork = await read_server_work(conn)
         sampler.take(0)
         pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(server_pids), time.perf_counter()
         with timed_rows(clocks), SpeedProbe() as probe:
@@ -366,6 +372,7 @@ async def measure_import(
         # postmaster reaps it and counts it among its children's times, so a reading taken then missed its CPU.
         postgres_cpu = usage(postgres).cpu_seconds - pg_before
         server_cpu = usage(server_pids).cpu_seconds - server_cpu_before if server_pids else None
+        server_work = work_during(work_before, await read_server_work(conn), stats.items)
         timer.cancel()
         server_requests = None
         if server is not None and server_before is not None:
@@ -391,6 +398,7 @@ async def measure_import(
         server_cpu,
         shared_buffers,
         probe.samples,
+        server_work,
     )
 
 
@@ -518,6 +526,7 @@ def report(
             "postgres_us_per_transaction": round(measured.postgres_cpu / items * 1e6, 1),
             "total_us_per_transaction": round((measured.importer_cpu + measured.postgres_cpu) / items * 1e6, 1),
         },
+        "postgres_background": measured.server_work,
         "memory": {"importer_rss_before_bytes": measured.rss_before, "importer_peak_rss_bytes": measured.peak_rss},
         "stages_seconds": {
             # download runs ahead on worker threads (prefetch): it overlaps the others
@@ -582,6 +591,23 @@ def _probe_summary(probes: list[tuple[float, float]]) -> dict[str, float] | None
     return {"min": round(taken[0], 1), "median": round(statistics.median(taken), 1), "max": round(taken[-1], 1)}
 
 
+def print_server_work(work: dict[str, Any]) -> None:
+    """PostgreSQL's background work during the import, on two lines."""
+    wal = ", ".join(f"{name} {work[name]:,}" for name in ("wal_records", "wal_fpi", "wal_bytes") if name in work)
+    each = ", ".join(
+        f"{name.removesuffix('_per_transaction')} {value}"
+        for name, value in work.items()
+        if name.endswith("_per_transaction")
+    )
+    checkpoints = ", ".join(
+        f"{name} {value:,}"
+        for name, value in work.items()
+        if isinstance(value, int) and not name.startswith("wal_")
+    )
+    print(f"  PostgreSQL's WAL: {wal} ({each} a transaction); {checkpoints}")
+    print(f"  autovacuums {work.get('autovacuums', {})}, autoanalyzes {work.get('autoanalyzes', {})}")
+
+
 def print_report(result: dict[str, Any]) -> None:
     imported, cpu, stages, targets = result["import"], result["cpu"], result["stages_seconds"], result["targets"]
     print(f"stream: {result['stream']}")
@@ -625,6 +651,7 @@ def print_report(result: dict[str, Any]) -> None:
             f"per million transactions): {server['by_type']}; its CPU {server['cpu_seconds']} s, "
             f"{server['cpu_us_per_transaction']} µs a transaction"
         )
+    print_server_work(result["postgres_background"])
     print(f"  importer peak RSS: {result['memory']['importer_peak_rss_bytes'] / 2**20:.0f} MB")
     print("  stages (s): " + ", ".join(f"{name} {seconds}" for name, seconds in stages.items()))
     overlap = result["overlap"]

@@ -68,6 +68,7 @@ def test_import_benchmark_reports_sane_figures(tmp_path: Path) -> None:
     assert copy["import_cpu_us_per_row"] == pytest.approx(cpu_per_row, rel=0.01)
 
     _check_machine(report["machine"])
+    _check_server_work(report["postgres_background"], imported["transactions"])
 
     targets = report["targets"]
     assert targets["sustained_tps_met"] == (imported["transactions_per_second"] >= 10_000)
@@ -81,6 +82,16 @@ def _check_machine(machine: dict[str, Any]) -> None:
     assert machine["shared_buffers"] == "128MB"  # a throwaway server (--no-fsync) keeps initdb's page cache
     probe = machine["host_probe_us"]  # one probe at least: the first is taken as the import starts
     assert 0 < probe["min"] <= probe["median"] <= probe["max"]
+
+
+def _check_server_work(work: dict[str, Any], transactions: int) -> None:
+    """The import's WAL, read from the server: a record for each row at least (every table has an index), and
+    no full-page image on the throwaway server (full-page writes off)."""
+    assert work["wal_records"] > transactions * 2 and work["wal_bytes"] > work["wal_records"] * 20
+    assert work["wal_records_per_transaction"] == round(work["wal_records"] / transactions, 2)
+    assert work["wal_fpi"] == 0
+    assert work["checkpoints_timed"] >= 0 and work["buffers_checkpoint"] >= 0
+    assert isinstance(work["autovacuums"], dict) and isinstance(work["autoanalyzes"], dict)
 
 
 def _check_stages_and_requests(report: dict[str, Any]) -> None:
