@@ -720,6 +720,12 @@ def _parser() -> argparse.ArgumentParser:
         help="the embedded server's shared_buffers in MiB (LEDGERMIRROR_EMBEDDED_SHARED_BUFFERS_MB); 0: "
         "the service's default, a quarter of the machine's memory; 128: initdb's",
     )
+    p.add_argument(
+        "--max-wal-size-mb",
+        type=int,
+        default=Settings().embedded_max_wal_size_mb,
+        help="the embedded server's max_wal_size in MiB (LEDGERMIRROR_EMBEDDED_MAX_WAL_SIZE_MB; %(default)s)",
+    )
     p.add_argument("--files-per-transaction", type=int, default=DEFAULT_FILES_PER_TRANSACTION)
     p.add_argument("--no-copy-limit", action="store_true", help="skip the COPY comparison")
     p.add_argument(
@@ -767,7 +773,10 @@ def main(argv: list[str] | None = None) -> int:
             source = _to_bucket(cleanup, source, work / "weed")
         source = dataclasses.replace(source, latency=max(args.latency_ms, 0.0) / 1000)
         data_dir: Path = args.data_dir or work / "db"
-        settings = Settings(embedded_shared_buffers_mb=max(args.shared_buffers_mb, 0))
+        settings = Settings(
+            embedded_shared_buffers_mb=max(args.shared_buffers_mb, 0),
+            embedded_max_wal_size_mb=max(args.max_wal_size_mb, 64),
+        )
         prepared = prepare(settings, data_dir=data_dir, durable=not args.no_fsync)
         cleanup.callback(prepared.stop)
         balances = stream / "initial-balances.pb.gz"

@@ -57,6 +57,7 @@ def prepare(
             data_dir or settings.data_dir,
             durable=durable,
             shared_buffers_mb=settings.embedded_shared_buffers_mb or default_shared_buffers_mb(),
+            max_wal_size_mb=settings.embedded_max_wal_size_mb,
         )
         try:
             owner_url = embedded.start()

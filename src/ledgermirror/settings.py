@@ -49,6 +49,11 @@ class Settings:
     """PostgreSQL's own page cache (``shared_buffers``) of a durable embedded server, in MiB; 0: a quarter of
     the machine's memory (or of the container's cgroup limit when smaller), at least 128 MiB and at most 8 GiB.
     Read when the server starts."""
+    embedded_max_wal_size_mb: Annotated[int, Range(64)] = 16384
+    """How much WAL the embedded server lets build up between two checkpoints (``max_wal_size``), in MiB. A long
+    import's WAL on the data folder's disk grows to about this much, and a crash replays up to it; closer
+    checkpoints write far more (over ten million transactions: at 4 GiB, 40 GB of WAL and 41 GB of pages written
+    by checkpoints; at 16 GiB, 24 and 8 GB). Read when the server starts."""
     api_role: str = "mirror_api"
     host: str = "127.0.0.1"
     port: Port = 5551

@@ -11,6 +11,7 @@ import asyncpg
 
 from ledgermirror.db.embedded import (
     CHECKPOINT_SETTINGS,
+    DEFAULT_MAX_WAL_SIZE_MB,
     MAX_SHARED_BUFFERS_MB,
     THROWAWAY_SETTINGS,
     EmbeddedPostgres,
@@ -23,6 +24,7 @@ from ledgermirror.db.embedded import (
     write_throwaway_settings,
 )
 from ledgermirror.runtime import Prepared
+from ledgermirror.settings import Settings
 
 
 def test_the_test_cluster_is_a_throwaway_one(database: Prepared) -> None:
@@ -44,7 +46,7 @@ def test_every_embedded_server_checkpoints_less_often(database: Prepared) -> Non
         finally:
             await conn.close()
 
-    assert asyncio.run(settings()) == {"max_wal_size": "4GB", "checkpoint_timeout": "15min"}
+    assert asyncio.run(settings()) == {"max_wal_size": "16GB", "checkpoint_timeout": "15min"}
 
 
 def test_checkpoint_block_is_first_once_and_kept_up_to_date(tmp_path: Path) -> None:
@@ -53,12 +55,12 @@ def test_checkpoint_block_is_first_once_and_kept_up_to_date(tmp_path: Path) -> N
     conf.write_text(original)
     assert write_server_settings(conf, CHECKPOINT_SETTINGS)
     added = conf.read_text()
-    assert added.startswith(original) and "max_wal_size = 4GB\ncheckpoint_timeout = 15min\n" in added
+    assert added.startswith(original) and "max_wal_size = 16384MB\ncheckpoint_timeout = 15min\n" in added
     assert not write_server_settings(conf, CHECKPOINT_SETTINGS)
     assert write_throwaway_settings(conf, throwaway=True)  # the throwaway block goes after it, and back out
     assert write_throwaway_settings(conf, throwaway=False)
     assert conf.read_text() == added
-    conf.write_text(added.replace("4GB", "2GB"))  # an older block is replaced, not repeated
+    conf.write_text(added.replace("16384MB", "4GB"))  # an older block is replaced, not repeated
     assert write_server_settings(conf, CHECKPOINT_SETTINGS)
     assert conf.read_text() == added
 
@@ -100,6 +102,16 @@ def test_the_page_cache_is_for_durable_servers_only() -> None:
     assert server_settings(durable=True, shared_buffers_mb=0) == CHECKPOINT_SETTINGS
 
 
+def test_the_wal_between_checkpoints_is_configured_for_every_server() -> None:
+    assert CHECKPOINT_SETTINGS["max_wal_size"] == f"{DEFAULT_MAX_WAL_SIZE_MB}MB" == "16384MB"
+    assert Settings().embedded_max_wal_size_mb == DEFAULT_MAX_WAL_SIZE_MB  # the service's default is the same
+    for durable in (True, False):
+        assert server_settings(durable=durable, shared_buffers_mb=0, max_wal_size_mb=4096) == {
+            **CHECKPOINT_SETTINGS,
+            "max_wal_size": "4096MB",
+        }
+
+
 def test_the_default_page_cache_is_a_quarter_of_the_memory_up_to_8_gib() -> None:
     total_kib = next(
         int(line.split()[1])
@@ -127,21 +139,21 @@ def test_a_containers_memory_limit_bounds_the_memory(tmp_path: Path) -> None:
 
 
 def test_a_durable_server_starts_with_its_page_cache_and_takes_a_new_one_at_its_next_start(tmp_path: Path) -> None:
-    async def shared_buffers(url: str) -> str:
+    async def shown(url: str) -> tuple[str, str]:
         conn = await asyncpg.connect(url)
         try:
-            return str(await conn.fetchval("show shared_buffers"))
+            return str(await conn.fetchval("show shared_buffers")), str(await conn.fetchval("show max_wal_size"))
         finally:
             await conn.close()
 
     first = EmbeddedPostgres(tmp_path, shared_buffers_mb=160)
     try:
-        assert asyncio.run(shared_buffers(first.start())) == "160MB"
+        assert asyncio.run(shown(first.start())) == ("160MB", "16GB")
     finally:
         first.stop()
-    second = EmbeddedPostgres(tmp_path, shared_buffers_mb=192)
+    second = EmbeddedPostgres(tmp_path, shared_buffers_mb=192, max_wal_size_mb=2048)
     try:
-        assert asyncio.run(shared_buffers(second.start())) == "192MB"
+        assert asyncio.run(shown(second.start())) == ("192MB", "2GB")
     finally:
         second.stop()
 

@@ -35,6 +35,7 @@ def _every_api_variable(tmp_path: Path) -> dict[str, tuple[str, object]]:
         "ingest_max_lag_seconds": ("60", 60.0),
         "data_dir": ("~/mirror-data", Path.home() / "mirror-data"),
         "embedded_shared_buffers_mb": ("2048", 2048),
+        "embedded_max_wal_size_mb": ("4096", 4096),
         "api_role": ("reader", "reader"),
         "host": ("0.0.0.0", "0.0.0.0"),
         "port": (" 6001 ", 6001),
@@ -229,6 +230,13 @@ BAD_VALUES: dict[str, list[tuple[str, str, str]]] = {
             "LEDGERMIRROR_IMPORT_BALANCE_SNAPSHOT_MIN_FREQUENCY_SECONDS",
             "60",
             "LEDGERMIRROR_IMPORT_BALANCE_SNAPSHOT_MIN_FREQUENCY_SECONDS must be from 900 to 604800, not '60'",
+        ),
+    ],
+    "int at least 64": [
+        (
+            "LEDGERMIRROR_EMBEDDED_MAX_WAL_SIZE_MB",
+            "32",
+            "LEDGERMIRROR_EMBEDDED_MAX_WAL_SIZE_MB must be at least 64, not '32'",
         ),
     ],
     "int at least 120": [
