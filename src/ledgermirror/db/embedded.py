@@ -6,6 +6,7 @@ users, and stops when the process that started it exits.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import signal
@@ -20,7 +21,7 @@ from urllib.parse import quote, urlsplit
 with warnings.catch_warnings():  # importing pgserver probes its runtime folder, and warns without XDG_RUNTIME_DIR
     warnings.simplefilter("ignore")
     from pgserver._commands import POSTGRES_BIN_PATH
-    from pgserver.postgres_server import get_server
+    from pgserver.postgres_server import PostgresServer, get_server
     from pgserver.utils import ensure_folder_permissions, ensure_prefix_permissions, ensure_user_exists
 
 from ledgermirror.db import cluster
@@ -30,6 +31,10 @@ _log = logging.getLogger(__name__)
 SYSTEM_USER = "pgserver"
 """The system user pgserver runs the server as when started by root (PostgreSQL refuses to run as root)."""
 READY_SECONDS = 120.0
+SLOWEST_REPLAY_MB_PER_SECOND = 20
+"""How slowly a crashed server may replay its WAL before the start gives up waiting (a tenth of the 170 MB/s
+measured here): a start waits up to ``READY_SECONDS`` plus ``max_wal_size`` at this rate (16 GiB: about 15
+minutes) for a server replaying its WAL."""
 """How long a start waits for a server of the folder that is starting (crash recovery) or stopping."""
 HUGE_PAGES_WORTH_MB = 1024
 """A page cache from this size on is worth putting on huge pages: at 6 GB, 13 % less server CPU a transaction
@@ -73,6 +78,7 @@ class EmbeddedPostgres:
         self.settings = server_settings(
             durable=durable, shared_buffers_mb=shared_buffers_mb, max_wal_size_mb=max_wal_size_mb
         )
+        self.recovery_seconds = READY_SECONDS + max_wal_size_mb / SLOWEST_REPLAY_MB_PER_SECOND
         self._server: Any = None
 
     def start(self) -> str:
@@ -89,7 +95,7 @@ class EmbeddedPostgres:
                         pgdata, POSTGRES_BIN_PATH / "initdb", _system_user(pgdata), sync=self.durable
                     )
                 cluster.clear_stale_lock(pgdata)
-                cluster.wait_until_ready(pgdata, READY_SECONDS)
+                cluster.wait_until_ready(pgdata, self.recovery_seconds)
                 cluster.prune_pid_list(pgdata)
                 # Written before the server starts: shared_buffers is read only then. A server of this folder
                 # that is already running (joined) re-reads the rest below and takes shared_buffers at its
@@ -97,7 +103,7 @@ class EmbeddedPostgres:
                 conf = pgdata / "postgresql.conf"
                 changed = write_server_settings(conf, self.settings)
                 changed |= write_throwaway_settings(conf, throwaway=not self.durable)
-                self._server = get_server(pgdata, cleanup_mode="stop")
+                self._server = self._started(pgdata)
         except cluster.ClusterError as error:
             raise EmbeddedStartError(str(error)) from error
         except (subprocess.SubprocessError, AssertionError, OSError, RuntimeError) as error:
@@ -107,6 +113,31 @@ class EmbeddedPostgres:
         if self.durable and (advice := self.huge_pages_advice()):
             _log.info(advice)
         return str(self._server.get_uri())
+
+    def _started(self, pgdata: Path) -> Any:
+        """pgserver's handle of the server, started (or joined). pgserver allows ``pg_ctl start`` 10 s, and a
+        server that crashed first replays its WAL since the last checkpoint (up to ``max_wal_size``: 1.8 GB took
+        10.6 s here); when the start times out while the server is still starting, the handle pgserver kept of
+        the attempt is dropped, the recovery waited for and the recovered server joined."""
+        try:
+            return get_server(pgdata, cleanup_mode="stop")
+        except subprocess.TimeoutExpired as timeout:
+            failed = PostgresServer._instances.pop(pgdata, None)  # else get_server would return it again
+            if failed is not None:
+                atexit.unregister(failed._cleanup)
+            self._wait_for_recovery(pgdata, timeout)
+            return get_server(pgdata, cleanup_mode="stop")
+
+    def _wait_for_recovery(self, pgdata: Path, timeout: subprocess.TimeoutExpired) -> None:
+        """After ``pg_ctl start`` timed out: wait for the server, still starting (replaying its WAL) or ready by
+        now, to be ready, up to :attr:`recovery_seconds`; raise the timeout again when no server runs."""
+        if cluster.server_status(pgdata) is None:
+            raise timeout
+        _log.info(
+            "the embedded PostgreSQL is recovering from a crash (replaying its WAL); waiting for it",
+            extra={"pgdata": str(pgdata), "up_to_seconds": round(self.recovery_seconds)},
+        )
+        cluster.wait_until_ready(pgdata, self.recovery_seconds)
 
     def huge_pages_advice(self, worth_bytes: int = HUGE_PAGES_WORTH_MB * 2**20) -> str | None:
         """What to do to put the running server's page cache on huge pages (:func:`huge_pages_advice`), read
@@ -130,8 +161,12 @@ class EmbeddedPostgres:
         try:
             with cluster.folder_lock(pgdata):
                 cluster.clear_stale_lock(pgdata)
-                cluster.wait_until_ready(pgdata, READY_SECONDS)
-                self._server.ensure_postgres_running()
+                cluster.wait_until_ready(pgdata, self.recovery_seconds)
+                try:
+                    self._server.ensure_postgres_running()
+                except subprocess.TimeoutExpired as timeout:
+                    self._wait_for_recovery(pgdata, timeout)
+                    self._server.ensure_postgres_running()
         except cluster.ClusterError as error:
             raise EmbeddedStartError(str(error)) from error
         except (subprocess.SubprocessError, AssertionError, OSError, RuntimeError) as error:
