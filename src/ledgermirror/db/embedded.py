@@ -31,11 +31,12 @@ _log = logging.getLogger(__name__)
 SYSTEM_USER = "pgserver"
 """The system user pgserver runs the server as when started by root (PostgreSQL refuses to run as root)."""
 READY_SECONDS = 120.0
+"""How long a start waits for a server of the folder that is starting or stopping, besides a crash recovery's
+replay of its WAL (:data:`SLOWEST_REPLAY_MB_PER_SECOND`)."""
 SLOWEST_REPLAY_MB_PER_SECOND = 20
-"""How slowly a crashed server may replay its WAL before the start gives up waiting (a tenth of the 170 MB/s
-measured here): a start waits up to ``READY_SECONDS`` plus ``max_wal_size`` at this rate (16 GiB: about 15
-minutes) for a server replaying its WAL."""
-"""How long a start waits for a server of the folder that is starting (crash recovery) or stopping."""
+"""How slowly a crashed server may replay its WAL before the start gives up waiting (a tenth of the 170 to
+210 MB/s measured here): a start waits up to ``READY_SECONDS`` plus ``max_wal_size`` at this rate (16 GiB:
+about 15 minutes) for a server replaying its WAL."""
 HUGE_PAGES_WORTH_MB = 1024
 """A page cache from this size on is worth putting on huge pages: at 6 GB, 13 % less server CPU a transaction
 over a long import (docs/performance.md, eleventh session)."""
@@ -50,7 +51,7 @@ PostgreSQL's 1 GB. After a checkpoint the first change of each page writes the w
 changes pages all over the growing indexes (``transaction_hash``, ``crypto_transfer`` by account), so the closer
 the checkpoints the more of its WAL is whole pages, and every checkpoint writes the pages changed since the last
 once more. Measured over ten million transactions (docs/performance.md, seventeenth session): at 4 GB, 17
-checkpoints, 40.0 GB of WAL and 5.0 M buffers written by them; at 16 GB, 2 checkpoints, 23.8 GB and 0.9 M.
+checkpoints, 40.0 GB of WAL and 5.0 M buffers written by them; at 16 GiB, 2 checkpoints, 23.8 GB and 0.95 M.
 Durability is unchanged (every commit is still flushed). The cost: the WAL kept on the data folder's disk grows
 to about this size during a long import, and recovery after a crash replays up to it."""
 
@@ -293,11 +294,10 @@ def server_settings(
     *, durable: bool, shared_buffers_mb: int, max_wal_size_mb: int = DEFAULT_MAX_WAL_SIZE_MB
 ) -> dict[str, str]:
     """What every embedded server gets (:data:`CHECKPOINT_SETTINGS`, with ``max_wal_size_mb`` of WAL between
-    checkpoints) and, for a durable one, PostgreSQL's own
-    page cache of ``shared_buffers_mb``: an import's index pages (random inserts into ``crypto_transfer`` by
-    account and ``transaction_hash``) outgrow initdb's 128 MB within the first million transactions, after which
-    every insert reads its page back from the OS and writes another out (docs/performance.md). A throwaway
-    server keeps initdb's 128 MB (the test suite starts many)."""
+    checkpoints) and, for a durable one, PostgreSQL's own page cache of ``shared_buffers_mb``: an import's index
+    pages (random inserts into ``crypto_transfer`` by account and ``transaction_hash``) outgrow initdb's 128 MB
+    within the first million transactions, after which every insert reads its page back from the OS and writes
+    another out (docs/performance.md). A throwaway server keeps initdb's 128 MB (the test suite starts many)."""
     settings = {**CHECKPOINT_SETTINGS, "max_wal_size": f"{max_wal_size_mb}MB"}
     if durable and shared_buffers_mb > 0:
         settings["shared_buffers"] = f"{shared_buffers_mb}MB"
