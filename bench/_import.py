@@ -50,12 +50,10 @@ import asyncpg
 from bench._hostspeed import SpeedProbe
 from bench._procstat import postmaster_pids, usage
 from bench._s3server import S3Server, upload, weed_mini
-from bench._serverwork import ServerWork
-from bench._serverwork import during as work_during
-from bench._serverwork import read as read_server_work
 from bench._windows import DEFAULT_WINDOW, Sample, Sampler, print_windows, windows
 
 import ledgermirror
+from bench import _serverwork
 from ledgermirror.db import import_state, write
 from ledgermirror.db.migrate import migrate
 from ledgermirror.db.schema import TABLES
@@ -354,7 +352,7 @@ async def measure_import(
         sampler = Sampler(lambda: usage(postgres).cpu_seconds, lambda: _cpu_self(server_pids))
         server_cpu_before = usage(server_pids).cpu_seconds if server_pids else 0.0
         rss_before, load_before = _current_rss(), os.getloadavg()
-        work_before: ServerWork = await read_server_work(conn)
+        work_before = await _serverwork.read(conn)
         sampler.take(0)
         pg_before, cpu_before, started = usage(postgres).cpu_seconds, _cpu_self(server_pids), time.perf_counter()
         with timed_rows(clocks), SpeedProbe() as probe:
@@ -372,7 +370,7 @@ async def measure_import(
         # postmaster reaps it and counts it among its children's times, so a reading taken then missed its CPU.
         postgres_cpu = usage(postgres).cpu_seconds - pg_before
         server_cpu = usage(server_pids).cpu_seconds - server_cpu_before if server_pids else None
-        server_work = work_during(work_before, await read_server_work(conn), stats.items)
+        server_work = _serverwork.during(work_before, await _serverwork.read(conn), stats.items)
         timer.cancel()
         server_requests = None
         if server is not None and server_before is not None:
