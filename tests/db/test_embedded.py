@@ -1,6 +1,6 @@
 """The embedded server's settings: the throwaway mode the test cluster runs with, the checkpoint spacing and
-page cache of every (durable) server, how the blocks are kept in ``postgresql.conf``, and the advice to put a
-large page cache on huge pages."""
+analyze cadence of every server and the page cache of a durable one, how the blocks are kept in
+``postgresql.conf``, and the advice to put a large page cache on huge pages."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import asyncpg
 
 from ledgermirror.db.embedded import (
+    ANALYZE_SETTINGS,
     CHECKPOINT_SETTINGS,
     DEFAULT_MAX_WAL_SIZE_MB,
     MAX_SHARED_BUFFERS_MB,
@@ -47,6 +48,25 @@ def test_every_embedded_server_checkpoints_less_often(database: Prepared) -> Non
             await conn.close()
 
     assert asyncio.run(settings()) == {"max_wal_size": "16GB", "checkpoint_timeout": "15min"}
+
+
+def test_every_embedded_server_analyzes_a_table_once_half_its_rows_changed(database: Prepared) -> None:
+    async def settings() -> dict[str, str]:
+        conn = await asyncpg.connect(database.owner_url)
+        try:
+            return {
+                name: await conn.fetchval(f"show {name}")
+                for name in ("autovacuum", "autovacuum_analyze_scale_factor", "autovacuum_vacuum_scale_factor")
+            }
+        finally:
+            await conn.close()
+
+    # autovacuum stays on and vacuums as PostgreSQL's default does: only the analyzes are spaced out
+    assert asyncio.run(settings()) == {
+        "autovacuum": "on",
+        "autovacuum_analyze_scale_factor": "0.5",
+        "autovacuum_vacuum_scale_factor": "0.2",
+    }
 
 
 def test_checkpoint_block_is_first_once_and_kept_up_to_date(tmp_path: Path) -> None:
@@ -94,12 +114,10 @@ def test_an_older_release_checkpoint_block_is_replaced(tmp_path: Path) -> None:
 
 
 def test_the_page_cache_is_for_durable_servers_only() -> None:
-    assert server_settings(durable=True, shared_buffers_mb=512) == {
-        **CHECKPOINT_SETTINGS,
-        "shared_buffers": "512MB",
-    }
-    assert server_settings(durable=False, shared_buffers_mb=512) == CHECKPOINT_SETTINGS
-    assert server_settings(durable=True, shared_buffers_mb=0) == CHECKPOINT_SETTINGS
+    every = {**CHECKPOINT_SETTINGS, **ANALYZE_SETTINGS}
+    assert server_settings(durable=True, shared_buffers_mb=512) == {**every, "shared_buffers": "512MB"}
+    assert server_settings(durable=False, shared_buffers_mb=512) == every
+    assert server_settings(durable=True, shared_buffers_mb=0) == every
 
 
 def test_the_wal_between_checkpoints_is_configured_for_every_server() -> None:
@@ -108,6 +126,7 @@ def test_the_wal_between_checkpoints_is_configured_for_every_server() -> None:
     for durable in (True, False):
         assert server_settings(durable=durable, shared_buffers_mb=0, max_wal_size_mb=4096) == {
             **CHECKPOINT_SETTINGS,
+            **ANALYZE_SETTINGS,
             "max_wal_size": "4096MB",
         }
 

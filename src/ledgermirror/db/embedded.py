@@ -257,6 +257,16 @@ def _system_user(pgdata: Path) -> str | None:
 CHECKPOINT_SETTINGS = {"max_wal_size": f"{DEFAULT_MAX_WAL_SIZE_MB}MB", "checkpoint_timeout": "15min"}
 """Every embedded server: fewer checkpoints than PostgreSQL's defaults (1 GB, 5 min), see
 :data:`DEFAULT_MAX_WAL_SIZE_MB`."""
+ANALYZE_SETTINGS = {"autovacuum_analyze_scale_factor": "0.5"}
+"""Every embedded server: autovacuum analyzes a table once half as many rows as it held have changed since its
+last analyze, not a tenth (PostgreSQL's default). A catch-up import grows its tables by a tenth within
+autovacuum's one-minute round for most of its run, so at the default each large table was analyzed every one
+or two minutes, at 0.2 to 0.45 s of CPU each (a sample of 30,000 rows): over ten million transactions, 781
+analyzes and 71.5 s of CPU, 9 % of the server's; at half, 349 analyzes and 28.8 s (docs/performance.md,
+eighteenth session). Nothing the import writes depends on the statistics (its merges' plans do not); the
+statistics that go stale as a table grows are those of its newest timestamps and ids, and for a value beyond an
+indexed column's histogram the planner reads the index's actual end. A server taking a few transactions a
+second grows its large tables by a tenth, let alone a half, seldom at either setting."""
 MAX_SHARED_BUFFERS_MB = 8192
 """The automatic ``shared_buffers`` (a quarter of the machine's memory) stops here."""
 
@@ -294,11 +304,12 @@ def server_settings(
     *, durable: bool, shared_buffers_mb: int, max_wal_size_mb: int = DEFAULT_MAX_WAL_SIZE_MB
 ) -> dict[str, str]:
     """What every embedded server gets (:data:`CHECKPOINT_SETTINGS`, with ``max_wal_size_mb`` of WAL between
-    checkpoints) and, for a durable one, PostgreSQL's own page cache of ``shared_buffers_mb``: an import's index
-    pages (random inserts into ``crypto_transfer`` by account and ``transaction_hash``) outgrow initdb's 128 MB
-    within the first million transactions, after which every insert reads its page back from the OS and writes
-    another out (docs/performance.md). A throwaway server keeps initdb's 128 MB (the test suite starts many)."""
-    settings = {**CHECKPOINT_SETTINGS, "max_wal_size": f"{max_wal_size_mb}MB"}
+    checkpoints, and :data:`ANALYZE_SETTINGS`) and, for a durable one, PostgreSQL's own page cache of
+    ``shared_buffers_mb``: an import's index pages (random inserts into ``crypto_transfer`` by account and
+    ``transaction_hash``) outgrow initdb's 128 MB within the first million transactions, after which every insert
+    reads its page back from the OS and writes another out (docs/performance.md). A throwaway server keeps
+    initdb's 128 MB (the test suite starts many)."""
+    settings = {**CHECKPOINT_SETTINGS, **ANALYZE_SETTINGS, "max_wal_size": f"{max_wal_size_mb}MB"}
     if durable and shared_buffers_mb > 0:
         settings["shared_buffers"] = f"{shared_buffers_mb}MB"
     return settings
