@@ -68,6 +68,21 @@ def _contracts_match(url: str, truth: dict[str, Any]) -> None:
 _PER_CONTRACT = "select contract_id, count(*) from {} group by contract_id"
 
 
+def _schedule_signatures_match(url: str, truth: dict[str, Any]) -> None:
+    """Every schedule's signatures, read from its transactions' signature maps (parsed only when a handler
+    asks: the import's process parses each body alone, ``importer/transaction_bodies.py``)."""
+    assert truth["schedules"]
+    rows = fetch(url, "select entity_id, public_key_prefix, signature from transaction_signature")
+    stored: dict[int, set[tuple[str, str]]] = {}
+    for row in rows:
+        stored.setdefault(row["entity_id"], set()).add(
+            (bytes(row["public_key_prefix"]).hex(), bytes(row["signature"]).hex())
+        )
+    for schedule, state in truth["schedules"].items():
+        expected = {(s["public_key_prefix"], s["signature"]) for s in state["signatures"]}
+        assert stored.get(_num(schedule)) == expected, schedule
+
+
 @pytest.mark.parametrize("layout", ["account", "node-id"])
 def test_a_simulated_network_imports_to_its_truth(
     database: Prepared, ledger: Ledger, networks: dict[str, Path], layout: str
@@ -86,6 +101,7 @@ def test_a_simulated_network_imports_to_its_truth(
     assert [row["index"] for row in files] == list(range(files[0]["index"], files[0]["index"] + 6))
     _balances_match(database.owner_url, truth)
     _contracts_match(database.owner_url, truth)
+    _schedule_signatures_match(database.owner_url, truth)
     books = fetch(database.owner_url, "select start_consensus_timestamp from address_book where file_id = 102")
     assert len(books) >= 3  # the bootstrap book, then the stream's own (the first and the mid-run revision)
     assert fetch(database.owner_url, "select count(*) from node_stake")[0][0] == 2  # then weighted by stake

@@ -20,8 +20,10 @@ block_number      v6: from the file; v5: none             none
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
+import itertools
 import struct
 import zlib
 from array import array
@@ -34,6 +36,7 @@ from ledgermirror.importer._proto import protos
 from ledgermirror.importer.errors import StreamParseError
 from ledgermirror.importer.running_hash import HASH_LENGTH, running_hash
 from ledgermirror.importer.stream_names import instant_of
+from ledgermirror.importer.transaction_bodies import body_spans
 from ledgermirror.ledger.int64 import to_signed64
 
 SHA_384 = 1
@@ -65,6 +68,9 @@ class RecordItem:
     parsed: tuple[Any, Any] | None = None
     """The ``TransactionBody`` and the ``SignedTransaction`` when the reader has parsed them already (a native
     block's: ``block_items``); None: the item parses ``transaction_bytes`` (``handlers.item.item_of``)."""
+    body_bytes: bytes | None = None
+    """The ``TransactionBody``'s bytes inside ``transaction_bytes`` when the unpacking process found them
+    (:mod:`.transaction_bodies`): the item parses the body alone; None: it parses the whole transaction."""
 
     def transaction(self) -> Any:
         """The parsed ``Transaction`` (parsed on each call; the importer keeps what it needs)."""
@@ -123,17 +129,21 @@ def decompress(name: str, data: bytes) -> bytes:
         raise StreamParseError(name, f"bad gzip stream: {error}") from error
 
 
-def parse_items(name: str, pairs: Iterable[tuple[bytes, bytes]]) -> list[RecordItem]:
-    """Items from (record bytes, transaction bytes) pairs: each record parsed for its consensus time."""
+def parse_items(
+    name: str, pairs: Iterable[tuple[bytes, bytes]], bodies: Iterable[bytes | None] | None = None
+) -> list[RecordItem]:
+    """Items from (record bytes, transaction bytes) pairs: each record parsed for its consensus time; ``bodies``:
+    each item's body bytes when found already (:attr:`RecordItem.body_bytes`)."""
     modules = protos()
     from_string = modules.transaction_record.TransactionRecord.FromString
     items = []
     try:
-        for record_bytes, transaction_bytes in pairs:
+        given = itertools.repeat(None) if bodies is None else bodies  # one per pair when given
+        for (record_bytes, transaction_bytes), body_bytes in zip(pairs, given, strict=False):
             record = from_string(record_bytes)
             stamp = record.consensusTimestamp
             nanos = stamp.seconds * 1_000_000_000 + stamp.nanos
-            items.append(RecordItem(nanos, record_bytes, transaction_bytes, record))
+            items.append(RecordItem(nanos, record_bytes, transaction_bytes, record, None, body_bytes))
     except modules.decode_error as error:
         raise StreamParseError(name, f"bad TransactionRecord (item {len(items)}): {error}") from error
     return items
@@ -151,6 +161,8 @@ class RecordStreamContents:
     """``(record bytes, transaction bytes)`` of each ``RecordStreamItem``."""
     block_number: int
     sidecars: tuple[SidecarMetadata, ...]
+    bodies: list[bytes | None] | None = None
+    """Each item's ``TransactionBody`` bytes when the layout holds them (``RecordStreamLayout.body_bytes``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +176,9 @@ class RecordStreamLayout:
     """Four offsets per ``RecordStreamItem``: its record's span, then its transaction's (0, 0 when absent)."""
     sidecars: tuple[tuple[int, int], ...]
     block_number: int
+    bodies: array[int] | None = None
+    """Two offsets per item: its ``TransactionBody``'s span, (0, 0) when not found; None when not looked for
+    (:func:`lay_out_v6` looks, in the unpacking process: :func:`.transaction_bodies.body_spans`)."""
 
     def pairs(self, content: bytes) -> list[tuple[bytes, bytes]]:
         """``(record bytes, transaction bytes)`` of each item."""
@@ -172,6 +187,13 @@ class RecordStreamLayout:
             (content[spans[at] : spans[at + 1]], content[spans[at + 2] : spans[at + 3]])
             for at in range(0, len(spans), 4)
         ]
+
+    def body_bytes(self, content: bytes) -> list[bytes | None] | None:
+        """Each item's ``TransactionBody`` bytes (None where not found), or None when they were not looked for."""
+        spans = self.bodies
+        if spans is None:
+            return None
+        return [content[spans[at] : spans[at + 1]] if spans[at + 1] else None for at in range(0, len(spans), 2)]
 
 
 def record_stream_layout(name: str, content: bytes, offset: int = 0) -> RecordStreamLayout:
@@ -218,13 +240,16 @@ def fold_items(name: str, content: bytes, layout: RecordStreamLayout) -> tuple[b
 
 
 def lay_out_v6(name: str, content: bytes) -> tuple[RecordStreamLayout, tuple[bytes, bytes] | None] | None:
-    """A v6 file's (decompressed ``content``) :func:`record_stream_layout` and :func:`fold_items`, or None when
-    the wire-level reads refuse it (parsing it then refuses it with the whole file's checks)."""
+    """A v6 file's (decompressed ``content``) :func:`record_stream_layout`, with its items' body spans
+    (:func:`.transaction_bodies.body_spans`), and :func:`fold_items`, or None when the wire-level reads refuse it
+    (parsing it then refuses it with the whole file's checks). For the unpacking process: it parses every
+    item's transaction."""
     try:
         layout = record_stream_layout(name, content, len(V6_HEADER))
-        return layout, fold_items(name, content, layout)
+        folded = fold_items(name, content, layout)
     except StreamParseError:
         return None
+    return dataclasses.replace(layout, bodies=body_spans(content, layout.items)), folded
 
 
 def read_record_stream_contents(
@@ -257,6 +282,7 @@ def read_record_stream_contents(
         pairs=tuple(layout.pairs(content)),
         block_number=layout.block_number,
         sidecars=tuple(sidecars),
+        bodies=layout.body_bytes(content),
     )
 
 
@@ -273,7 +299,7 @@ def read_v6(
     SHA-384, the file hash, ``layout`` its :func:`record_stream_layout` and ``folded`` its :func:`fold_items`,
     when made already)."""
     contents = read_record_stream_contents(name, content, 4, layout=layout)
-    items = parse_items(name, contents.pairs)
+    items = parse_items(name, contents.pairs, contents.bodies)
     hapi = contents.hapi_version
     start_running = contents.start_running_hash
     end_running = contents.end_running_hash

@@ -1,13 +1,15 @@
 """Stream files unpacked in a process of their own: record files and block files decompressed and hashed ahead.
 
-Of the work of reading and verifying a file, the part that needs neither the protobuf classes nor the address
-book runs here, on the machine's other core, instead of holding the interpreter lock that the import's row
+Of the work of reading and verifying a file, the part that needs neither the address book nor the import's
+state runs here, on the machine's other core, instead of holding the interpreter lock that the import's row
 builder and writer share:
 
 * a record file (``record_file_reader.unpack_v6_file``): gunzip, the file hash, the offsets of every item's
-  bytes, and the running hash folded over the items (two SHA-384 an item). The import's process then only
-  parses the header and the items, and ``verify.verify_record_chain`` compares the folded hash with the
-  file's own when it was folded from the file's own start hash (``RecordFile.folded``);
+  bytes, the running hash folded over the items (two SHA-384 an item), and where each item's transaction body
+  is (``transaction_bodies.body_spans``: its transaction and signed transaction parsed here). The import's
+  process then only parses the header, the records and the bodies, and ``verify.verify_record_chain``
+  compares the folded hash with the file's own when it was folded from the file's own start hash
+  (``RecordFile.folded``);
 * a block file (``block_source.unpack_block_file``): zstd, the roots of the five sub-trees of its root hash
   (one SHA-384 an item, and more up the trees), and for a wrapped record block the v6 record file's hash,
   layout and folded running hash (``block_file.BlockDigest``). The import's process parses the block and

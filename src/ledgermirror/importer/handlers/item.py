@@ -24,6 +24,11 @@ SUCCESS_CODES = frozenset(
 """Receipt statuses the reference counts as successful (``RecordItem.isSuccessful``)."""
 
 
+UNREAD: Any = object()
+""":attr:`Item.signed` of an item whose body was parsed alone: the transaction is parsed when the signature map
+is read."""
+
+
 class ItemError(ValueError):
     """A record item whose transaction cannot be parsed."""
 
@@ -58,7 +63,8 @@ class Item:
     """The body's ``TransactionID`` (read once: each read of a sub-message makes a new object)."""
     signed: Any = None
     """The message that holds the transaction's ``sigMap`` (``SignedTransaction``, else ``Transaction``), None
-    when there is none (:attr:`signature_map`)."""
+    when there is none, :data:`UNREAD` until :attr:`signature_map` parses it (a body found in the unpacking
+    process: ``transaction_bodies``)."""
     hapi_version: tuple[int, int, int] | None = None
     """The record file's HAPI version (None for files before v5)."""
     record_bytes: bytes = b""
@@ -70,6 +76,10 @@ class Item:
     def signature_map(self) -> Any:
         """``SignatureMap`` of the transaction, None when it has none (read when asked: only schedules do)."""
         signed = self.signed
+        if signed is UNREAD:
+            signed = self.signed = _body_and_signed(
+                protos().transaction.Transaction.FromString(self.transaction_bytes)
+            )[1]
         return signed.sigMap if signed is not None and signed.HasField("sigMap") else None
 
     @property
@@ -96,8 +106,12 @@ def item_of(
     if parsed is not None:
         body, signed = parsed
     else:
+        body_bytes = record_item.body_bytes
         try:
-            body, signed = _body_and_signed(record_item.transaction())
+            if body_bytes is not None:  # found in the unpacking process: the signature map is read when asked
+                body, signed = modules.transaction.TransactionBody.FromString(body_bytes), UNREAD
+            else:
+                body, signed = _body_and_signed(record_item.transaction())
         except modules.decode_error as error:
             raise ItemError(f"item {index}: Error parsing transactionBody from transaction: {error}") from error
     body_name = body.WhichOneof("data") or ""

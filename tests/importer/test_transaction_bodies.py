@@ -1,0 +1,178 @@
+"""Bodies found in the unpacking process (``importer/transaction_bodies.py``): a span is the place of the very
+bytes the whole parse gives as ``bodyBytes``, an item whose transaction holds its body otherwise or does not
+parse gets none and is parsed whole in the import's process, with the same result and the same refusal."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any
+
+import pytest
+from tests.importer import stream_writer as write
+from tests.importer.fixtures import FIRST, RECORDS, SECOND, record_bytes
+
+from ledgermirror.importer._proto import protos
+from ledgermirror.importer.handlers.item import UNREAD, Item, ItemError, item_of
+from ledgermirror.importer.record_file import lay_out_v6
+from ledgermirror.importer.record_file_reader import read_record_file, unpack_record_file
+from ledgermirror.importer.stream_unpacker import StreamUnpacker
+from ledgermirror.importer.transaction_bodies import NOT_FOUND
+
+T0 = 1_700_000_000_000_000_000
+NAME = "2023-11-14T22_13_20Z.rcd.gz"
+START = hashlib.sha384(b"genesis").digest()
+
+
+def body(memo: str, payer: int = 1001) -> Any:
+    modules = protos()
+    return modules.transaction.TransactionBody(
+        transactionID={"accountID": {"accountNum": payer}, "transactionValidStart": {"seconds": 5, "nanos": 7}},
+        nodeAccountID={"accountNum": 3},
+        transactionFee=100,
+        memo=memo,
+        cryptoTransfer={"transfers": {"accountAmounts": [{"accountID": {"accountNum": payer}, "amount": -5}]}},
+    )
+
+
+def signed(memo: str, *, sig_pairs: int = 1) -> bytes:
+    """A ``Transaction`` holding ``signedTransactionBytes``, its ``SignedTransaction`` with a signature map."""
+    modules = protos()
+    pairs = [{"pubKeyPrefix": bytes([n]) * 4, "ed25519": bytes([n]) * 64} for n in range(sig_pairs)]
+    inner = modules.transaction_contents.SignedTransaction(
+        bodyBytes=body(memo).SerializeToString(), sigMap={"sigPair": pairs}
+    )
+    return modules.transaction.Transaction(signedTransactionBytes=inner.SerializeToString()).SerializeToString()
+
+
+def legacy_body_bytes(memo: str) -> bytes:
+    """A ``Transaction`` of before ``signedTransactionBytes``: ``bodyBytes`` and its own ``sigMap``."""
+    modules = protos()
+    return modules.transaction.Transaction(
+        bodyBytes=body(memo).SerializeToString(),
+        sigMap={"sigPair": [{"pubKeyPrefix": b"\1", "ed25519": b"\2" * 64}]},
+    ).SerializeToString()
+
+
+def deprecated_body(memo: str) -> bytes:
+    return protos().transaction.Transaction(body=body(memo)).SerializeToString()
+
+
+def with_transaction(nanos: int, transaction: bytes) -> write.Item:
+    return write.Item(write.item(nanos).record, transaction)
+
+
+MALFORMED_SIGNED = write.field(5, write.field(2, b"\xff\xff\xff"))
+"""``signedTransactionBytes`` whose ``sigMap`` is not a message: the whole parse refuses it."""
+MALFORMED_TRANSACTION = b"\x0a\xff\xff"
+"""Not a ``Transaction`` (a length beyond the bytes)."""
+
+
+def file_of(*transactions: bytes) -> write.Written:
+    return write.v6([with_transaction(T0 + n, t) for n, t in enumerate(transactions)], START, 7)
+
+
+def whole_parse(transaction: bytes) -> bytes | None:
+    """``bodyBytes`` as the import parses it without a span (None: the body is held otherwise)."""
+    modules = protos()
+    signed_bytes = modules.transaction.Transaction.FromString(transaction).signedTransactionBytes
+    return (
+        modules.transaction_contents.SignedTransaction.FromString(signed_bytes).bodyBytes if signed_bytes else None
+    )
+
+
+def spans_of(content: bytes) -> list[tuple[int, int]]:
+    laid_out = lay_out_v6(NAME, content)
+    assert laid_out is not None and laid_out[0].bodies is not None
+    bodies = laid_out[0].bodies
+    return [(bodies[at], bodies[at + 1]) for at in range(0, len(bodies), 2)]
+
+
+def test_a_body_found_is_the_bytes_the_whole_parse_gives() -> None:
+    transactions = [signed("first"), signed("two pairs", sig_pairs=2), signed(""), signed("last")]
+    written = file_of(*transactions)
+    for transaction, (start, end) in zip(transactions, spans_of(written.content), strict=True):
+        assert start > 0 and written.content[start:end] == whole_parse(transaction)
+
+
+@pytest.mark.skipif(not RECORDS.is_dir(), reason="reference stream fixtures not present")
+def test_the_reference_fixtures_bodies_are_found_where_signed_transaction_bytes_hold_them() -> None:
+    for stamp in (FIRST, SECOND):
+        content = unpack_record_file(stamp, record_bytes(stamp)).content
+        record = read_record_file(stamp, record_bytes(stamp))
+        spans = spans_of(content)
+        assert len(spans) == record.count > 0
+        for item, span in zip(record.items, spans, strict=True):  # these hold bodyBytes and sigMap themselves
+            found = whole_parse(item.transaction_bytes)
+            assert span == NOT_FOUND if found is None else content[span[0] : span[1]] == found
+
+
+def test_a_transaction_that_holds_its_body_otherwise_or_does_not_parse_gets_no_span() -> None:
+    written = file_of(
+        legacy_body_bytes("old"), deprecated_body("older"), MALFORMED_SIGNED, MALFORMED_TRANSACTION, b""
+    )
+    assert spans_of(written.content) == [NOT_FOUND] * 5
+
+
+def test_the_body_alone_makes_the_item_the_whole_parse_makes() -> None:
+    written = file_of(signed("found", sig_pairs=2), legacy_body_bytes("legacy"))
+    laid_out = lay_out_v6(NAME, written.content)
+    assert laid_out is not None
+    found = read_record_file(NAME, written.stored, unpacked_with(written, laid_out))
+    whole = read_record_file(NAME, written.stored)
+    assert [i.body_bytes is not None for i in found.items] == [True, False]
+    assert all(i.body_bytes is None for i in whole.items)
+    for index, (there, here) in enumerate(zip(found.items, whole.items, strict=True)):
+        from_span, from_whole = item_of(there, index), item_of(here, index)
+        assert _fields(from_span) == _fields(from_whole)
+        assert from_span.signature_map == from_whole.signature_map is not None
+    first = item_of(found.items[0], 0)
+    assert first.signed is UNREAD
+    assert len(first.signature_map.sigPair) == 2 and first.signed is not UNREAD  # parsed once, when asked
+
+
+def _fields(item: Item) -> tuple[Any, ...]:
+    return (
+        item.consensus_timestamp,
+        item.body,
+        item.body_name,
+        item.transaction_bytes,
+        item.payer_account_id,
+        item.result,
+        item.successful,
+        item.type,
+        item.transaction_id,
+        item.record_bytes,
+    )
+
+
+def unpacked_with(written: write.Written, laid_out: Any) -> Any:
+    unpacked = unpack_record_file(NAME, written.stored)
+    layout, folded = laid_out
+    return type(unpacked)(unpacked.content, unpacked.content_hash, unpacked.seconds, layout, folded)
+
+
+def test_a_malformed_signature_map_is_refused_through_the_process_as_without_it() -> None:
+    """The signature map is parsed here only when asked; an item whose whole parse fails has no span, so the
+    import's own parse refuses it with the same error."""
+    written = file_of(signed("fine"), MALFORMED_SIGNED)
+    from_process = read_record_file(NAME, written.stored, process_answer(written))
+    here = read_record_file(NAME, written.stored)
+    assert from_process.items[0].body_bytes is not None and from_process.items[1].body_bytes is None
+    item_of(from_process.items[0], 0)
+    with pytest.raises(ItemError) as there:
+        item_of(from_process.items[1], 1)
+    with pytest.raises(ItemError) as without:
+        item_of(here.items[1], 1)
+    assert str(there.value) == str(without.value)
+
+
+def process_answer(written: write.Written) -> Any:
+    async def ask() -> Any:
+        unpacker = StreamUnpacker()
+        try:
+            return await unpacker.unpack(NAME, written.stored)
+        finally:
+            await unpacker.close()
+
+    return asyncio.run(ask())
