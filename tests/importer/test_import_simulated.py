@@ -70,7 +70,7 @@ _PER_CONTRACT = "select contract_id, count(*) from {} group by contract_id"
 
 def _schedule_signatures_match(url: str, truth: dict[str, Any]) -> None:
     """Every schedule's signatures, read from its transactions' signature maps (parsed only when a handler
-    asks: the import's process parses each body alone, ``importer/transaction_bodies.py``)."""
+    asks: the import's process parses each body alone, ``importer/items_read_ahead.py``)."""
     assert truth["schedules"]
     rows = fetch(url, "select entity_id, public_key_prefix, signature from transaction_signature")
     stored: dict[int, set[tuple[str, str]]] = {}

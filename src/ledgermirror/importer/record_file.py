@@ -34,9 +34,9 @@ from typing import Any, NamedTuple
 from ledgermirror.importer import protobuf_wire
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.errors import StreamParseError
+from ledgermirror.importer.items_read_ahead import ReadAhead, Transfers, read_ahead
 from ledgermirror.importer.running_hash import HASH_LENGTH, running_hash
 from ledgermirror.importer.stream_names import instant_of
-from ledgermirror.importer.transaction_bodies import body_spans
 from ledgermirror.ledger.int64 import to_signed64
 
 SHA_384 = 1
@@ -52,6 +52,10 @@ class SemanticVersion(NamedTuple):
     major: int
     minor: int
     patch: int
+
+
+ItemAhead = tuple[bytes | None, Transfers | None]
+"""What the unpacking process read of one item: its body's bytes (None: not found) and its hbar transfers."""
 
 
 @dataclass(slots=True)
@@ -70,7 +74,10 @@ class RecordItem:
     block's: ``block_items``); None: the item parses ``transaction_bytes`` (``handlers.item.item_of``)."""
     body_bytes: bytes | None = None
     """The ``TransactionBody``'s bytes inside ``transaction_bytes`` when the unpacking process found them
-    (:mod:`.transaction_bodies`): the item parses the body alone; None: it parses the whole transaction."""
+    (:mod:`.items_read_ahead`): the item parses the body alone; None: it parses the whole transaction."""
+    transfers: Transfers | None = None
+    """The record's hbar transfers when the unpacking process read them (``items_read_ahead.hbar_transfers``);
+    None: they are read from :attr:`record`."""
 
     def transaction(self) -> Any:
         """The parsed ``Transaction`` (parsed on each call; the importer keeps what it needs)."""
@@ -130,20 +137,20 @@ def decompress(name: str, data: bytes) -> bytes:
 
 
 def parse_items(
-    name: str, pairs: Iterable[tuple[bytes, bytes]], bodies: Iterable[bytes | None] | None = None
+    name: str, pairs: Iterable[tuple[bytes, bytes]], ahead: Iterable[ItemAhead] | None = None
 ) -> list[RecordItem]:
-    """Items from (record bytes, transaction bytes) pairs: each record parsed for its consensus time; ``bodies``:
-    each item's body bytes when found already (:attr:`RecordItem.body_bytes`)."""
+    """Items from (record bytes, transaction bytes) pairs: each record parsed for its consensus time; ``ahead``:
+    what the unpacking process read of each (:attr:`RecordItem.body_bytes`, :attr:`RecordItem.transfers`)."""
     modules = protos()
     from_string = modules.transaction_record.TransactionRecord.FromString
     items = []
     try:
-        given = itertools.repeat(None) if bodies is None else bodies  # one per pair when given
-        for (record_bytes, transaction_bytes), body_bytes in zip(pairs, given, strict=False):
+        given = itertools.repeat((None, None)) if ahead is None else ahead  # one per pair when given
+        for (record_bytes, transaction_bytes), (body_bytes, transfers) in zip(pairs, given, strict=False):
             record = from_string(record_bytes)
             stamp = record.consensusTimestamp
             nanos = stamp.seconds * 1_000_000_000 + stamp.nanos
-            items.append(RecordItem(nanos, record_bytes, transaction_bytes, record, None, body_bytes))
+            items.append(RecordItem(nanos, record_bytes, transaction_bytes, record, None, body_bytes, transfers))
     except modules.decode_error as error:
         raise StreamParseError(name, f"bad TransactionRecord (item {len(items)}): {error}") from error
     return items
@@ -161,8 +168,9 @@ class RecordStreamContents:
     """``(record bytes, transaction bytes)`` of each ``RecordStreamItem``."""
     block_number: int
     sidecars: tuple[SidecarMetadata, ...]
-    bodies: list[bytes | None] | None = None
-    """Each item's ``TransactionBody`` bytes when the layout holds them (``RecordStreamLayout.body_bytes``)."""
+    ahead: list[ItemAhead] | None = None
+    """What the unpacking process read of each item, when the layout holds it
+    (``RecordStreamLayout.items_ahead``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,9 +184,9 @@ class RecordStreamLayout:
     """Four offsets per ``RecordStreamItem``: its record's span, then its transaction's (0, 0 when absent)."""
     sidecars: tuple[tuple[int, int], ...]
     block_number: int
-    bodies: array[int] | None = None
-    """Two offsets per item: its ``TransactionBody``'s span, (0, 0) when not found; None when not looked for
-    (:func:`lay_out_v6` looks, in the unpacking process: :func:`.transaction_bodies.body_spans`)."""
+    ahead: ReadAhead | None = None
+    """What the unpacking process read of the items (:func:`lay_out_v6`: ``items_read_ahead.read_ahead``), None
+    when nothing was."""
 
     def pairs(self, content: bytes) -> list[tuple[bytes, bytes]]:
         """``(record bytes, transaction bytes)`` of each item."""
@@ -188,12 +196,16 @@ class RecordStreamLayout:
             for at in range(0, len(spans), 4)
         ]
 
-    def body_bytes(self, content: bytes) -> list[bytes | None] | None:
-        """Each item's ``TransactionBody`` bytes (None where not found), or None when they were not looked for."""
-        spans = self.bodies
-        if spans is None:
+    def items_ahead(self, content: bytes) -> list[ItemAhead] | None:
+        """Each item's body bytes (None where not found) and hbar transfers; None when nothing was read ahead."""
+        ahead = self.ahead
+        if ahead is None:
             return None
-        return [content[spans[at] : spans[at + 1]] if spans[at + 1] else None for at in range(0, len(spans), 2)]
+        spans = ahead.bodies
+        return [
+            (content[spans[at] : spans[at + 1]] if spans[at + 1] else None, transfers)
+            for at, transfers in zip(range(0, len(spans), 2), ahead.transfers, strict=True)
+        ]
 
 
 def record_stream_layout(name: str, content: bytes, offset: int = 0) -> RecordStreamLayout:
@@ -240,16 +252,16 @@ def fold_items(name: str, content: bytes, layout: RecordStreamLayout) -> tuple[b
 
 
 def lay_out_v6(name: str, content: bytes) -> tuple[RecordStreamLayout, tuple[bytes, bytes] | None] | None:
-    """A v6 file's (decompressed ``content``) :func:`record_stream_layout`, with its items' body spans
-    (:func:`.transaction_bodies.body_spans`), and :func:`fold_items`, or None when the wire-level reads refuse it
+    """A v6 file's (decompressed ``content``) :func:`record_stream_layout`, with what its items give ahead
+    (``items_read_ahead.read_ahead``), and :func:`fold_items`, or None when the wire-level reads refuse it
     (parsing it then refuses it with the whole file's checks). For the unpacking process: it parses every
-    item's transaction."""
+    item's record and transaction."""
     try:
         layout = record_stream_layout(name, content, len(V6_HEADER))
         folded = fold_items(name, content, layout)
     except StreamParseError:
         return None
-    return dataclasses.replace(layout, bodies=body_spans(content, layout.items)), folded
+    return dataclasses.replace(layout, ahead=read_ahead(content, layout.items)), folded
 
 
 def read_record_stream_contents(
@@ -282,7 +294,7 @@ def read_record_stream_contents(
         pairs=tuple(layout.pairs(content)),
         block_number=layout.block_number,
         sidecars=tuple(sidecars),
-        bodies=layout.body_bytes(content),
+        ahead=layout.items_ahead(content),
     )
 
 
@@ -299,7 +311,7 @@ def read_v6(
     SHA-384, the file hash, ``layout`` its :func:`record_stream_layout` and ``folded`` its :func:`fold_items`,
     when made already)."""
     contents = read_record_stream_contents(name, content, 4, layout=layout)
-    items = parse_items(name, contents.pairs, contents.bodies)
+    items = parse_items(name, contents.pairs, contents.ahead)
     hapi = contents.hapi_version
     start_running = contents.start_running_hash
     end_running = contents.end_running_hash

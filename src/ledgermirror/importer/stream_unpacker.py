@@ -5,9 +5,9 @@ state runs here, on the machine's other core, instead of holding the interpreter
 builder and writer share:
 
 * a record file (``record_file_reader.unpack_v6_file``): gunzip, the file hash, the offsets of every item's
-  bytes, the running hash folded over the items (two SHA-384 an item), and where each item's transaction body
-  is (``transaction_bodies.body_spans``: its transaction and signed transaction parsed here). The import's
-  process then only parses the header, the records and the bodies, and ``verify.verify_record_chain``
+  bytes, the running hash folded over the items (two SHA-384 an item), and what each item gives ahead
+  (``items_read_ahead.read_ahead``: where its transaction body is, and its record's hbar transfers). The
+  import's process then only parses the header, the records and the bodies, and ``verify.verify_record_chain``
   compares the folded hash with the file's own when it was folded from the file's own start hash
   (``RecordFile.folded``);
 * a block file (``block_source.unpack_block_file``): zstd, the roots of the five sub-trees of its root hash

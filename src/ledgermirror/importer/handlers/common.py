@@ -18,6 +18,7 @@ from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch
 from ledgermirror.importer.handlers.context import FileState, ItemContext
 from ledgermirror.importer.handlers.item import Item
 from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
+from ledgermirror.importer.items_read_ahead import hbar_transfers
 from ledgermirror.ledger.transaction_codes import type_number
 
 CONSENSUS_SUBMIT_MESSAGE = type_number("CONSENSUSSUBMITMESSAGE")
@@ -143,7 +144,8 @@ def _inner_transaction(item: Item, batch: Batch, context: ItemContext) -> None:
 def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     """§1.5: one row per record transfer, even on failure; each adds to the account's balance. A transfer is an
     approved debit when the body lists the same (account, amount) as one (its handler's
-    ``ItemContext.approved_debits``)."""
+    ``ItemContext.approved_debits``). The transfers are those the unpacking process read ahead
+    (:attr:`Item.transfers`), else the record's."""
     approved: set[tuple[int, int]] | frozenset[tuple[int, int]] = frozenset()
     errata: set[tuple[int, int]] = set()
     if item.body_name == "cryptoTransfer":
@@ -159,10 +161,8 @@ def crypto_transfers(item: Item, batch: Batch, context: ItemContext) -> None:
     rows = batch.records("crypto_transfer")
     balances = batch.entity_balances()
     touched = context.touched if batch.entity_transactions else None
-    account_id = ids.account_id
-    for entry in item.record.transferList.accountAmounts:
-        account = account_id(entry.accountID)
-        amount = entry.amount
+    transfers = item.transfers
+    for account, amount in hbar_transfers(item.record) if transfers is None else transfers:
         rows.append(  # the columns of _CRYPTO_TRANSFER_COLUMNS, in order
             (
                 account,

@@ -14,6 +14,7 @@ from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.transaction_codes import result_number
 
 if TYPE_CHECKING:
+    from ledgermirror.importer.items_read_ahead import Transfers
     from ledgermirror.importer.record_file import RecordItem
 
 FAIL_INVALID = result_number("FAIL_INVALID")
@@ -64,11 +65,14 @@ class Item:
     signed: Any = None
     """The message that holds the transaction's ``sigMap`` (``SignedTransaction``, else ``Transaction``), None
     when there is none, :data:`UNREAD` until :attr:`signature_map` parses it (a body found in the unpacking
-    process: ``transaction_bodies``)."""
+    process: ``items_read_ahead``)."""
     hapi_version: tuple[int, int, int] | None = None
     """The record file's HAPI version (None for files before v5)."""
     record_bytes: bytes = b""
     """The ``TransactionRecord`` as stored (node transactions keep it in ``transaction_record_bytes``)."""
+    transfers: Transfers | None = None
+    """The record's hbar transfers when the unpacking process read them (``items_read_ahead``); None: they are
+    read from :attr:`record` (``items_read_ahead.hbar_transfers``)."""
     sidecar_records: tuple[Any, ...] = ()
     """The ``TransactionSidecarRecord`` messages of the file's sidecars with this item's consensus timestamp."""
 
@@ -137,6 +141,7 @@ def item_of(
         signed,
         hapi_version,
         record_item.record_bytes,
+        record_item.transfers,
     )
 
 

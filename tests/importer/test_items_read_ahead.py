@@ -1,6 +1,7 @@
-"""Bodies found in the unpacking process (``importer/transaction_bodies.py``): a span is the place of the very
-bytes the whole parse gives as ``bodyBytes``, an item whose transaction holds its body otherwise or does not
-parse gets none and is parsed whole in the import's process, with the same result and the same refusal."""
+"""What the unpacking process reads ahead of each item (``importer/items_read_ahead.py``): a body's span is the
+place of the very bytes the whole parse gives as ``bodyBytes``, an item whose transaction holds its body
+otherwise or does not parse gets none and is parsed whole in the import's process, with the same result and the
+same refusal; the hbar transfers read ahead are the record's, and make the same rows and balances."""
 
 from __future__ import annotations
 
@@ -13,11 +14,14 @@ from tests.importer import stream_writer as write
 from tests.importer.fixtures import FIRST, RECORDS, SECOND, record_bytes
 
 from ledgermirror.importer._proto import protos
+from ledgermirror.importer.errors import StreamParseError
+from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.file_rows import items_of_file, rows_of_items
 from ledgermirror.importer.handlers.item import UNREAD, Item, ItemError, item_of
+from ledgermirror.importer.items_read_ahead import NOT_FOUND, hbar_transfers
 from ledgermirror.importer.record_file import lay_out_v6
 from ledgermirror.importer.record_file_reader import read_record_file, unpack_record_file
 from ledgermirror.importer.stream_unpacker import StreamUnpacker
-from ledgermirror.importer.transaction_bodies import NOT_FOUND
 
 T0 = 1_700_000_000_000_000_000
 NAME = "2023-11-14T22_13_20Z.rcd.gz"
@@ -83,8 +87,8 @@ def whole_parse(transaction: bytes) -> bytes | None:
 
 def spans_of(content: bytes) -> list[tuple[int, int]]:
     laid_out = lay_out_v6(NAME, content)
-    assert laid_out is not None and laid_out[0].bodies is not None
-    bodies = laid_out[0].bodies
+    assert laid_out is not None and laid_out[0].ahead is not None
+    bodies = laid_out[0].ahead.bodies
     return [(bodies[at], bodies[at + 1]) for at in range(0, len(bodies), 2)]
 
 
@@ -176,3 +180,80 @@ def process_answer(written: write.Written) -> Any:
             await unpacker.close()
 
     return asyncio.run(ask())
+
+
+def record_with(nanos: int, transfers: list[dict[str, Any]]) -> bytes:
+    modules = protos()
+    return modules.transaction_record.TransactionRecord(
+        consensusTimestamp={"seconds": nanos // 1_000_000_000, "nanos": nanos % 1_000_000_000},
+        receipt={"status": 22},
+        transferList={"accountAmounts": transfers},
+    ).SerializeToString()
+
+
+TRANSFERS = [
+    {"accountID": {"accountNum": 1001}, "amount": -700},
+    {"accountID": {"accountNum": 3}, "amount": 100},
+    {"accountID": {"accountNum": 98}, "amount": 500},
+    {"accountID": {"alias": b"\x12\x20" + b"\x07" * 32}, "amount": 60},
+    {"accountID": {"shardNum": 1, "realmNum": 2, "accountNum": 3}, "amount": 40},
+]
+
+
+def transfer_file() -> write.Written:
+    items = [
+        write.Item(record_with(T0, TRANSFERS), signed("transfers")),
+        write.Item(record_with(T0 + 1, []), signed("none")),
+        write.Item(record_with(T0 + 2, TRANSFERS[:2]), legacy_body_bytes("legacy")),
+    ]
+    return write.v6(items, START, 9)
+
+
+def test_the_transfers_read_ahead_are_the_records_own() -> None:
+    written = transfer_file()
+    laid_out = lay_out_v6(NAME, written.content)
+    assert laid_out is not None and laid_out[0].ahead is not None
+    whole = read_record_file(NAME, written.stored)
+    assert laid_out[0].ahead.transfers == tuple(hbar_transfers(i.record) for i in whole.items)
+    shard_one = (1 << 54) | (2 << 38) | 3  # 1.2.3 encoded (entity ids: 10 bits shard, 16 realm, 38 num)
+    assert laid_out[0].ahead.transfers[0] == ((1001, -700), (3, 100), (98, 500), (0, 60), (shard_one, 40))
+    assert laid_out[0].ahead.transfers[1:] == ((), ((1001, -700), (3, 100)))
+
+
+@pytest.mark.skipif(not RECORDS.is_dir(), reason="reference stream fixtures not present")
+def test_the_reference_fixtures_transfers_are_read_ahead_as_their_records_hold_them() -> None:
+    for stamp in (FIRST, SECOND):
+        content = unpack_record_file(stamp, record_bytes(stamp)).content
+        laid_out = lay_out_v6(stamp, content)
+        assert laid_out is not None and laid_out[0].ahead is not None
+        records = read_record_file(stamp, record_bytes(stamp)).items
+        assert laid_out[0].ahead.transfers == tuple(hbar_transfers(i.record) for i in records)
+        assert len(laid_out[0].ahead.transfers) == len(records) > 0
+
+
+def test_the_rows_of_transfers_read_ahead_are_the_rows_of_the_record() -> None:
+    written = transfer_file()
+    through_process = read_record_file(NAME, written.stored, process_answer(written))
+    here = read_record_file(NAME, written.stored)
+    assert [i.transfers is not None for i in through_process.items] == [True] * 3
+    assert all(i.transfers is None for i in here.items)
+    batches = []
+    for record in (through_process, here):
+        batch = Batch()
+        rows_of_items(record, items_of_file(record), batch)
+        batches.append(batch)
+    ahead, whole = batches
+    assert ahead.records("crypto_transfer") == whole.records("crypto_transfer")
+    assert len(whole.records("crypto_transfer")) == 7
+    assert ahead.entity_balances() == whole.entity_balances() != {}
+
+
+def test_a_file_whose_record_does_not_parse_gets_nothing_read_ahead_and_is_refused_as_ever() -> None:
+    written = write.v6([write.Item(b"\x0a\xff\xff", signed("broken record"))], START, 9)
+    laid_out = lay_out_v6(NAME, written.content)
+    assert laid_out is not None and laid_out[0].ahead is None
+    with pytest.raises(StreamParseError) as there:
+        read_record_file(NAME, written.stored, process_answer(written))
+    with pytest.raises(StreamParseError) as here:
+        read_record_file(NAME, written.stored)
+    assert str(there.value) == str(here.value)
