@@ -47,10 +47,11 @@ def unpack_record_file(name: str, data: bytes) -> Unpacked:
 
 
 def unpack_v6_file(name: str, data: bytes) -> Unpacked:
-    """:func:`unpack_record_file`, and for a v6 file its layout and its running hash folded over its items too:
-    everything of reading and verifying a v6 file that needs neither the protobuf classes nor the address book,
-    for ``stream_unpacker``'s process. A file these wire-level reads refuse comes back as from
-    :func:`unpack_record_file`; parsing it again then refuses it with the whole file's checks."""
+    """:func:`unpack_record_file`, and for a v6 file its layout (with what its items give ahead:
+    ``items_read_ahead``) and its running hash folded over its items too: everything of reading and verifying a
+    v6 file that needs neither the address book nor the import's state, for ``stream_unpacker``'s process. A
+    file these wire-level reads refuse comes back as from :func:`unpack_record_file`; parsing it again then
+    refuses it with the whole file's checks."""
     unpacked = unpack_record_file(name, data)
     if unpacked.content_hash is None:
         return unpacked
