@@ -20,7 +20,7 @@ from ledgermirror.importer.handlers.file_rows import items_of_file, rows_of_item
 from ledgermirror.importer.handlers.item import UNREAD, Item, ItemError, item_of
 from ledgermirror.importer.items_read_ahead import NOT_FOUND, hbar_transfers
 from ledgermirror.importer.record_file import lay_out_v6
-from ledgermirror.importer.record_file_reader import read_record_file, unpack_record_file
+from ledgermirror.importer.record_file_reader import read_record_file, unpack_record_file, unpack_v6_file
 from ledgermirror.importer.stream_unpacker import StreamUnpacker
 
 T0 = 1_700_000_000_000_000_000
@@ -120,9 +120,9 @@ def test_a_transaction_that_holds_its_body_otherwise_or_does_not_parse_gets_no_s
 
 def test_the_body_alone_makes_the_item_the_whole_parse_makes() -> None:
     written = file_of(signed("found", sig_pairs=2), legacy_body_bytes("legacy"))
-    laid_out = lay_out_v6(NAME, written.content)
-    assert laid_out is not None
-    found = read_record_file(NAME, written.stored, unpacked_with(written, laid_out))
+    unpacked = unpack_v6_file(NAME, written.stored)  # what the unpacking process answers
+    assert unpacked.layout is not None and unpacked.layout.ahead is not None
+    found = read_record_file(NAME, written.stored, unpacked)
     whole = read_record_file(NAME, written.stored)
     assert [i.body_bytes is not None for i in found.items] == [True, False]
     assert all(i.body_bytes is None for i in whole.items)
@@ -148,12 +148,6 @@ def _fields(item: Item) -> tuple[Any, ...]:
         item.transaction_id,
         item.record_bytes,
     )
-
-
-def unpacked_with(written: write.Written, laid_out: Any) -> Any:
-    unpacked = unpack_record_file(NAME, written.stored)
-    layout, folded = laid_out
-    return type(unpacked)(unpacked.content, unpacked.content_hash, unpacked.seconds, layout, folded)
 
 
 def test_a_malformed_signature_map_is_refused_through_the_process_as_without_it() -> None:
