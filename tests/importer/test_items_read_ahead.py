@@ -15,7 +15,7 @@ from tests.importer.fixtures import FIRST, RECORDS, SECOND, record_bytes
 
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.handlers.batch import Batch
+from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch
 from ledgermirror.importer.handlers.file_rows import items_of_file, rows_of_items
 from ledgermirror.importer.handlers.item import UNREAD, Item, ItemError, item_of
 from ledgermirror.importer.items_read_ahead import NOT_FOUND, hbar_transfers
@@ -251,3 +251,168 @@ def test_a_file_whose_record_does_not_parse_gets_nothing_read_ahead_and_is_refus
     with pytest.raises(StreamParseError) as here:
         read_record_file(NAME, written.stored)
     assert str(there.value) == str(here.value)
+
+
+def rich_body(memo: str, **fields: Any) -> Any:
+    """A body that sets what ``transaction_head`` reads beyond :func:`body`'s: every optional field."""
+    message = body(memo)
+    message.transactionID.nonce = 2
+    message.transactionValidDuration.seconds = 120
+    message.max_custom_fees.add(account_id={"accountNum": 1001}, fees=[{"amount": 9}])
+    message.batch_key.ed25519 = b"\x05" * 32
+    message.high_volume = True
+    for name, value in fields.items():
+        setattr(message, name, value)
+    return message
+
+
+def signed_body(message: Any) -> bytes:
+    modules = protos()
+    inner = modules.transaction_contents.SignedTransaction(bodyBytes=message.SerializeToString())
+    return modules.transaction.Transaction(signedTransactionBytes=inner.SerializeToString()).SerializeToString()
+
+
+def full_record(nanos: int) -> bytes:
+    modules = protos()
+    return modules.transaction_record.TransactionRecord(
+        consensusTimestamp={"seconds": nanos // 1_000_000_000, "nanos": nanos % 1_000_000_000},
+        receipt={"status": 22},
+        transactionHash=b"\x11" * 48,
+        transactionFee=321,
+        scheduleRef={"scheduleNum": 77},
+        high_volume_pricing_multiplier=4,
+    ).SerializeToString()
+
+
+def head_file() -> write.Written:
+    bare = body("")
+    bare.ClearField("nodeAccountID")
+    items = [
+        write.Item(full_record(T0), signed_body(rich_body("héllo ✓"))),
+        write.Item(record_with(T0 + 1, TRANSFERS[:2]), signed_body(bare)),  # no node, no duration
+        write.Item(full_record(T0 + 2), legacy_body_bytes("legacy")),  # no span: no head
+    ]
+    return write.v6(items, START, 9)
+
+
+def rows_of(record: Any) -> Batch:
+    batch = Batch()
+    rows_of_items(record, items_of_file(record), batch)
+    return batch
+
+
+def test_the_transaction_row_read_ahead_is_the_row_of_the_parsed_messages() -> None:
+    written = head_file()
+    through_process = read_record_file(NAME, written.stored, process_answer(written))
+    here = read_record_file(NAME, written.stored)
+    assert [i.head is not None for i in through_process.items] == [True, True, False]
+    assert all(i.head is None for i in here.items)
+    ahead, whole = rows_of(through_process).records("transaction"), rows_of(here).records("transaction")
+    assert ahead == whole and len(whole) == 3
+    first = dict(zip(RECORD_COLUMNS["transaction"], ahead[0], strict=True))
+    assert first["memo"] == "héllo ✓".encode() and first["transaction_hash"] == b"\x11" * 48
+    assert (first["valid_start_ns"], first["valid_duration_seconds"], first["node_account_id"]) == (
+        5_000_000_007,
+        120,
+        3,
+    )
+    assert (first["max_fee"], first["charged_tx_fee"], first["scheduled"], first["nonce"]) == (100, 321, True, 2)
+    assert first["max_custom_fees"] == [rich_body("").max_custom_fees[0].SerializeToString()]
+    assert first["batch_key"] == b"\x12\x20" + b"\x05" * 32 and first["high_volume"] is True
+    assert first["high_volume_pricing_multiplier"] == 4
+    second = dict(zip(RECORD_COLUMNS["transaction"], ahead[1], strict=True))
+    assert (second["node_account_id"], second["valid_duration_seconds"], second["scheduled"]) == (
+        None,
+        None,
+        False,
+    )
+    assert (second["max_custom_fees"], second["batch_key"], second["memo"]) == (None, None, b"")
+
+
+MALFORMED_BODY = (
+    protos()
+    .transaction.Transaction(
+        signedTransactionBytes=protos()
+        .transaction_contents.SignedTransaction(bodyBytes=b"\x0a\xff\xff")
+        .SerializeToString()
+    )
+    .SerializeToString()
+)
+"""A ``SignedTransaction`` whose ``bodyBytes`` is not a ``TransactionBody``."""
+
+
+def test_a_body_that_does_not_parse_gets_no_span_nor_head_and_is_refused_as_without_the_process() -> None:
+    written = file_of(signed("fine"), MALFORMED_BODY)
+    from_process = read_record_file(NAME, written.stored, process_answer(written))
+    here = read_record_file(NAME, written.stored)
+    assert [(i.body_bytes is not None, i.head is not None) for i in from_process.items] == [
+        (True, True),
+        (False, False),
+    ]
+    with pytest.raises(ItemError) as there:
+        item_of(from_process.items[1], 1)
+    with pytest.raises(ItemError) as without:
+        item_of(here.items[1], 1)
+    assert str(there.value) == str(without.value)
+
+
+def crypto_transfer_body(memo: str, transfers: list[dict[str, Any]]) -> Any:
+    message = body(memo)
+    message.cryptoTransfer.transfers.ClearField("accountAmounts")
+    for transfer in transfers:
+        message.cryptoTransfer.transfers.accountAmounts.add(**transfer)
+    return message
+
+
+APPROVED = [
+    {"accountID": {"accountNum": 2002}, "amount": -40, "is_approval": True},
+    {"accountID": {"accountNum": 2003}, "amount": -10},
+    {"accountID": {"accountNum": 2004}, "amount": 30, "is_approval": True},  # a credit: never an approved debit
+    {"accountID": {"accountNum": 1001}, "amount": 20},
+]
+HOOKED = [
+    {
+        "accountID": {"accountNum": 2002},
+        "amount": -40,
+        "is_approval": True,
+        "pre_tx_allowance_hook": {"hook_id": 6},
+    },
+    {"accountID": {"accountNum": 1001}, "amount": 40},
+]
+
+
+def debits_file() -> write.Written:
+    topic = body("topic")
+    topic.consensusSubmitMessage.topicID.topicNum = 5
+    items = [
+        write.Item(record_with(T0, APPROVED), signed_body(crypto_transfer_body("approved", APPROVED))),
+        write.Item(record_with(T0 + 1, HOOKED[:1]), signed_body(crypto_transfer_body("hooked", HOOKED))),
+        write.Item(record_with(T0 + 2, []), signed_body(topic)),
+    ]
+    return write.v6(items, START, 9)
+
+
+def test_a_crypto_transfers_approved_debits_are_read_ahead_unless_a_transfer_calls_a_hook() -> None:
+    written = debits_file()
+    through_process = read_record_file(NAME, written.stored, process_answer(written))
+    assert [i.approved_debits for i in through_process.items] == [((2002, -40),), None, None]
+    here = read_record_file(NAME, written.stored)
+    assert all(i.approved_debits is None for i in here.items)
+    ahead, whole = rows_of(through_process), rows_of(here)
+    assert ahead.records("crypto_transfer") == whole.records("crypto_transfer")
+    approvals = [(row[0], row[2]) for row in whole.records("crypto_transfer") if row[4]]
+    assert approvals == [(2002, -40), (2002, -40)]  # the debit the body approves, in both transactions
+    debits = [[segment.allowance_debits for segment in batch.segments] for batch in (ahead, whole)]
+    assert debits[0] == debits[1] == [{(2002, 1001, None): -80}]
+
+
+def test_the_hooks_a_crypto_transfer_calls_are_queued_with_its_debits_read_ahead_or_not() -> None:
+    written = debits_file()
+    queues = []
+    for record in (
+        read_record_file(NAME, written.stored, process_answer(written)),
+        read_record_file(NAME, written.stored),
+    ):
+        file = rows_of_items(record, items_of_file(record), Batch())
+        queues.append(file.hook_queues)
+    assert queues[0] == queues[1] == {T0 + 1: [(2002, 6)]}

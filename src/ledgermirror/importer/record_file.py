@@ -34,7 +34,13 @@ from typing import Any, NamedTuple
 from ledgermirror.importer import protobuf_wire
 from ledgermirror.importer._proto import protos
 from ledgermirror.importer.errors import StreamParseError
-from ledgermirror.importer.items_read_ahead import ReadAhead, Transfers, read_ahead
+from ledgermirror.importer.items_read_ahead import (
+    ApprovedDebits,
+    ReadAhead,
+    TransactionHead,
+    Transfers,
+    read_ahead,
+)
 from ledgermirror.importer.running_hash import HASH_LENGTH, running_hash
 from ledgermirror.importer.stream_names import instant_of
 from ledgermirror.ledger.int64 import to_signed64
@@ -54,8 +60,9 @@ class SemanticVersion(NamedTuple):
     patch: int
 
 
-ItemAhead = tuple[bytes | None, Transfers | None]
-"""What the unpacking process read of one item: its body's bytes (None: not found) and its hbar transfers."""
+ItemAhead = tuple[bytes | None, Transfers | None, TransactionHead | None, ApprovedDebits | None]
+"""What the unpacking process read of one item: its body's bytes (None: not found), its hbar transfers, its
+``transaction`` row's head (None: not read) and a CryptoTransfer's approved debits (None: not read)."""
 
 
 @dataclass(slots=True)
@@ -78,6 +85,12 @@ class RecordItem:
     transfers: Transfers | None = None
     """The record's hbar transfers when the unpacking process read them (``items_read_ahead.hbar_transfers``);
     None: they are read from :attr:`record`."""
+    head: TransactionHead | None = None
+    """The ``transaction`` row's values its body and record give, when the unpacking process read them
+    (``items_read_ahead.transaction_head``); None: they are read from the parsed messages."""
+    approved_debits: ApprovedDebits | None = None
+    """A CryptoTransfer's approved debits, when the unpacking process read them
+    (``items_read_ahead.split_transfers``); None: its handler reads them from the body."""
 
     def transaction(self) -> Any:
         """The parsed ``Transaction`` (parsed on each call; the importer keeps what it needs)."""
@@ -140,17 +153,20 @@ def parse_items(
     name: str, pairs: Iterable[tuple[bytes, bytes]], ahead: Iterable[ItemAhead] | None = None
 ) -> list[RecordItem]:
     """Items from (record bytes, transaction bytes) pairs: each record parsed for its consensus time; ``ahead``:
-    what the unpacking process read of each (:attr:`RecordItem.body_bytes`, :attr:`RecordItem.transfers`)."""
+    what the unpacking process read of each (:attr:`RecordItem.body_bytes`, :attr:`RecordItem.transfers`,
+    :attr:`RecordItem.head`, :attr:`RecordItem.approved_debits`)."""
     modules = protos()
     from_string = modules.transaction_record.TransactionRecord.FromString
     items = []
     try:
-        given = itertools.repeat((None, None)) if ahead is None else ahead  # one per pair when given
-        for (record_bytes, transaction_bytes), (body_bytes, transfers) in zip(pairs, given, strict=False):
+        given = itertools.repeat((None, None, None, None)) if ahead is None else ahead  # one per pair when given
+        for (record_bytes, transaction_bytes), (body, transfers, head, debits) in zip(pairs, given, strict=False):
             record = from_string(record_bytes)
             stamp = record.consensusTimestamp
             nanos = stamp.seconds * 1_000_000_000 + stamp.nanos
-            items.append(RecordItem(nanos, record_bytes, transaction_bytes, record, None, body_bytes, transfers))
+            items.append(
+                RecordItem(nanos, record_bytes, transaction_bytes, record, None, body, transfers, head, debits)
+            )
     except modules.decode_error as error:
         raise StreamParseError(name, f"bad TransactionRecord (item {len(items)}): {error}") from error
     return items
@@ -197,14 +213,17 @@ class RecordStreamLayout:
         ]
 
     def items_ahead(self, content: bytes) -> list[ItemAhead] | None:
-        """Each item's body bytes (None where not found) and hbar transfers; None when nothing was read ahead."""
+        """Each item's body bytes (None where not found), hbar transfers, head and approved debits; None when
+        nothing was read ahead."""
         ahead = self.ahead
         if ahead is None:
             return None
         spans = ahead.bodies
         return [
-            (content[spans[at] : spans[at + 1]] if spans[at + 1] else None, transfers)
-            for at, transfers in zip(range(0, len(spans), 2), ahead.transfers, strict=True)
+            (content[spans[at] : spans[at + 1]] if spans[at + 1] else None, transfers, head, debits)
+            for at, transfers, head, debits in zip(
+                range(0, len(spans), 2), ahead.transfers, ahead.heads, ahead.approved_debits, strict=True
+            )
         ]
 
 

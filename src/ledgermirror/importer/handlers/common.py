@@ -18,7 +18,7 @@ from ledgermirror.importer.handlers.batch import RECORD_COLUMNS, Batch
 from ledgermirror.importer.handlers.context import FileState, ItemContext
 from ledgermirror.importer.handlers.item import Item
 from ledgermirror.importer.handlers.registry import COMMON, HANDLERS
-from ledgermirror.importer.items_read_ahead import hbar_transfers
+from ledgermirror.importer.items_read_ahead import hbar_transfers, transaction_head
 from ledgermirror.ledger.transaction_codes import type_number
 
 CONSENSUS_SUBMIT_MESSAGE = type_number("CONSENSUSSUBMITMESSAGE")
@@ -91,40 +91,56 @@ def rows_of_item(item: Item, batch: Batch, file: FileState) -> None:
 def transaction_row(item: Item) -> list[Any]:
     """The ``transaction`` row (§1.4) before the handler sets ``entity_id`` and the like: every column's value
     in the model's order (:data:`_TRANSACTION_COLUMNS`), in a list (the handlers complete it;
-    ``ItemContext.set_transaction``). The columns not set here are NULL until a handler sets them."""
-    body = item.body
-    record = item.record
-    transaction_id = item.transaction_id
-    max_custom_fees = body.max_custom_fees
+    ``ItemContext.set_transaction``). The columns not set here are NULL until a handler sets them. The values
+    the body and the record give are those the unpacking process read (:attr:`Item.head`), else
+    ``items_read_ahead.transaction_head`` of the parsed messages."""
+    head = item.head
+    if head is None:
+        head = transaction_head(item.body, item.record, item.transaction_id)
+    (
+        valid_start,
+        duration,
+        node,
+        max_fee,
+        charged,
+        memo,
+        digest,
+        scheduled,
+        nonce,
+        custom_fees,
+        batch_key,
+        high_volume,
+        multiplier,
+    ) = head
     return [  # the columns of _TRANSACTION_COLUMNS, in order
         item.consensus_timestamp,
         item.type,
         item.result,
         item.payer_account_id,
-        ids.nanos(transaction_id.transactionValidStart),  # valid_start_ns
-        body.transactionValidDuration.seconds if body.HasField("transactionValidDuration") else None,
-        ids.nullable(ids.account_id(body.nodeAccountID)),  # node_account_id
+        valid_start,  # valid_start_ns
+        duration,  # valid_duration_seconds
+        node,  # node_account_id
         None,  # entity_id
         0,  # initial_balance
-        body.transactionFee,  # max_fee
-        record.transactionFee,  # charged_tx_fee
-        body.memo.encode(),
-        bytes(record.transactionHash),
+        max_fee,
+        charged,  # charged_tx_fee
+        memo,
+        digest,  # transaction_hash
         None,  # transaction_bytes
-        record.HasField("scheduleRef"),  # scheduled
-        transaction_id.nonce,
+        scheduled,
+        nonce,
         item.parent_consensus_timestamp,
         None,  # errata
         item.index,
         None,  # nft_transfer
         None,  # itemized_transfer
         None,  # transaction_record_bytes
-        [fee.SerializeToString() for fee in max_custom_fees] if max_custom_fees else None,
-        body.batch_key.SerializeToString() if body.HasField("batch_key") else None,
+        custom_fees,  # max_custom_fees
+        batch_key,
         None,  # inner_transactions
-        body.high_volume,
+        high_volume,
         None,  # congestion_pricing_multiplier
-        record.high_volume_pricing_multiplier,
+        multiplier,  # high_volume_pricing_multiplier
     ]
 
 

@@ -11,6 +11,7 @@ from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import Operation, key_or_none, sanitize, upsert_entity
 from ledgermirror.importer.handlers.item import Item
+from ledgermirror.importer.items_read_ahead import split_transfers
 
 ACCOUNT = "ACCOUNT"
 STAKING_MINOR = 27
@@ -119,15 +120,13 @@ def crypto_delete(item: Item, batch: Batch, context: ItemContext) -> None:
 def crypto_transfer(item: Item, batch: Batch, context: ItemContext) -> None:
     """No entity; the hooks it calls (for the storage changes of their executions); the approved debits among
     its HBAR transfers (``ItemContext.approved_debits``); on success, approved debits lower the spender's
-    allowances (§1.14). The body's HBAR transfers are read once for all three."""
+    allowances (§1.14). The body's HBAR transfers are read once for all three, unless the unpacking process read
+    the approved debits (:attr:`Item.approved_debits`: then none calls a hook)."""
     body = item.body.cryptoTransfer
-    approved: list[tuple[int, int]] = []
-    hooked = []
-    for entry in body.transfers.accountAmounts:
-        if entry.is_approval and entry.amount < 0:
-            approved.append((ids.account_id(entry.accountID), entry.amount))
-        if entry.WhichOneof(hooks.AMOUNT_HOOK_CALL) is not None:
-            hooked.append(entry)
+    approved = item.approved_debits
+    hooked: list[Any] = []
+    if approved is None:
+        approved, hooked = split_transfers(body.transfers)
     if approved:
         context.approved_debits = approved
     token_lists = body.tokenTransfers

@@ -28,6 +28,7 @@ from ledgermirror.importer.handlers.batch import Batch
 from ledgermirror.importer.handlers.context import Handler, ItemContext
 from ledgermirror.importer.handlers.entities import key_or_none
 from ledgermirror.importer.handlers.item import Item
+from ledgermirror.importer.items_read_ahead import AMOUNT_HOOK_CALL
 
 WORD = 32
 
@@ -90,8 +91,6 @@ def write_storage(item: Item, batch: Batch, owner: int, hook_id: int, updates: I
         batch.defer(step, touches={"hook_storage": None})
 
 
-AMOUNT_HOOK_CALL = "hook_call"
-"""The oneof of an ``AccountAmount``'s hook call."""
 _AMOUNT_HOOKS = (AMOUNT_HOOK_CALL, "pre_tx_allowance_hook")
 _SENDER_HOOKS = ("sender_allowance_hook_call", "pre_tx_sender_allowance_hook")
 _RECEIVER_HOOKS = ("receiver_allowance_hook_call", "pre_tx_receiver_allowance_hook")

@@ -14,7 +14,7 @@ from ledgermirror.ledger.int64 import INT64_MAX
 from ledgermirror.ledger.transaction_codes import result_number
 
 if TYPE_CHECKING:
-    from ledgermirror.importer.items_read_ahead import Transfers
+    from ledgermirror.importer.items_read_ahead import ApprovedDebits, TransactionHead, Transfers
     from ledgermirror.importer.record_file import RecordItem
 
 FAIL_INVALID = result_number("FAIL_INVALID")
@@ -73,6 +73,13 @@ class Item:
     transfers: Transfers | None = None
     """The record's hbar transfers when the unpacking process read them (``items_read_ahead``); None: they are
     read from :attr:`record` (``items_read_ahead.hbar_transfers``)."""
+    head: TransactionHead | None = None
+    """The ``transaction`` row's values the body and record give, when the unpacking process read them
+    (``items_read_ahead.transaction_head``); None: ``common.transaction_row`` reads them from :attr:`body` and
+    :attr:`record`."""
+    approved_debits: ApprovedDebits | None = None
+    """A CryptoTransfer's approved debits when the unpacking process read them (``items_read_ahead``); None:
+    its handler reads them from :attr:`body`."""
     sidecar_records: tuple[Any, ...] = ()
     """The ``TransactionSidecarRecord`` messages of the file's sidecars with this item's consensus timestamp."""
 
@@ -142,6 +149,8 @@ def item_of(
         hapi_version,
         record_item.record_bytes,
         record_item.transfers,
+        record_item.head,
+        record_item.approved_debits,
     )
 
 
