@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import fcntl
 import gzip
 import hashlib
 import logging
@@ -32,7 +33,7 @@ from ledgermirror.importer.record_file import RecordFile
 from ledgermirror.importer.record_file_reader import Unpacked, read_record_file, unpack_record_file
 from ledgermirror.importer.running_hash import running_hash
 from ledgermirror.importer.sources import open_store
-from ledgermirror.importer.stream_unpacker import StreamUnpacker
+from ledgermirror.importer.stream_unpacker import PIPE_BYTES, StreamUnpacker, widen_pipes
 from ledgermirror.importer.verify import verify_record_chain
 
 T = TypeVar("T")
@@ -209,6 +210,51 @@ def test_close_stops_the_process() -> None:
     pid = asyncio.run(run())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def _pipe_max() -> int:
+    return (
+        int(Path("/proc/sys/fs/pipe-max-size").read_text()) if Path("/proc/sys/fs/pipe-max-size").exists() else 0
+    )
+
+
+@pytest.mark.skipif(_pipe_max() < PIPE_BYTES, reason="the system does not allow pipes of a megabyte")
+def test_the_process_pipes_hold_a_megabyte_each_way() -> None:
+    """Its answers and requests wait in the pipes while the import builds rows (``PIPE_BYTES``): read from the
+    process's own descriptors, through /proc."""
+
+    async def run() -> list[int]:
+        unpacker = StreamUnpacker()
+        try:
+            await unpacker.unpack(NAME, write.v6(items(1), START, 1).stored)
+            sizes = []
+            for descriptor in (0, 1):  # its standard input and output
+                opened = os.open(f"/proc/{unpacker.pid}/fd/{descriptor}", os.O_RDONLY | os.O_NONBLOCK)
+                try:
+                    sizes.append(fcntl.fcntl(opened, fcntl.F_GETPIPE_SZ))
+                finally:
+                    os.close(opened)
+            return sizes
+        finally:
+            await unpacker.close()
+
+    assert asyncio.run(run()) == [PIPE_BYTES, PIPE_BYTES]
+
+
+def test_widening_a_pipe_sets_its_size_and_leaves_anything_else_as_it_is(tmp_path: Path) -> None:
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(read_end, "rb", closefd=False) as stream:
+            default = fcntl.fcntl(read_end, fcntl.F_GETPIPE_SZ)
+            widen_pipes(stream)
+            widened = fcntl.fcntl(read_end, fcntl.F_GETPIPE_SZ)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert default == 65536 and widened == (PIPE_BYTES if _pipe_max() >= PIPE_BYTES else default)
+    with (tmp_path / "file").open("wb") as not_a_pipe:
+        widen_pipes(not_a_pipe)  # refused by the system: kept as it is, no error
+        assert not_a_pipe.write(b"still usable") == 12
 
 
 # Block files -----------------------------------------------------------------------------------------------------

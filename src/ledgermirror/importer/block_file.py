@@ -135,7 +135,8 @@ class BlockDigest:
     (:attr:`WrappedRecordFile.record_file_bytes`), else None."""
     record_layout: RecordStreamLayout | None = None
     """That file's ``record_file.record_stream_layout``, with what its items give ahead
-    (``record_file.lay_out_v6``: the bodies' places and the hbar transfers, ``items_read_ahead``)."""
+    (``record_file.lay_out_v6``: the bodies' places, the hbar transfers, the ``transaction`` rows' values and
+    the approved debits, ``items_read_ahead``)."""
     record_folded: tuple[bytes, bytes] | None = None
     """That file's running hash folded over its items from its start hash (``record_file.fold_items``)."""
 

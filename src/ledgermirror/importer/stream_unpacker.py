@@ -6,7 +6,8 @@ builder and writer share:
 
 * a record file (``record_file_reader.unpack_v6_file``): gunzip, the file hash, the offsets of every item's
   bytes, the running hash folded over the items (two SHA-384 an item), and what each item gives ahead
-  (``items_read_ahead.read_ahead``: where its transaction body is, and its record's hbar transfers). The
+  (``items_read_ahead.read_ahead``: where its transaction body is, its record's hbar transfers, its
+  ``transaction`` row's values and a CryptoTransfer's approved debits). The
   import's process then only parses the header, the records and the bodies, and ``verify.verify_record_chain``
   compares the folded hash with the file's own when it was folded from the file's own start hash
   (``RecordFile.folded``);
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import fcntl
 import logging
 import pickle
 import signal
@@ -48,6 +50,12 @@ _READ_LIMIT = 1 << 24
 """The answer stream's buffer: a whole decompressed file fits (mainnet's largest are a few MB)."""
 CLOSE_SECONDS = 5.0
 """How long closing waits for the process to exit before it is killed."""
+PIPE_BYTES = 1 << 20
+"""What each of the process's pipes holds (Linux's default is 64 KiB, the default most a user may set 1 MiB). The
+import's event loop reads answers and sends requests only between the files whose rows it builds, each some
+20 ms of Python that never yields: with 64 KiB, an answer (about 110 KB for a file of 208 transactions) filled
+the pipe and the process waited, mid-answer, for the next read, and had at most one request's bytes to go on.
+With a megabyte on each side it unpacks the files asked for while the rows are built (:func:`widen_pipes`)."""
 
 
 class _Gone(Exception):
@@ -203,7 +211,18 @@ def serve(requests: BinaryIO, answers: BinaryIO) -> None:
         answers.flush()
 
 
+def widen_pipes(*streams: BinaryIO) -> None:
+    """Each stream's pipe made to hold :data:`PIPE_BYTES` where the system allows it (Linux; a user over the
+    system's limit for pipes keeps the default: the process works as before, only waits more)."""
+    for stream in streams:
+        try:
+            fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        except (OSError, AttributeError) as error:  # AttributeError: a system without F_SETPIPE_SZ
+            _log.debug("the unpacking process's pipe keeps its size: %s", error)
+
+
 if __name__ == "__main__":
     # Ctrl-C reaches the whole process group: the import stops and closes the process's input, which ends it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    widen_pipes(sys.stdin.buffer, sys.stdout.buffer)
     serve(sys.stdin.buffer, sys.stdout.buffer)
