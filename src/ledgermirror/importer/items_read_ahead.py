@@ -22,10 +22,10 @@ Nothing found here is taken on trust beyond what the same functions give on the 
 the place of bytes equal to the parsed ``bodyBytes``, so the body parsed from it is the body the whole parse
 gives, and its head is read from that body. An item whose transaction or body does not parse here, or that
 holds its body otherwise (``bodyBytes`` of the transaction itself, the deprecated ``body``), gets no span and no
-head: the import's process parses its whole transaction
-as before, and refuses the file with the same error. The signature map, which only schedules read, is parsed
-there when a handler asks for it (``Item.signature_map``). A file with a record that does not parse gets
-nothing read ahead: the import's own parse refuses it.
+head: the import's process parses its whole transaction as before, and refuses the file with the same error.
+The signature map, which only schedules read, is parsed there when a handler asks for it
+(``Item.signature_map``). A file with a record that does not parse gets nothing read ahead: the import's own
+parse refuses it.
 """
 
 from __future__ import annotations
