@@ -119,7 +119,10 @@ def _check_windows(report: dict[str, Any]) -> None:
     assert by_window[0]["from_transaction"] == 0 and by_window[-1]["to_transaction"] == transactions
     for before, after in itertools.pairwise(by_window):
         assert before["to_transaction"] == after["from_transaction"]
-    assert all(row["importer_us_per_transaction"] > 0 and row["seconds"] > 0 for row in by_window)
+    # The importer's CPU is read from /proc in clock ticks (10 ms): a window of one small file can take less, and
+    # read 0 (the run's total is checked to be positive); its wall time cannot.
+    assert all(row["importer_us_per_transaction"] >= 0 and row["seconds"] > 0 for row in by_window)
+    assert sum(row["importer_us_per_transaction"] for row in by_window) > 0
     probes = [row["host_probe_us"] for row in by_window if row["host_probe_us"] is not None]
     assert all(probe > 0 for probe in probes)
     assert targets["last_window_tps"] == by_window[-1]["transactions_per_second"]
