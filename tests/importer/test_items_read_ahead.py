@@ -225,18 +225,19 @@ def test_the_reference_fixtures_transfers_are_read_ahead_as_their_records_hold_t
         assert len(laid_out[0].ahead.transfers) == len(records) > 0
 
 
+def rows_of(record: Any) -> Batch:
+    batch = Batch()
+    rows_of_items(record, items_of_file(record), batch)
+    return batch
+
+
 def test_the_rows_of_transfers_read_ahead_are_the_rows_of_the_record() -> None:
     written = transfer_file()
     through_process = read_record_file(NAME, written.stored, process_answer(written))
     here = read_record_file(NAME, written.stored)
     assert [i.transfers is not None for i in through_process.items] == [True] * 3
     assert all(i.transfers is None for i in here.items)
-    batches = []
-    for record in (through_process, here):
-        batch = Batch()
-        rows_of_items(record, items_of_file(record), batch)
-        batches.append(batch)
-    ahead, whole = batches
+    ahead, whole = rows_of(through_process), rows_of(here)
     assert ahead.records("crypto_transfer") == whole.records("crypto_transfer")
     assert len(whole.records("crypto_transfer")) == 7
     assert ahead.entity_balances() == whole.entity_balances() != {}
@@ -293,12 +294,6 @@ def head_file() -> write.Written:
         write.Item(full_record(T0 + 2), legacy_body_bytes("legacy")),  # no span: no head
     ]
     return write.v6(items, START, 9)
-
-
-def rows_of(record: Any) -> Batch:
-    batch = Batch()
-    rows_of_items(record, items_of_file(record), batch)
-    return batch
 
 
 def test_the_transaction_row_read_ahead_is_the_row_of_the_parsed_messages() -> None:
